@@ -1,0 +1,581 @@
+// Package coordinator runs jobs: it picks up submitted jobs from the jobs
+// bucket, splits them into tasks with their kind, publishes the tasks,
+// merges each task's result exactly once, and writes progress and the final
+// report back to the job's record.
+//
+// Task results are kept in the coordinator's Badger store, keyed by job and
+// task, until the job's report is written; the key doubles as the done-marker
+// that makes merging idempotent whatever JetStream redelivers. A coordinator
+// restarted with the same store resumes every running job: it recomputes the
+// (deterministic) plan, counts what is done, and republishes, under a new
+// epoch, each unfinished task that is no longer in the work queue.
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/store"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// Config configures a coordinator.
+type Config struct {
+	Broker *queue.Broker
+	// DB holds merged task results until a job's report is written.
+	DB  *store.DB
+	Log *slog.Logger
+	// Accept, if set, limits the coordinator to the jobs it returns true for
+	// (embedded mode runs only the jobs its own command submitted).
+	Accept func(jobID string) bool
+	// ProgressEvery is how often progress is written to job records.
+	ProgressEvery time.Duration
+}
+
+// Coordinator is a running coordinator.
+type Coordinator struct {
+	cfg Config
+	b   *queue.Broker
+	log *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	active map[string]*job
+}
+
+// job is a job this coordinator is running.
+type job struct {
+	mu        sync.Mutex
+	id        string
+	plan      tasks.Plan
+	index     map[string]int // task id -> position in plan.Tasks()
+	done      []bool
+	nDone     int
+	failures  []tasks.Failure
+	cacheHits int64
+	dirty     bool
+	started   time.Time
+	finished  bool
+}
+
+// Start sets up the consumers and starts the coordinator's loops.
+func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
+	if cfg.Broker == nil || cfg.DB == nil {
+		return nil, errors.New("coordinator: broker and store are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = 200 * time.Millisecond
+	}
+	if err := cfg.Broker.EnsureConsumers(ctx); err != nil {
+		return nil, err
+	}
+	results, err := cfg.Broker.Results.Consumer(ctx, queue.CoordConsumer)
+	if err != nil {
+		return nil, fmt.Errorf("results consumer: %w", err)
+	}
+	dead, err := cfg.Broker.Dead.Consumer(ctx, queue.DeadConsumer)
+	if err != nil {
+		return nil, fmt.Errorf("dead-letter consumer: %w", err)
+	}
+	watcher, err := cfg.Broker.Jobs.WatchAll(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("watch jobs: %w", err)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel, active: map[string]*job{}}
+	c.wg.Add(4)
+	go c.watchJobs(watcher)
+	go c.consume(results, c.handleResult)
+	go c.consume(dead, c.handleDead)
+	go c.writeProgress()
+	return c, nil
+}
+
+// Close stops the coordinator. Jobs stay in their state and resume when a
+// coordinator starts again.
+func (c *Coordinator) Close(ctx context.Context) error {
+	c.cancel()
+	finished := make(chan struct{})
+	go func() { c.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		return fmt.Errorf("coordinator: close: %w", ctx.Err())
+	}
+	c.flushProgress()
+	return nil
+}
+
+func (c *Coordinator) accepts(id string) bool {
+	return c.cfg.Accept == nil || c.cfg.Accept(id)
+}
+
+// watchJobs reacts to every change of a job record: new jobs are started,
+// cancellations carried out.
+func (c *Coordinator) watchJobs(w jetstream.KeyWatcher) {
+	defer c.wg.Done()
+	defer w.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case e, ok := <-w.Updates():
+			if !ok {
+				return
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var rec queue.Job
+			if err := queue.Decode(e.Value(), &rec); err != nil {
+				c.log.Warn("bad job record", "key", e.Key(), "err", err)
+				continue
+			}
+			if rec.State.Final() || !c.accepts(rec.ID) {
+				continue
+			}
+			if rec.CancelRequested {
+				c.cancelJob(rec.ID)
+				continue
+			}
+			j, err := c.activate(rec.ID)
+			if err != nil {
+				c.log.Error("start job", "job", rec.ID, "err", err)
+				continue
+			}
+			c.maybeFinish(j)
+		}
+	}
+}
+
+// activate returns the running job with this id, starting or resuming it
+// if needed. It returns nil for a job that is final, unknown or not ours.
+func (c *Coordinator) activate(id string) (*job, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if j := c.active[id]; j != nil {
+		return j, nil
+	}
+	if !c.accepts(id) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	defer cancel()
+	rec, _, err := c.b.GetJob(ctx, id)
+	if errors.Is(err, queue.ErrNoJob) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.State.Final() {
+		return nil, nil
+	}
+	kind, ok := tasks.Lookup(rec.Spec.Kind)
+	if !ok {
+		return nil, c.failJob(ctx, id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
+	}
+	plan, err := kind.Plan(ctx, rec.Spec.Params)
+	if err != nil {
+		return nil, c.failJob(ctx, id, err.Error())
+	}
+	list := plan.Tasks()
+	j := &job{id: id, plan: plan, index: make(map[string]int, len(list)), done: make([]bool, len(list))}
+	for i, t := range list {
+		if !queue.ValidToken(t.ID) {
+			return nil, c.failJob(ctx, id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
+		}
+		j.index[t.ID] = i
+	}
+	// Count what a previous life of this coordinator already merged.
+	err = c.cfg.DB.Scan(resultPrefix(id), func(key, val []byte) error {
+		var r storedResult
+		if err := json.Unmarshal(val, &r); err != nil {
+			return fmt.Errorf("stored result %s: %w", key, err)
+		}
+		if i, ok := j.index[r.Task]; ok && !j.done[i] {
+			j.markDone(i, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	resumed := rec.State == queue.StateRunning
+	rec, err = c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
+		if r.State.Final() {
+			return queue.ErrNoChange
+		}
+		if r.State == queue.StateSubmitted {
+			r.Started = time.Now()
+		}
+		r.State = queue.StateRunning
+		r.Epoch++
+		r.Tasks = len(list)
+		r.Done, r.Failed, r.CacheHits = j.nDone, len(j.failures), j.cacheHits
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rec.State != queue.StateRunning {
+		return nil, nil
+	}
+	j.started = rec.Started
+	c.active[id] = j
+	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed)
+
+	for i, t := range list {
+		if j.done[i] {
+			continue
+		}
+		if resumed {
+			// Still queued (or with a worker): leave it. Otherwise it was lost
+			// with the previous coordinator, so publish it again.
+			has, err := c.b.HasTask(ctx, id, t.ID)
+			if err != nil {
+				return nil, err
+			}
+			if has {
+				continue
+			}
+		}
+		msg := queue.TaskMsg{Job: id, Task: t.ID, Kind: kind.Name(), Epoch: rec.Epoch, Payload: t.Payload}
+		if err := c.b.PublishTask(ctx, msg); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+func (j *job) markDone(i int, r storedResult) {
+	j.done[i] = true
+	j.nDone++
+	j.cacheHits += r.CacheHits
+	if r.Cached {
+		j.cacheHits++
+	}
+	if r.Failed != "" {
+		j.failures = append(j.failures, tasks.Failure{Task: r.Task, Reason: r.Failed})
+	}
+	j.dirty = true
+}
+
+// storedResult is a merged task result in the coordinator's store.
+type storedResult struct {
+	Task      string `json:"task"`
+	Data      []byte `json:"data,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+	CacheHits int64  `json:"cache_hits,omitempty"`
+	Cached    bool   `json:"cached,omitempty"`
+}
+
+func resultPrefix(job string) []byte { return []byte("result/" + job + "/") }
+
+func resultKey(job, task string) []byte { return []byte("result/" + job + "/" + task) }
+
+// consume feeds every message of a durable consumer to handle, one at a time.
+func (c *Coordinator) consume(cons jetstream.Consumer, handle func(jetstream.Msg)) {
+	defer c.wg.Done()
+	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	if err != nil {
+		c.log.Error("consume", "err", err)
+		return
+	}
+	stopped := context.AfterFunc(c.ctx, it.Stop)
+	defer stopped()
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if c.ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return
+			}
+			c.log.Warn("next message", "err", err)
+			continue
+		}
+		handle(msg)
+	}
+}
+
+// handleResult merges one task result, unless it was merged before.
+func (c *Coordinator) handleResult(msg jetstream.Msg) {
+	var r queue.ResultMsg
+	if err := queue.Decode(msg.Data(), &r); err != nil {
+		c.log.Warn("dropping undecodable result", "subject", msg.Subject(), "err", err)
+		_ = msg.Term()
+		return
+	}
+	c.merge(r.Job, storedResult{Task: r.Task, Data: r.Data, Failed: r.Failed, CacheHits: r.CacheHits, Cached: r.Cached})
+	_ = msg.Ack()
+}
+
+// handleDead records a task that reached MaxDeliver as failed and removes it
+// from the work queue (such a task stays in a work-queue stream otherwise).
+func (c *Coordinator) handleDead(msg jetstream.Msg) {
+	var adv struct {
+		StreamSeq  uint64 `json:"stream_seq"`
+		Deliveries uint64 `json:"deliveries"`
+	}
+	if err := json.Unmarshal(msg.Data(), &adv); err != nil {
+		_ = msg.Term()
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	defer cancel()
+	raw, err := c.b.Tasks.GetMsg(ctx, adv.StreamSeq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		_ = msg.Ack() // already gone (purged, or acked at the last moment)
+		return
+	}
+	if err != nil {
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	var t queue.TaskMsg
+	if err := queue.Decode(raw.Data, &t); err == nil {
+		reason := fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", adv.Deliveries)
+		c.log.Warn("task dead-lettered", "job", t.Job, "task", t.Task, "deliveries", adv.Deliveries)
+		c.merge(t.Job, storedResult{Task: t.Task, Failed: reason})
+	}
+	if err := c.b.Tasks.DeleteMsg(ctx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		c.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)
+	}
+	_ = msg.Ack()
+}
+
+// merge stores a task's result once and finishes the job when it was the
+// last one.
+func (c *Coordinator) merge(jobID string, r storedResult) {
+	j, err := c.activate(jobID)
+	if err != nil {
+		c.log.Error("result for a job that cannot run", "job", jobID, "err", err)
+		return
+	}
+	if j == nil {
+		return // finished, cancelled, unknown or not ours: a leftover
+	}
+	defer c.maybeFinish(j)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i, ok := j.index[r.Task]
+	if !ok {
+		c.log.Warn("result for an unknown task", "job", jobID, "task", r.Task)
+		return
+	}
+	if j.done[i] || j.finished {
+		return // a duplicate: counted once already
+	}
+	val, err := json.Marshal(r)
+	if err != nil {
+		c.log.Error("encode result", "err", err)
+		return
+	}
+	wrote, err := c.cfg.DB.SetIfAbsent(resultKey(jobID, r.Task), val)
+	if err != nil {
+		c.log.Error("store result", "job", jobID, "task", r.Task, "err", err)
+		return
+	}
+	if !wrote {
+		// Merged before a restart; the done flag was rebuilt from the store.
+		return
+	}
+	j.markDone(i, r)
+}
+
+// maybeFinish finishes j, once, when every task is merged.
+func (c *Coordinator) maybeFinish(j *job) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	complete := !j.finished && j.nDone == len(j.done)
+	if complete {
+		j.finished = true
+	}
+	j.mu.Unlock()
+	if complete {
+		c.finish(j)
+	}
+}
+
+// finish builds the report, writes it to the job record and forgets the
+// job's stored results.
+func (c *Coordinator) finish(j *job) {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
+	defer cancel()
+	j.mu.Lock()
+	failures := append([]tasks.Failure(nil), j.failures...)
+	sum := tasks.Summary{Tasks: len(j.done), Failures: failures, CacheHits: j.cacheHits, Elapsed: time.Since(j.started)}
+	nDone := j.nDone
+	j.mu.Unlock()
+
+	failed := map[string]bool{}
+	for _, f := range failures {
+		failed[f.Task] = true
+	}
+	var readErr error
+	results := func(id string) ([]byte, bool) {
+		if failed[id] {
+			return nil, false
+		}
+		v, ok, err := c.cfg.DB.Get(resultKey(j.id, id))
+		if err != nil {
+			readErr = err
+			return nil, false
+		}
+		if !ok {
+			return nil, false
+		}
+		var r storedResult
+		if err := json.Unmarshal(v, &r); err != nil {
+			readErr = err
+			return nil, false
+		}
+		return r.Data, true
+	}
+	rep, err := j.plan.Report(results, sum)
+	if err == nil {
+		err = readErr
+	}
+	var repJSON []byte
+	if err == nil {
+		repJSON, err = json.Marshal(rep)
+	}
+	_, uerr := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
+		if r.State.Final() {
+			return queue.ErrNoChange
+		}
+		r.Finished = time.Now()
+		r.Done, r.Failed, r.CacheHits = nDone, len(failures), sum.CacheHits
+		r.Failures = failures
+		if err != nil {
+			r.State, r.Error = queue.StateFailed, "merge results: "+err.Error()
+			return nil
+		}
+		r.State, r.Report, r.Text = queue.StateDone, repJSON, rep.Text()
+		return nil
+	})
+	if uerr != nil {
+		c.log.Error("write report", "job", j.id, "err", uerr)
+		return // stays running; a restarted coordinator finishes it again
+	}
+	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures))
+	c.forget(j.id)
+}
+
+// forget drops a finished or cancelled job: its queued tasks and stored
+// results.
+func (c *Coordinator) forget(id string) {
+	c.mu.Lock()
+	delete(c.active, id)
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	if err := c.b.PurgeJob(ctx, id); err != nil {
+		c.log.Warn("purge job tasks", "job", id, "err", err)
+	}
+	if err := c.cfg.DB.DeletePrefix(resultPrefix(id)); err != nil {
+		c.log.Warn("drop job results", "job", id, "err", err)
+	}
+}
+
+// cancelJob stops a job at a user's request.
+func (c *Coordinator) cancelJob(id string) {
+	c.mu.Lock()
+	j := c.active[id]
+	c.mu.Unlock()
+	if j != nil {
+		j.mu.Lock()
+		j.finished = true
+		j.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	_, err := c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
+		if r.State.Final() {
+			return queue.ErrNoChange
+		}
+		r.State, r.Finished = queue.StateCancelled, time.Now()
+		return nil
+	})
+	if err != nil {
+		c.log.Error("cancel job", "job", id, "err", err)
+		return
+	}
+	c.log.Info("job cancelled", "job", id)
+	c.forget(id)
+}
+
+func (c *Coordinator) failJob(ctx context.Context, id, reason string) error {
+	_, err := c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
+		if r.State.Final() {
+			return queue.ErrNoChange
+		}
+		r.State, r.Error, r.Finished = queue.StateFailed, reason, time.Now()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return errors.New(reason)
+}
+
+// writeProgress writes the progress of running jobs to their records.
+func (c *Coordinator) writeProgress() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.cfg.ProgressEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+			c.flushProgress()
+		}
+	}
+}
+
+func (c *Coordinator) flushProgress() {
+	c.mu.Lock()
+	jobs := make([]*job, 0, len(c.active))
+	for _, j := range c.active {
+		jobs = append(jobs, j)
+	}
+	c.mu.Unlock()
+	for _, j := range jobs {
+		j.mu.Lock()
+		if !j.dirty || j.finished {
+			j.mu.Unlock()
+			continue
+		}
+		j.dirty = false
+		done, failed, hits := j.nDone, len(j.failures), j.cacheHits
+		j.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
+			if r.State.Final() || r.Done >= done {
+				return queue.ErrNoChange
+			}
+			r.Done, r.Failed, r.CacheHits = done, failed, hits
+			return nil
+		})
+		cancel()
+		if err != nil {
+			c.log.Warn("write progress", "job", j.id, "err", err)
+		}
+	}
+}

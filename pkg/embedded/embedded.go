@@ -1,0 +1,224 @@
+// Package embedded runs the whole of wopr inside one process: a NATS server
+// with JetStream (nats-server as a library), a coordinator and a worker with
+// one slot per CPU. It is the same runtime as on a cluster, wired in-process:
+// what runs on a laptop is what runs on many machines.
+//
+// Everything it stores lives under one directory:
+//
+//	DIR/nats         JetStream: task and result streams, the jobs bucket
+//	DIR/coordinator  the coordinator's Badger store (merged task results)
+//	DIR/worker       the worker's Badger store (cached task and position results)
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/woprlabs/wopr/pkg/coordinator"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/store"
+	"github.com/woprlabs/wopr/pkg/worker"
+)
+
+// Options configure an embedded cluster.
+type Options struct {
+	// Dir holds all state; it is created if needed.
+	Dir string
+	// Workers is the number of worker slots; 0 means one per CPU.
+	Workers int
+	// Listen, if set (host:port, port 0 for any), lets other processes
+	// connect to the embedded NATS server; by default it accepts only
+	// in-process connections.
+	Listen string
+	// Accept limits the coordinator to some jobs (nil: all).
+	Accept func(jobID string) bool
+	// Queue overrides the JetStream settings (zero value: defaults).
+	Queue *queue.Config
+	Log   *slog.Logger
+}
+
+// Cluster is a running embedded cluster.
+type Cluster struct {
+	Server      *server.Server
+	Broker      *queue.Broker
+	Coordinator *coordinator.Coordinator
+	Worker      *worker.Worker
+
+	conns  []*nats.Conn
+	dbs    []*store.DB
+	closed bool
+}
+
+// NewServer starts a NATS server with JetStream storing under dir. With an
+// empty listen address it accepts in-process connections only.
+func NewServer(dir, listen string) (*server.Server, error) {
+	opts := &server.Options{
+		ServerName:         "wopr-embedded",
+		JetStream:          true,
+		StoreDir:           dir,
+		NoSigs:             true,
+		NoLog:              true,
+		JetStreamMaxMemory: 256 << 20,
+		JetStreamMaxStore:  64 << 30,
+	}
+	if listen == "" {
+		opts.DontListen = true
+	} else {
+		host, port, err := splitHostPort(listen)
+		if err != nil {
+			return nil, err
+		}
+		opts.Host, opts.Port = host, port
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats server: %w", err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return nil, errors.New("embedded nats server did not become ready in 30s")
+	}
+	return s, nil
+}
+
+// ConnectInProcess opens a client connection to an embedded server.
+func ConnectInProcess(s *server.Server, name string) (*nats.Conn, error) {
+	nc, err := nats.Connect("", nats.InProcessServer(s), nats.Name(name))
+	if err != nil {
+		return nil, fmt.Errorf("connect to embedded nats: %w", err)
+	}
+	return nc, nil
+}
+
+// Start brings up server, coordinator and worker.
+func Start(ctx context.Context, o Options) (c *Cluster, err error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	c = &Cluster{}
+	defer func() {
+		if err != nil {
+			_ = c.Close(context.Background())
+		}
+	}()
+	c.Server, err = NewServer(filepath.Join(o.Dir, "nats"), o.Listen)
+	if err != nil {
+		return nil, err
+	}
+	cfg := queue.DefaultConfig()
+	if o.Queue != nil {
+		cfg = *o.Queue
+	}
+	cfg.MaxAckPending = max(cfg.MaxAckPending, 2*o.Workers)
+
+	coordDB, err := c.openDB(filepath.Join(o.Dir, "coordinator"), o.Log)
+	if err != nil {
+		return nil, err
+	}
+	workerDB, err := c.openDB(filepath.Join(o.Dir, "worker"), o.Log)
+	if err != nil {
+		return nil, err
+	}
+	// The coordinator and the worker each get their own connection, as
+	// they would in separate processes.
+	coordBroker, err := c.broker(ctx, "wopr-coordinator", cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Broker = coordBroker
+	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept})
+	if err != nil {
+		return nil, err
+	}
+	workerBroker, err := c.broker(ctx, "wopr-worker", cfg)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	c.Worker, err = worker.Start(ctx, worker.Config{
+		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
+		Broker: workerBroker, Cache: workerDB, Log: o.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) openDB(dir string, log *slog.Logger) (*store.DB, error) {
+	db, err := store.Open(dir, store.Options{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	c.dbs = append(c.dbs, db)
+	return db, nil
+}
+
+func (c *Cluster) broker(ctx context.Context, name string, cfg queue.Config) (*queue.Broker, error) {
+	nc, err := ConnectInProcess(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	c.conns = append(c.conns, nc)
+	return queue.Open(ctx, nc, cfg)
+}
+
+// Close stops the worker (handing back unfinished tasks once ctx ends), the
+// coordinator and the server, and closes the stores.
+func (c *Cluster) Close(ctx context.Context) error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	if c.Worker != nil {
+		errs = append(errs, c.Worker.Close(ctx))
+	}
+	if c.Coordinator != nil {
+		errs = append(errs, c.Coordinator.Close(ctx))
+	}
+	for _, nc := range c.conns {
+		nc.Close()
+	}
+	if c.Server != nil {
+		c.Server.Shutdown()
+		c.Server.WaitForShutdown()
+	}
+	for _, db := range c.dbs {
+		errs = append(errs, db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("listen address %q: want host:port", addr)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("listen address %q: bad port", addr)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	return host, port, nil
+}

@@ -1,0 +1,63 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// NewJobID returns a fresh job id: the submission time and a random suffix,
+// sortable and safe as a subject token.
+func NewJobID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Submit stores a new job for the coordinator to pick up and returns its
+// record.
+func (b *Broker) Submit(ctx context.Context, spec Spec) (*Job, error) {
+	now := time.Now()
+	j := &Job{ID: NewJobID(now), Spec: spec, State: StateSubmitted, Submitted: now}
+	if err := b.CreateJob(ctx, j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Wait follows a job until it is final and returns its last record. It calls
+// progress (if not nil) with every change.
+func (b *Broker) Wait(ctx context.Context, id string, progress func(*Job)) (*Job, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates, err := b.WatchJob(wctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for j := range updates {
+		if progress != nil {
+			progress(j)
+		}
+		if j.State.Final() {
+			return j, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("watch job %s: stopped", id)
+}
+
+// Cancel asks the coordinator to cancel a job. It returns the record as
+// written; cancelling a final job changes nothing.
+func (b *Broker) Cancel(ctx context.Context, id string) (*Job, error) {
+	return b.UpdateJob(ctx, id, func(j *Job) error {
+		if j.State.Final() || j.CancelRequested {
+			return ErrNoChange
+		}
+		j.CancelRequested = true
+		return nil
+	})
+}

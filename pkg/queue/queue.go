@@ -1,0 +1,439 @@
+// Package queue is wopr's adapter to NATS JetStream: the streams, consumers
+// and key-value bucket the runtime uses, the subjects they carry, and the
+// typed messages that travel on them.
+//
+// Layout (all names are built here and nowhere else):
+//
+//	stream WOPR_TASKS    work queue, subjects wopr.tasks.<job>.<task>, one durable
+//	                     pull consumer "workers" shared by every worker
+//	stream WOPR_RESULTS  work queue, subjects wopr.results.<job>, one durable pull
+//	                     consumer "coordinator"
+//	stream WOPR_DEAD     captures the MAX_DELIVERIES advisories of "workers"
+//	                     (consumer "coordinator-dead")
+//	KV     wopr_jobs     one record per job: spec, state, progress, report
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Names of streams, consumers and the jobs bucket.
+const (
+	TasksStream     = "WOPR_TASKS"
+	ResultsStream   = "WOPR_RESULTS"
+	DeadStream      = "WOPR_DEAD"
+	WorkersConsumer = "workers"
+	CoordConsumer   = "coordinator"
+	DeadConsumer    = "coordinator-dead"
+	JobsBucket      = "wopr_jobs"
+)
+
+// TaskSubject is the subject of one task.
+func TaskSubject(job, task string) string { return "wopr.tasks." + job + "." + task }
+
+// JobTasksSubject matches every task of a job.
+func JobTasksSubject(job string) string { return "wopr.tasks." + job + ".>" }
+
+// ResultSubject is the subject workers publish a job's results on.
+func ResultSubject(job string) string { return "wopr.results." + job }
+
+func maxDeliveriesSubject() string {
+	return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + TasksStream + "." + WorkersConsumer
+}
+
+var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidToken reports whether s may be used as a job or task id: it becomes a
+// subject token and a KV key.
+func ValidToken(s string) bool { return tokenRE.MatchString(s) }
+
+// Config holds the JetStream settings. The zero value is not useful; start
+// from DefaultConfig.
+type Config struct {
+	// Memory keeps streams in memory (tests); otherwise they are on disk.
+	Memory bool
+	// Replicas of each stream and the bucket (3 on a cluster).
+	Replicas int
+	// AckWait is how long a worker may hold a task without a heartbeat
+	// before it is redelivered; workers send InProgress every AckWait/4.
+	AckWait time.Duration
+	// MaxDeliver is how often a task is delivered before it goes to the
+	// dead-letter stream and is reported as failed.
+	MaxDeliver int
+	// MaxAckPending bounds the tasks out with workers at once.
+	MaxAckPending int
+}
+
+// DefaultConfig returns the settings from shared/notes/nats-jetstream.md.
+func DefaultConfig() Config {
+	return Config{Replicas: 1, AckWait: 60 * time.Second, MaxDeliver: 6, MaxAckPending: 256}
+}
+
+// Broker is an open connection to JetStream with wopr's streams and bucket.
+type Broker struct {
+	NC      *nats.Conn
+	JS      jetstream.JetStream
+	Jobs    jetstream.KeyValue
+	Tasks   jetstream.Stream
+	Results jetstream.Stream
+	Dead    jetstream.Stream
+	Config  Config
+}
+
+// Connect dials a NATS server the way every long-running wopr process should:
+// reconnecting forever, named, and logging asynchronous errors.
+func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
+	nc, err := nats.Connect(url,
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true),
+		nats.ReconnectWait(250*time.Millisecond),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if log != nil {
+				subj := ""
+				if sub != nil {
+					subj = sub.Subject
+				}
+				log.Warn("nats async error", "subject", subj, "err", err)
+			}
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// Open ensures the streams and the jobs bucket exist (creating or updating
+// them is idempotent) and returns a Broker on nc. It retries while a cluster
+// elects leaders, until ctx is done.
+func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	b := &Broker{NC: nc, JS: js, Config: cfg}
+	storage := jetstream.FileStorage
+	if cfg.Memory {
+		storage = jetstream.MemoryStorage
+	}
+	replicas := max(cfg.Replicas, 1)
+	err = retry(ctx, func(ctx context.Context) error {
+		var err error
+		b.Tasks, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        TasksStream,
+			Description: "wopr tasks waiting for a worker",
+			Subjects:    []string{"wopr.tasks.>"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     storage,
+			Replicas:    replicas,
+			Duplicates:  2 * time.Minute,
+		})
+		if err != nil {
+			return fmt.Errorf("create stream %s: %w", TasksStream, err)
+		}
+		b.Results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        ResultsStream,
+			Description: "wopr task results waiting for the coordinator",
+			Subjects:    []string{"wopr.results.>"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     storage,
+			Replicas:    replicas,
+			Duplicates:  2 * time.Minute,
+		})
+		if err != nil {
+			return fmt.Errorf("create stream %s: %w", ResultsStream, err)
+		}
+		b.Dead, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        DeadStream,
+			Description: "advisories of wopr tasks that reached MaxDeliver",
+			Subjects:    []string{maxDeliveriesSubject()},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     storage,
+			Replicas:    replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("create stream %s: %w", DeadStream, err)
+		}
+		b.Jobs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      JobsBucket,
+			Description: "wopr jobs: spec, state, progress, report",
+			History:     1,
+			Storage:     storage,
+			Replicas:    replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", JobsBucket, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// EnsureConsumers creates the durable consumers (the coordinator's job).
+func (b *Broker) EnsureConsumers(ctx context.Context) error {
+	return retry(ctx, func(ctx context.Context) error {
+		_, err := b.Tasks.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       WorkersConsumer,
+			Description:   "shared by every wopr worker",
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       b.Config.AckWait,
+			MaxDeliver:    b.Config.MaxDeliver,
+			MaxAckPending: b.Config.MaxAckPending,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", WorkersConsumer, err)
+		}
+		_, err = b.Results.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       CoordConsumer,
+			Description:   "the wopr coordinator's inbox",
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       30 * time.Second,
+			MaxAckPending: 1024,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", CoordConsumer, err)
+		}
+		_, err = b.Dead.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:     DeadConsumer,
+			Description: "the wopr coordinator's dead-letter inbox",
+			AckPolicy:   jetstream.AckExplicitPolicy,
+			AckWait:     30 * time.Second,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", DeadConsumer, err)
+		}
+		return nil
+	})
+}
+
+// WorkerConsumer returns the shared task consumer, waiting until the
+// coordinator has created it.
+func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error) {
+	var c jetstream.Consumer
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		c, err = b.Tasks.Consumer(ctx, WorkersConsumer)
+		if err != nil {
+			return fmt.Errorf("consumer %s (is a coordinator running?): %w", WorkersConsumer, err)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// PublishTask puts a task on the work queue. The message id makes a
+// re-publication in the same epoch a no-op within the dedup window.
+func (b *Broker) PublishTask(ctx context.Context, t TaskMsg) error {
+	data, err := Encode(t)
+	if err != nil {
+		return err
+	}
+	id := fmt.Sprintf("%s/%s/%d", t.Job, t.Task, t.Epoch)
+	if _, err := b.JS.Publish(ctx, TaskSubject(t.Job, t.Task), data, jetstream.WithMsgID(id)); err != nil {
+		return fmt.Errorf("publish task %s/%s: %w", t.Job, t.Task, err)
+	}
+	return nil
+}
+
+// PublishResult sends a task's result to the coordinator and waits for
+// JetStream to store it.
+func (b *Broker) PublishResult(ctx context.Context, r ResultMsg) error {
+	data, err := Encode(r)
+	if err != nil {
+		return err
+	}
+	if _, err := b.JS.Publish(ctx, ResultSubject(r.Job), data); err != nil {
+		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
+	}
+	return nil
+}
+
+// HasTask reports whether a task of a job is still in the work queue.
+func (b *Broker) HasTask(ctx context.Context, job, task string) (bool, error) {
+	_, err := b.Tasks.GetLastMsgForSubject(ctx, TaskSubject(job, task))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up task %s/%s: %w", job, task, err)
+	}
+	return true, nil
+}
+
+// PurgeJob removes every queued or in-flight task of a job.
+func (b *Broker) PurgeJob(ctx context.Context, job string) error {
+	if err := b.Tasks.Purge(ctx, jetstream.WithPurgeSubject(JobTasksSubject(job))); err != nil {
+		return fmt.Errorf("purge tasks of %s: %w", job, err)
+	}
+	return nil
+}
+
+// ErrNoJob is returned for an unknown job id.
+var ErrNoJob = errors.New("no such job")
+
+// GetJob reads a job's record and its revision.
+func (b *Broker) GetJob(ctx context.Context, id string) (*Job, uint64, error) {
+	if !ValidToken(id) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, ErrNoJob)
+	}
+	e, err := b.Jobs.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, ErrNoJob)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read job %s: %w", id, err)
+	}
+	var j Job
+	if err := Decode(e.Value(), &j); err != nil {
+		return nil, 0, fmt.Errorf("job %s: %w", id, err)
+	}
+	return &j, e.Revision(), nil
+}
+
+// CreateJob stores a new job record; it fails if the id exists.
+func (b *Broker) CreateJob(ctx context.Context, j *Job) error {
+	data, err := Encode(j)
+	if err != nil {
+		return err
+	}
+	if _, err := b.Jobs.Create(ctx, j.ID, data); err != nil {
+		return fmt.Errorf("create job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// UpdateJob applies change to a job's record with compare-and-set, retrying
+// when another process updated it in between. change may return ErrNoChange
+// to leave the record as it is.
+func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*Job) error) (*Job, error) {
+	for {
+		j, rev, err := b.GetJob(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(j); err != nil {
+			if errors.Is(err, ErrNoChange) {
+				return j, nil
+			}
+			return j, err
+		}
+		data, err := Encode(j)
+		if err != nil {
+			return nil, err
+		}
+		_, err = b.Jobs.Update(ctx, id, data, rev)
+		if err == nil {
+			return j, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("update job %s: %w", id, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// ErrNoChange tells UpdateJob that there is nothing to write.
+var ErrNoChange = errors.New("no change")
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// ListJobs returns every job record, oldest first.
+func (b *Broker) ListJobs(ctx context.Context) ([]*Job, error) {
+	lister, err := b.Jobs.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	var ids []string
+	for k := range lister.Keys() {
+		ids = append(ids, k)
+	}
+	var jobs []*Job
+	for _, id := range ids {
+		j, _, err := b.GetJob(ctx, id)
+		if errors.Is(err, ErrNoJob) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	sortJobs(jobs)
+	return jobs, nil
+}
+
+// WatchJob sends the job's record every time it changes, starting with the
+// current one, until ctx is done.
+func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *Job, error) {
+	w, err := b.Jobs.Watch(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("watch job %s: %w", id, err)
+	}
+	out := make(chan *Job, 1)
+	go func() {
+		defer close(out)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue
+				}
+				var j Job
+				if err := Decode(e.Value(), &j); err != nil {
+					continue
+				}
+				// Keep only the newest record for a slow reader.
+				select {
+				case <-out:
+				default:
+				}
+				out <- &j
+			}
+		}
+	}()
+	return out, nil
+}
+
+// retry calls f until it succeeds or ctx is done, backing off up to 2 s.
+// JetStream API calls fail for a while when a cluster elects leaders or a
+// server is starting.
+func retry(ctx context.Context, f func(ctx context.Context) error) error {
+	delay := 50 * time.Millisecond
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := f(cctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}

@@ -1,0 +1,201 @@
+// Package store is wopr's adapter to Badger: one on-disk key-value store per
+// process and directory, used by workers as a persistent result cache and by
+// the coordinator for job state (merged task results, done markers).
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// DB is an open Badger database with a write-behind batch for cache writes.
+type DB struct {
+	db  *badger.DB
+	log *slog.Logger
+
+	mu      sync.Mutex
+	batch   *badger.WriteBatch
+	pending int
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// Options tune a DB.
+type Options struct {
+	// InMemory keeps everything in memory (tests); Dir is then ignored.
+	InMemory bool
+	// FlushEvery is how often cached writes are flushed to disk.
+	FlushEvery time.Duration
+	Log        *slog.Logger
+}
+
+// Open opens (creating if needed) the Badger database in dir. Only one
+// process may have a directory open at a time.
+func Open(dir string, o Options) (*DB, error) {
+	opts := badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(8).
+		WithBlockCacheSize(32 << 20).
+		WithIndexCacheSize(16 << 20).
+		WithMemTableSize(32 << 20).
+		WithValueLogFileSize(256 << 20)
+	if o.InMemory {
+		opts = opts.WithInMemory(true).WithDir("").WithValueDir("")
+	}
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open badger store %s: %w", dir, err)
+	}
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = 500 * time.Millisecond
+	}
+	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.flushLoop(o.FlushEvery)
+	return s, nil
+}
+
+func (s *DB) flushLoop(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			if err := s.Flush(); err != nil && s.log != nil {
+				s.log.Warn("flush cache writes", "err", err)
+			}
+		}
+	}
+}
+
+// Get returns the value stored under key.
+func (s *DB) Get(key []byte) ([]byte, bool, error) {
+	var val []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		val, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("badger get: %w", err)
+	}
+	return val, true, nil
+}
+
+// Put queues a write in the write-behind batch; it reaches disk within
+// FlushEvery, or at Flush or Close. Use it for caches, where losing the last
+// writes in a crash costs only recomputation.
+func (s *DB) Put(key, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.batch.Set(key, value); err != nil {
+		return fmt.Errorf("badger batch set: %w", err)
+	}
+	s.pending++
+	if s.pending >= 10000 {
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// Flush writes the pending batch.
+func (s *DB) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked()
+}
+
+func (s *DB) flushLocked() error {
+	if s.pending == 0 {
+		return nil
+	}
+	err := s.batch.Flush()
+	s.batch = s.db.NewWriteBatch()
+	s.pending = 0
+	if err != nil {
+		return fmt.Errorf("badger batch flush: %w", err)
+	}
+	return nil
+}
+
+// Set writes key synchronously in its own transaction (state that must not be
+// lost before the caller acknowledges a message).
+func (s *DB) Set(key, value []byte) error {
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(key, value) }); err != nil {
+		return fmt.Errorf("badger set: %w", err)
+	}
+	return nil
+}
+
+// SetIfAbsent writes key only if it does not exist, and reports whether it
+// wrote. This is the done-marker that makes merging idempotent.
+func (s *DB) SetIfAbsent(key, value []byte) (bool, error) {
+	wrote := false
+	err := s.db.Update(func(txn *badger.Txn) error {
+		_, err := txn.Get(key)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		wrote = true
+		return txn.Set(key, value)
+	})
+	if err != nil {
+		return false, fmt.Errorf("badger set-if-absent: %w", err)
+	}
+	return wrote, nil
+}
+
+// Scan calls f for every key with the given prefix, in key order. The slices
+// are valid only during the call.
+func (s *DB) Scan(prefix []byte, f func(key, value []byte) error) error {
+	return s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			item := it.Item()
+			err := item.Value(func(v []byte) error { return f(item.Key(), v) })
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeletePrefix removes every key with the given prefix.
+func (s *DB) DeletePrefix(prefix []byte) error {
+	if err := s.db.DropPrefix(prefix); err != nil {
+		return fmt.Errorf("badger drop prefix: %w", err)
+	}
+	return nil
+}
+
+// Close flushes pending writes and closes the database.
+func (s *DB) Close() error {
+	close(s.stop)
+	<-s.done
+	ferr := s.Flush()
+	s.mu.Lock()
+	s.batch.Cancel()
+	s.mu.Unlock()
+	cerr := s.db.Close()
+	return errors.Join(ferr, cerr)
+}

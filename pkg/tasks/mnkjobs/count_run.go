@@ -1,0 +1,115 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// cachePlies is how many plies below a task's root the counter consults and
+// fills the worker's persistent cache: deep enough that another task (or a
+// job split at another depth) finds the big subtrees there, shallow enough
+// that Badger, 50-100x slower than the memo, stays off the hot path.
+const cachePlies = 2
+
+// NewRunner implements tasks.Kind.
+func (Count) NewRunner(env tasks.Env) tasks.Runner { return &countRunner{cache: env.Cache} }
+
+// countRunner keeps the memo of the last game it counted, so that tasks of
+// the same job on the same slot share their work. One game at a time bounds
+// its memory.
+type countRunner struct {
+	cache   tasks.Cache
+	game    *mnk.Game
+	counter *mnk.Counter
+}
+
+func (r *countRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var t countTask
+	if err := json.Unmarshal(payload, &t); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.count task: %w", err))
+	}
+	p := CountParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1}
+	g, err := p.Validate()
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	pos := mnk.Position{X: t.X, O: t.O}
+	if err := g.Valid(pos); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.count task position: %w", err))
+	}
+	if r.game == nil || r.game.Rows != g.Rows || r.game.Cols != g.Cols || r.game.K != g.K {
+		r.game, r.counter = g, mnk.NewCounter(g)
+	}
+	if r.cache != nil {
+		r.counter.SetCache(statsCache{cache: r.cache, prefix: fmt.Appendf(nil, "mnk/%dx%dk%d/", g.Rows, g.Cols, g.K)}, pos.Ply()+cachePlies)
+	}
+	if err := ctx.Err(); err != nil {
+		return tasks.Output{}, err
+	}
+	hits := r.counter.CacheHits()
+	st := r.counter.Count(pos)
+	pc := g.CountPositions(pos)
+	res := countResult{
+		Nodes: st.Nodes, Draws: st.Draws, CanonicalGames: st.CanonicalGames, Value: st.Value,
+		Positions: pc.Positions, Canonical: pc.Canonical, Terminal: pc.Terminal, CanonicalTerminal: pc.CanonicalTerminal,
+	}
+	lo, hi := len(st.Wins), 0
+	for l, w := range st.Wins {
+		if w != 0 {
+			lo, hi = min(lo, l), l+1
+		}
+	}
+	if lo < hi {
+		res.WinsFrom, res.Wins = lo, st.Wins[lo:hi]
+	}
+	last := 0
+	for ply, c := range pc.ByPly {
+		if c != 0 {
+			last = ply + 1
+		}
+	}
+	res.ByPly = pc.ByPly[:last]
+	data, err := json.Marshal(res)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data, CacheHits: int64(r.counter.CacheHits() - hits)}, nil
+}
+
+// statsCache stores a counter's statistics of shallow positions in the
+// worker's Badger cache.
+type statsCache struct {
+	cache  tasks.Cache
+	prefix []byte
+}
+
+func (c statsCache) key(p mnk.Position) []byte {
+	k := append([]byte(nil), c.prefix...)
+	k = binary.BigEndian.AppendUint64(k, p.X)
+	return binary.BigEndian.AppendUint64(k, p.O)
+}
+
+func (c statsCache) Load(p mnk.Position) (mnk.Stats, bool) {
+	v, ok, err := c.cache.Get(c.key(p))
+	if err != nil || !ok {
+		return mnk.Stats{}, false
+	}
+	var s mnk.Stats
+	if err := s.UnmarshalBinary(v); err != nil {
+		return mnk.Stats{}, false
+	}
+	return s, true
+}
+
+func (c statsCache) Store(p mnk.Position, s mnk.Stats) {
+	v, err := s.MarshalBinary()
+	if err != nil {
+		return
+	}
+	_ = c.cache.Put(c.key(p), v)
+}

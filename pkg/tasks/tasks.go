@@ -1,0 +1,174 @@
+// Package tasks defines the job kind, wopr's single extension point.
+//
+// A kind knows how to validate a job's parameters, split the job into
+// tasks, run one task with an engine, and merge task results into a report.
+// The runtime (coordinator, worker and their adapters to NATS JetStream and
+// Badger) knows kinds only through the interfaces in this package, so adding
+// a new kind of job means adding one Kind and one CLI command.
+//
+// Every function of a kind is deterministic: Plan called twice with the same
+// parameters gives the same tasks with the same ids (a restarted coordinator
+// relies on it), Run called twice with the same payload gives the same result
+// (a worker may cache it, and JetStream may deliver a task twice), and Report
+// does not depend on the order in which results arrived.
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Kind is one kind of job, such as "mnk.count".
+type Kind interface {
+	// Name is the kind's registered name, used in job specs and task messages.
+	Name() string
+	// Version changes whenever the results of Run change for the same payload;
+	// it is part of the key under which workers cache task results.
+	Version() int
+	// Plan validates params and splits the job into tasks. An error wrapping
+	// ErrInvalid means the parameters are wrong; the message says what is
+	// allowed.
+	Plan(ctx context.Context, params json.RawMessage) (Plan, error)
+	// NewRunner returns a task runner for one worker slot. Runners are not
+	// shared between goroutines, so they may keep memo tables across tasks.
+	NewRunner(env Env) Runner
+}
+
+// Plan is a job split into tasks, and knows how to merge their results.
+type Plan interface {
+	// Tasks lists the tasks in a fixed order. Ids are short, unique within the
+	// job and made of [A-Za-z0-9_-] only.
+	Tasks() []Task
+	// Report merges the results of all tasks into the job's report. results
+	// maps task ids to the data returned by Run; failed tasks are missing from
+	// it and listed in sum.Failures.
+	Report(results func(id string) ([]byte, bool), sum Summary) (Report, error)
+}
+
+// Report is a kind's final report: JSON first, with a human rendering.
+type Report interface {
+	// Text renders the report for a terminal.
+	Text() string
+}
+
+// Task is one unit of work: an id and an opaque payload for the kind's Runner.
+type Task struct {
+	ID      string
+	Payload []byte
+}
+
+// Summary is what the runtime knows of a job when it asks for the report.
+type Summary struct {
+	Tasks     int
+	Failures  []Failure
+	CacheHits int64
+	Elapsed   time.Duration
+}
+
+// Failure is a task that could never succeed, with the reason.
+type Failure struct {
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
+}
+
+// Runner runs tasks of one kind inside one worker slot.
+type Runner interface {
+	// Run computes the result of one task. It reports work in progress by
+	// calling env.Progress (cheap; call it every so often in long tasks) and
+	// stops early when ctx is done. An error wrapping ErrPermanent means the
+	// task can never succeed; any other error is retried.
+	Run(ctx context.Context, payload []byte) (Output, error)
+}
+
+// Output is a task's result data with the figures the runtime aggregates.
+type Output struct {
+	Data      []byte
+	CacheHits int64
+}
+
+// Env is what the runtime hands to a kind's runner.
+type Env struct {
+	// Cache is the worker's persistent key-value cache (Badger on disk), or
+	// nil when the worker runs without one.
+	Cache Cache
+}
+
+// Cache is a persistent byte cache shared by the runners of one worker
+// process. Keys are namespaced by the caller.
+type Cache interface {
+	Get(key []byte) ([]byte, bool, error)
+	// Put stores a value; writes may be batched and become durable later.
+	Put(key, value []byte) error
+}
+
+// ErrInvalid marks bad job parameters (a usage error).
+var ErrInvalid = errors.New("invalid parameters")
+
+// ErrPermanent marks a task that can never succeed.
+var ErrPermanent = errors.New("permanent failure")
+
+// Invalid returns an error wrapping ErrInvalid with a formatted message.
+func Invalid(format string, args ...any) error {
+	return &markedError{mark: ErrInvalid, msg: fmt.Sprintf(format, args...)}
+}
+
+// Permanent wraps err so that errors.Is(err, ErrPermanent) holds.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{mark: ErrPermanent, msg: err.Error(), cause: err}
+}
+
+type markedError struct {
+	mark  error
+	msg   string
+	cause error
+}
+
+func (e *markedError) Error() string { return e.msg }
+
+func (e *markedError) Is(target error) bool { return target == e.mark }
+
+func (e *markedError) Unwrap() error { return e.cause }
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Kind{}
+)
+
+// Register makes a kind available to the runtime. It panics on a duplicate
+// name, which is a programming error.
+func Register(k Kind) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[k.Name()]; dup {
+		panic("tasks: kind registered twice: " + k.Name())
+	}
+	registry[k.Name()] = k
+}
+
+// Lookup returns the kind registered under name.
+func Lookup(name string) (Kind, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	k, ok := registry[name]
+	return k, ok
+}
+
+// Names lists the registered kinds in order.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,360 @@
+// Package worker runs tasks: it pulls them from the shared JetStream consumer,
+// runs them with their kind's runner, publishes the results and only then
+// acknowledges the tasks.
+//
+// Delivery is at least once; the coordinator merges each task's result once.
+// A worker keeps long tasks alive with InProgress heartbeats, retries
+// transient failures with NakWithDelay, terminates tasks that can never
+// succeed (after publishing why) and caches task results in Badger, keyed by
+// kind, kind version and payload, so a rerun of a job is a cache hit.
+package worker
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// Config configures a worker.
+type Config struct {
+	// Name identifies the worker in results and logs.
+	Name string
+	// Concurrency is the number of task slots (goroutines).
+	Concurrency int
+	Broker      *queue.Broker
+	// Cache is the worker's persistent cache; nil disables caching.
+	Cache tasks.Cache
+	Log   *slog.Logger
+}
+
+// Worker is a running worker. Start it with Start and stop it with Close.
+type Worker struct {
+	cfg  Config
+	cons jetstream.Consumer
+	log  *slog.Logger
+
+	stopCtx context.Context // cancelled by Close: take no new tasks
+	stop    context.CancelFunc
+	runCtx  context.Context // cancelled when in-flight tasks must be handed back
+	abort   context.CancelFunc
+	wg      sync.WaitGroup
+
+	jobsMu sync.Mutex
+	jobs   map[string]jobState
+
+	done, failed, cached atomic.Int64
+}
+
+type jobState struct {
+	final   bool
+	checked time.Time
+}
+
+// Start connects the worker to the task consumer and starts its slots.
+func Start(ctx context.Context, cfg Config) (*Worker, error) {
+	if cfg.Broker == nil {
+		return nil, errors.New("worker: no broker")
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Name == "" {
+		cfg.Name = "worker"
+	}
+	cons, err := cfg.Broker.WorkerConsumer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, abort := context.WithCancel(context.Background())
+	stopCtx, stop := context.WithCancel(runCtx)
+	w := &Worker{
+		cfg:     cfg,
+		cons:    cons,
+		log:     cfg.Log.With("worker", cfg.Name),
+		stopCtx: stopCtx,
+		stop:    stop,
+		runCtx:  runCtx,
+		abort:   abort,
+		jobs:    map[string]jobState{},
+	}
+	for i := range cfg.Concurrency {
+		w.wg.Add(1)
+		go w.slot(i)
+	}
+	return w, nil
+}
+
+// Close stops taking tasks and waits for the running ones to finish. If ctx
+// ends first, running tasks are cancelled and handed back to the queue for
+// another worker. It returns once every slot has exited.
+func (w *Worker) Close(ctx context.Context) error {
+	w.stop()
+	finished := make(chan struct{})
+	go func() { w.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		w.abort()
+		return nil
+	case <-ctx.Done():
+		w.abort()
+		<-finished
+		return fmt.Errorf("worker %s: in-flight tasks handed back: %w", w.cfg.Name, ctx.Err())
+	}
+}
+
+// Counts returns the number of tasks completed, failed permanently and
+// answered from the cache so far.
+func (w *Worker) Counts() (done, failed, cached int64) {
+	return w.done.Load(), w.failed.Load(), w.cached.Load()
+}
+
+func (w *Worker) slot(i int) {
+	defer w.wg.Done()
+	runners := map[string]tasks.Runner{}
+	env := tasks.Env{Cache: w.cfg.Cache}
+	backoff := 100 * time.Millisecond
+	for {
+		if w.stopCtx.Err() != nil {
+			return
+		}
+		fctx, cancel := context.WithTimeout(w.stopCtx, 5*time.Second)
+		batch, err := w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		if err != nil {
+			cancel()
+			if w.stopCtx.Err() != nil {
+				return
+			}
+			w.log.Warn("fetch task", "slot", i, "err", err)
+			select {
+			case <-time.After(backoff):
+			case <-w.stopCtx.Done():
+				return
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		for msg := range batch.Messages() {
+			w.handle(msg, runners, env)
+		}
+		cancel()
+	}
+}
+
+// handle runs one delivered task to its end: a published result and an ack,
+// a published failure and a term, or a nak.
+func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env tasks.Env) {
+	meta, err := msg.Metadata()
+	delivered := uint64(1)
+	if err == nil {
+		delivered = meta.NumDelivered
+	}
+	var t queue.TaskMsg
+	if err := queue.Decode(msg.Data(), &t); err != nil {
+		job, task := subjectIDs(msg.Subject())
+		w.fail(msg, job, task, fmt.Sprintf("undecodable task payload: %v", err))
+		return
+	}
+	if w.jobFinal(t.Job) {
+		// The job was cancelled or has finished: this is a leftover copy.
+		_ = msg.Ack()
+		return
+	}
+	kind, ok := tasks.Lookup(t.Kind)
+	if !ok {
+		w.fail(msg, t.Job, t.Task, fmt.Sprintf("unknown job kind %q", t.Kind))
+		return
+	}
+	start := time.Now()
+	res := queue.ResultMsg{Job: t.Job, Task: t.Task, Worker: w.cfg.Name}
+
+	key := cacheKey(kind, t.Payload)
+	if data, ok := w.cacheGet(key); ok {
+		res.Data, res.Cached = data, true
+	} else {
+		runner := runners[t.Kind]
+		if runner == nil {
+			runner = kind.NewRunner(env)
+			runners[t.Kind] = runner
+		}
+		out, err := w.run(msg, t, runner)
+		switch {
+		case err == nil:
+			res.Data, res.CacheHits = out.Data, out.CacheHits
+			w.cachePut(key, out.Data)
+		case errors.Is(err, tasks.ErrPermanent):
+			w.fail(msg, t.Job, t.Task, err.Error())
+			return
+		case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
+			// Shutting down, or the job went away: hand the task back.
+			_ = msg.Nak()
+			return
+		default:
+			delay := min(time.Duration(1<<min(delivered-1, 10))*500*time.Millisecond, 30*time.Second)
+			w.log.Warn("task failed, will retry", "job", t.Job, "task", t.Task, "delivery", delivered, "retry_in", delay, "err", err)
+			_ = msg.NakWithDelay(delay)
+			return
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if err := w.publish(res); err != nil {
+		w.log.Warn("publish result", "job", t.Job, "task", t.Task, "err", err)
+		_ = msg.Nak()
+		return
+	}
+	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := msg.DoubleAck(actx); err != nil {
+		// The result is published; a redelivery is merged once.
+		w.log.Debug("ack task", "job", t.Job, "task", t.Task, "err", err)
+	}
+	w.done.Add(1)
+	if res.Cached {
+		w.cached.Add(1)
+	}
+}
+
+var errJobFinal = errors.New("job is no longer running")
+
+// run runs a task with InProgress heartbeats every AckWait/4, cancelling it
+// if the worker aborts or the job is cancelled.
+func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.Output, error) {
+	ctx, cancel := context.WithCancelCause(w.runCtx)
+	defer cancel(nil)
+	beat := max(w.cfg.Broker.Config.AckWait/4, 50*time.Millisecond)
+	var hb sync.WaitGroup
+	hb.Add(1)
+	go func() {
+		defer hb.Done()
+		tick := time.NewTicker(beat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				_ = msg.InProgress()
+				if w.jobFinal(t.Job) {
+					cancel(errJobFinal)
+					return
+				}
+			}
+		}
+	}()
+	out, err := r.Run(ctx, t.Payload)
+	cancel(nil)
+	hb.Wait()
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errJobFinal) {
+		return out, errJobFinal
+	}
+	return out, err
+}
+
+// fail records a task that can never succeed: the failure goes to the
+// coordinator first, then the task is terminated with the same reason.
+func (w *Worker) fail(msg jetstream.Msg, job, task, reason string) {
+	w.log.Warn("task can never succeed", "job", job, "task", task, "reason", reason)
+	if job != "" && task != "" {
+		if err := w.publish(queue.ResultMsg{Job: job, Task: task, Worker: w.cfg.Name, Failed: reason}); err != nil {
+			_ = msg.Nak()
+			return
+		}
+	}
+	_ = msg.TermWithReason(reason)
+	w.failed.Add(1)
+}
+
+func (w *Worker) publish(res queue.ResultMsg) error {
+	var err error
+	for attempt := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = w.cfg.Broker.PublishResult(ctx, res)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 200 * time.Millisecond):
+		case <-w.runCtx.Done():
+			return err
+		}
+	}
+	return err
+}
+
+// jobFinal reports whether a job is finished, cancelled or unknown, checking
+// the jobs bucket at most once a second per job.
+func (w *Worker) jobFinal(job string) bool {
+	w.jobsMu.Lock()
+	st, ok := w.jobs[job]
+	w.jobsMu.Unlock()
+	if ok && (st.final || time.Since(st.checked) < time.Second) {
+		return st.final
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	j, _, err := w.cfg.Broker.GetJob(ctx, job)
+	final := false
+	switch {
+	case errors.Is(err, queue.ErrNoJob):
+		final = true
+	case err != nil:
+		final = false // unknown: keep working, the coordinator decides
+	default:
+		final = j.State.Final() || j.CancelRequested
+	}
+	w.jobsMu.Lock()
+	w.jobs[job] = jobState{final: final, checked: time.Now()}
+	w.jobsMu.Unlock()
+	return final
+}
+
+func cacheKey(k tasks.Kind, payload []byte) []byte {
+	sum := sha256.Sum256(payload)
+	return fmt.Appendf(nil, "task/%s/v%d/%x", k.Name(), k.Version(), sum)
+}
+
+func (w *Worker) cacheGet(key []byte) ([]byte, bool) {
+	if w.cfg.Cache == nil {
+		return nil, false
+	}
+	v, ok, err := w.cfg.Cache.Get(key)
+	if err != nil {
+		w.log.Warn("cache read", "err", err)
+		return nil, false
+	}
+	return v, ok
+}
+
+func (w *Worker) cachePut(key, val []byte) {
+	if w.cfg.Cache == nil {
+		return
+	}
+	if err := w.cfg.Cache.Put(key, val); err != nil {
+		w.log.Warn("cache write", "err", err)
+	}
+}
+
+// subjectIDs extracts job and task ids from a task subject, for tasks whose
+// payload cannot be decoded.
+func subjectIDs(subject string) (job, task string) {
+	parts := strings.Split(subject, ".")
+	if len(parts) == 4 && parts[0] == "wopr" && parts[1] == "tasks" {
+		return parts[2], parts[3]
+	}
+	return "", ""
+}
