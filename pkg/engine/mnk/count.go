@@ -208,6 +208,13 @@ func (c *Counter) SetCache(cache Cache, maxPly int) {
 	c.cache, c.cacheMaxPly = cache, maxPly
 }
 
+// Reset empties the memo but keeps its memory for the next counts.
+func (c *Counter) Reset() {
+	clear(c.slots)
+	c.used = 0
+	c.slab = c.slab[:1]
+}
+
 // MemoEntries returns the number of positions in the memo.
 func (c *Counter) MemoEntries() int { return c.used }
 

@@ -1,0 +1,414 @@
+package mnk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// smallGames are all boards up to 3x3 with every k, and a few wider ones.
+func smallGames() []ref {
+	var rs []ref
+	for m := 1; m <= 3; m++ {
+		for n := 1; n <= 3; n++ {
+			for k := 1; k <= max(m, n); k++ {
+				rs = append(rs, ref{m, n, k})
+			}
+		}
+	}
+	return append(rs, ref{2, 4, 2}, ref{2, 4, 3}, ref{4, 2, 4}, ref{1, 6, 3}, ref{5, 1, 2})
+}
+
+func refName(r ref) string { return fmt.Sprintf("%d,%d,%d", r.m, r.n, r.k) }
+
+// TestDFSReference compares the Counter with plain enumeration of every
+// path, and the canonical games with a memo-free walk of distinct child
+// orbits.
+func TestDFSReference(t *testing.T) {
+	games := smallGames()
+	games = append(games, ref{3, 4, 3})
+	for _, r := range games {
+		t.Run(refName(r), func(t *testing.T) {
+			if r.cells() > 9 && testing.Short() {
+				t.Skip("277M paths; 3,3,3 covers the same code under -short")
+			}
+			var want refCounts
+			want.Value = r.dfs(Position{}, 0, Ongoing, &want)
+			want.hasValue = true
+			if r.cells() <= 9 {
+				want.CanonicalGames = r.canonicalGames(Position{}, Ongoing)
+				want.hasCG = true
+			}
+			compareCounts(t, refName(r), engineCounts(MustNew(r.m, r.n, r.k), Position{}), want)
+		})
+	}
+}
+
+// TestForwardReference compares the Counter and CountPositions with layer
+// by layer counting from the empty board, and the value with a memoised
+// negamax.
+func TestForwardReference(t *testing.T) {
+	games := smallGames()
+	games = append(games, ref{3, 4, 3}, ref{4, 3, 3}, ref{3, 4, 4}, ref{4, 4, 4}, ref{4, 4, 3})
+	for _, r := range games {
+		t.Run(refName(r), func(t *testing.T) {
+			if r.cells() > 12 && testing.Short() {
+				t.Skip("deep case; 3,4,3 and 4,3,3 cover the same code under -short")
+			}
+			want := r.forward()
+			want.Value = r.value(Position{}, Ongoing, map[Position]Value{})
+			want.hasValue = true
+			compareCounts(t, refName(r), engineCounts(MustNew(r.m, r.n, r.k), Position{}), want)
+		})
+	}
+}
+
+// randomGame plays n random moves (fewer if the game ends) and returns the
+// position and its result.
+func randomGame(g *Game, rng *rand.Rand, n int) (Position, Result) {
+	var p Position
+	res := Ongoing
+	for range n {
+		if res != Ongoing {
+			break
+		}
+		var ms []int
+		for e := g.Empty(p); e != 0; e &= e - 1 {
+			ms = append(ms, bitIndex(e))
+		}
+		p, res = g.Play(p, ms[rng.IntN(len(ms))])
+	}
+	return p, res
+}
+
+func bitIndex(x uint64) int {
+	for i := range 64 {
+		if x>>i&1 != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestCountMidgame counts from random positions, not canonical, with one
+// Counter reused across calls, against plain enumeration and against a fresh
+// Counter on a symmetric image.
+func TestCountMidgame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, r := range []ref{{3, 3, 3}, {3, 4, 3}, {4, 3, 3}, {4, 4, 4}, {4, 4, 3}, {2, 5, 3}} {
+		g := MustNew(r.m, r.n, r.k)
+		c := NewCounter(g)
+		for i := range 12 {
+			p, res := randomGame(g, rng, max(0, g.Cells()-5-i%4))
+			var want refCounts
+			want.Value = r.dfs(p, p.Ply(), res, &want)
+			want.hasValue = true
+			s := c.Count(p)
+			got := refCounts{Nodes: s.Nodes, Draws: s.Draws, Wins: s.Wins, Value: s.Value, hasValue: true}
+			name := fmt.Sprintf("%s %s", refName(r), g.String(p))
+			compareCounts(t, name, got, want)
+			img := g.Transform(p, rng.IntN(g.NumSymmetries()))
+			if s2 := NewCounter(g).Count(img); s2 != s {
+				t.Errorf("%s: Count of image %s = %+v, want %+v", name, g.String(img), s2, s)
+			}
+			if res == Ongoing {
+				want := r.canonicalGames(p, res)
+				if s.CanonicalGames != want {
+					t.Errorf("%s: canonical games = %d, want %d", name, s.CanonicalGames, want)
+				}
+			}
+		}
+	}
+}
+
+// TestCountTerminal checks Count on terminal positions.
+func TestCountTerminal(t *testing.T) {
+	g := MustNew(3, 3, 3)
+	for _, tc := range []struct {
+		moves string
+		want  Stats
+	}{
+		{"0,0 1,0 0,1 1,1 0,2", Stats{Nodes: 1, CanonicalGames: 1, Value: Loss, Wins: [65]uint64{5: 1}}},
+		{"0,0 0,1 0,2 1,0 1,1 1,2 2,1 2,0 2,2", Stats{Nodes: 1, CanonicalGames: 1, Value: Loss, Wins: [65]uint64{9: 1}}},
+		{"0,0 1,1 2,2 0,1 2,1 2,0 0,2 1,2 1,0", Stats{Nodes: 1, CanonicalGames: 1, Draws: 1, Value: Drawn}},
+	} {
+		p, err := g.ParseMoves(tc.moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := NewCounter(g).Count(p); got != tc.want {
+			t.Errorf("Count(%s) = %+v, want %+v", g.String(p), got, tc.want)
+		}
+	}
+}
+
+// TestCounterReuse checks that the order of calls on one Counter does not
+// change the answers.
+func TestCounterReuse(t *testing.T) {
+	g := MustNew(3, 4, 3)
+	fresh := NewCounter(g).Count(Position{})
+	c := NewCounter(g)
+	var kids []Stats
+	for _, cell := range []int{Cell(0, 0), Cell(1, 1), Cell(2, 3)} {
+		q, _ := g.Play(Position{}, cell)
+		kids = append(kids, c.Count(q))
+	}
+	if got := c.Count(Position{}); got != fresh {
+		t.Errorf("Count after children = %+v, want %+v", got, fresh)
+	}
+	for i, cell := range []int{Cell(0, 0), Cell(1, 1), Cell(2, 3)} {
+		q, _ := g.Play(Position{}, cell)
+		if got := NewCounter(g).Count(q); got != kids[i] {
+			t.Errorf("Count(%s) = %+v, want %+v", g.String(q), kids[i], got)
+		}
+	}
+	c.Reset()
+	if c.MemoEntries() != 0 {
+		t.Errorf("MemoEntries after Reset = %d, want 0", c.MemoEntries())
+	}
+	if got := c.Count(Position{}); got != fresh {
+		t.Errorf("Count after Reset = %+v, want %+v", got, fresh)
+	}
+}
+
+// mapCache is an in-memory Cache that records what it was asked.
+type mapCache struct {
+	m             map[Position]Stats
+	loads, stores int
+	maxPly        int
+}
+
+func (mc *mapCache) Load(p Position) (Stats, bool) {
+	mc.loads++
+	mc.maxPly = max(mc.maxPly, p.Ply())
+	s, ok := mc.m[p]
+	return s, ok
+}
+
+func (mc *mapCache) Store(p Position, s Stats) {
+	mc.stores++
+	mc.maxPly = max(mc.maxPly, p.Ply())
+	mc.m[p] = s
+}
+
+func TestCache(t *testing.T) {
+	g := MustNew(3, 4, 3)
+	want := NewCounter(g).Count(Position{})
+	mc := &mapCache{m: map[Position]Stats{}}
+	c := NewCounter(g)
+	c.SetCache(mc, 2)
+	if got := c.Count(Position{}); got != want {
+		t.Errorf("Count with empty cache = %+v, want %+v", got, want)
+	}
+	if mc.maxPly > 2 {
+		t.Errorf("cache used at ply %d, want <= 2", mc.maxPly)
+	}
+	if c.CacheHits() != 0 {
+		t.Errorf("CacheHits = %d, want 0", c.CacheHits())
+	}
+	for p, s := range mc.m {
+		if !g.IsCanonical(p) {
+			t.Errorf("cache key %s is not canonical", g.String(p))
+		}
+		if want := NewCounter(g).Count(p); s != want {
+			t.Errorf("cached %s = %+v, want %+v", g.String(p), s, want)
+		}
+	}
+	stored := mc.stores
+
+	c2 := NewCounter(g)
+	c2.SetCache(mc, 2)
+	if got := c2.Count(Position{}); got != want {
+		t.Errorf("Count from cache = %+v, want %+v", got, want)
+	}
+	if c2.CacheHits() != 1 || mc.stores != stored {
+		t.Errorf("second counter: %d hits, %d new stores, want 1 hit (the root), 0 stores", c2.CacheHits(), mc.stores-stored)
+	}
+	// A child taken from the cache must give the same root.
+	delete(mc.m, Position{})
+	c3 := NewCounter(g)
+	c3.SetCache(mc, 2)
+	if got := c3.Count(Position{}); got != want {
+		t.Errorf("Count from cached children = %+v, want %+v", got, want)
+	}
+	if c3.CacheHits() == 0 {
+		t.Errorf("third counter: no cache hits")
+	}
+}
+
+// TestOverflow feeds huge counts through a cache and expects a panic, not a
+// wrapped-around number.
+func TestOverflow(t *testing.T) {
+	g := MustNew(3, 3, 3)
+	huge := Stats{Nodes: 1 << 62, Wins: [65]uint64{9: 1 << 62}, CanonicalGames: 1, Value: Drawn}
+	mc := &mapCache{m: map[Position]Stats{}}
+	for _, cell := range []int{Cell(0, 0), Cell(0, 1), Cell(1, 1)} {
+		q, _ := g.Play(Position{}, cell)
+		mc.m[q] = huge
+	}
+	c := NewCounter(g)
+	c.SetCache(mc, 1)
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "overflow") {
+			t.Errorf("Count with overflowing children: recover() = %v, want a panic about overflow", r)
+		}
+	}()
+	s := c.Count(Position{})
+	t.Errorf("Count with overflowing children returned %d nodes", s.Nodes)
+}
+
+func TestStatsMarshal(t *testing.T) {
+	g := MustNew(3, 4, 3)
+	c := NewCounter(g)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20 {
+		p, _ := randomGame(g, rng, rng.IntN(10))
+		s := c.Count(p)
+		b, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Stats
+		if err := got.UnmarshalBinary(b); err != nil {
+			t.Fatalf("UnmarshalBinary(%x): %v", b, err)
+		}
+		if got != s {
+			t.Errorf("round trip of %+v = %+v", s, got)
+		}
+		if len(b) > 64 {
+			t.Errorf("%d bytes for %+v, want at most 64", len(b), s)
+		}
+		for i := range len(b) {
+			if err := new(Stats).UnmarshalBinary(b[:i]); err == nil || !errors.Is(err, errStats) {
+				t.Errorf("UnmarshalBinary of %d of %d bytes: err = %v, want errStats", i, len(b), err)
+			}
+		}
+		if err := new(Stats).UnmarshalBinary(append(bytes.Clone(b), 0)); err == nil {
+			t.Errorf("UnmarshalBinary with a trailing byte: err = nil, want an error")
+		}
+	}
+}
+
+// TestPartition checks that the subtrees of the reverse-search tree at ply
+// s partition the positions: the orbits below s plus CountPositions of every
+// orbit at ply s (found independently, by deduplicating canonical forms
+// layer by layer) give the whole game.
+func TestPartition(t *testing.T) {
+	for _, r := range []ref{{3, 3, 3}, {3, 4, 3}, {4, 3, 3}, {4, 4, 4}} {
+		if r.cells() > 12 && testing.Short() {
+			continue
+		}
+		g := MustNew(r.m, r.n, r.k)
+		whole := g.CountPositions(Position{})
+		layer := map[Position]Result{{}: Ongoing}
+		for s := 1; s <= 3; s++ {
+			next := map[Position]Result{}
+			for p, res := range layer {
+				if res != Ongoing {
+					continue
+				}
+				for e := g.Empty(p); e != 0; e &= e - 1 {
+					q, qr := g.Play(p, bitIndex(e))
+					cq, _ := g.Canonical(q)
+					next[cq] = qr
+				}
+			}
+			layer = next
+			name := fmt.Sprintf("%s s=%d", refName(r), s)
+
+			sum := g.WalkPositions(Position{}, s-1, nil)
+			for p := range layer {
+				pc := g.CountPositions(p)
+				sum.Add(&pc)
+			}
+			if sum != whole {
+				t.Errorf("%s: below s + subtrees at s = %+v, want %+v", name, sum, whole)
+			}
+
+			// The runtime's form: everything to ply s, then the
+			// subtrees of the non-terminal orbits at s minus their roots.
+			var frontier []Position
+			sum = g.WalkPositions(Position{}, s, func(p Position, orbit int, res Result) {
+				if p.Ply() == s && res == Ongoing {
+					frontier = append(frontier, p)
+				}
+			})
+			nonterminal := 0
+			for _, res := range layer {
+				if res == Ongoing {
+					nonterminal++
+				}
+			}
+			if len(frontier) != nonterminal {
+				t.Errorf("%s: WalkPositions found %d non-terminal orbits at ply s, want %d", name, len(frontier), nonterminal)
+			}
+			for _, p := range frontier {
+				if _, ok := layer[p]; !ok {
+					t.Errorf("%s: WalkPositions visited %s, not a canonical position at ply s", name, g.String(p))
+				}
+				pc := g.CountPositions(p)
+				_, orbit := g.Canonical(p)
+				pc.Positions -= uint64(orbit)
+				pc.Canonical--
+				pc.ByPly[s] -= uint64(orbit)
+				sum.Add(&pc)
+			}
+			if sum != whole {
+				t.Errorf("%s: to s + subtrees below s = %+v, want %+v", name, sum, whole)
+			}
+		}
+	}
+}
+
+// TestCanonicalParent checks the parent rule on random reachable positions:
+// one stone fewer, valid, and for a position with a line, without a line.
+func TestCanonicalParent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, r := range []ref{{3, 3, 3}, {4, 4, 3}, {5, 5, 4}, {3, 5, 2}, {2, 2, 1}, {8, 8, 5}} {
+		g := MustNew(r.m, r.n, r.k)
+		for range 500 {
+			q, res := randomGame(g, rng, 1+rng.IntN(g.Cells()))
+			par := g.CanonicalParent(q)
+			name := fmt.Sprintf("%s %s", refName(r), g.String(q))
+			if par.Ply() != q.Ply()-1 || par.X&^q.X != 0 || par.O&^q.O != 0 {
+				t.Errorf("%s: parent %s is not q minus one stone", name, g.String(par))
+				continue
+			}
+			if err := g.Valid(par); err != nil {
+				t.Errorf("%s: parent: %v", name, err)
+			}
+			if r.hasLine(par.X) || r.hasLine(par.O) {
+				t.Errorf("%s: parent %s has a line", name, g.String(par))
+			}
+			removed := q.X ^ par.X ^ q.O ^ par.O
+			last := q.O
+			if q.Ply()%2 == 1 {
+				last = q.X
+			}
+			if res == Ongoing || res == Draw {
+				if removed < last&^removed {
+					t.Errorf("%s: parent removed %#x, not the highest stone of %#x", name, removed, last)
+				}
+			}
+		}
+	}
+}
+
+func TestCountAllocs(t *testing.T) {
+	g := MustNew(3, 3, 3)
+	c := NewCounter(g)
+	c.Count(Position{})
+	if n := testing.AllocsPerRun(5, func() {
+		c.Reset()
+		c.Count(Position{})
+	}); n != 0 {
+		t.Errorf("Count on a warmed Counter: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(5, func() { g.CountPositions(Position{}) }); n > 1 {
+		t.Errorf("CountPositions: %v allocations, want at most 1 (its stack)", n)
+	}
+}
