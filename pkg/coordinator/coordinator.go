@@ -162,6 +162,17 @@ func (c *Coordinator) watchJobs(w jetstream.KeyWatcher) {
 	}
 }
 
+// Resume takes up an unfinished job now (embedded mode accepts a job
+// after the coordinator has seen its record).
+func (c *Coordinator) Resume(ctx context.Context, id string) error {
+	j, err := c.activate(id)
+	if err != nil {
+		return err
+	}
+	c.maybeFinish(j)
+	return nil
+}
+
 // activate returns the running job with this id, starting or resuming it
 // if needed. It returns nil for a job that is final, unknown or not ours.
 func (c *Coordinator) activate(id string) (*job, error) {

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -57,7 +58,53 @@ type Cluster struct {
 
 	conns  []*nats.Conn
 	dbs    []*store.DB
+	lock   *os.File
 	closed bool
+}
+
+// lockDir takes an exclusive lock on dir, so that two processes never run
+// the same store.
+func (c *Cluster) lockDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("data directory %s is in use by another wopr process", dir)
+	}
+	c.lock = f
+	return nil
+}
+
+// StartBare starts only the server, to read and change job records.
+func StartBare(ctx context.Context, dir string) (c *Cluster, err error) {
+	c = &Cluster{}
+	defer func() {
+		if err != nil {
+			_ = c.Close(context.Background())
+		}
+	}()
+	if err := c.lockDir(dir); err != nil {
+		return nil, err
+	}
+	c.Server, err = NewServer(filepath.Join(dir, "nats"), "")
+	if err != nil {
+		return nil, err
+	}
+	c.Broker, err = c.broker(ctx, "wopr-analyze", queue.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Resume makes the coordinator take up an unfinished job now.
+func (c *Cluster) Resume(ctx context.Context, id string) error {
+	return c.Coordinator.Resume(ctx, id)
 }
 
 // NewServer starts a NATS server with JetStream storing under dir. With an
@@ -110,15 +157,15 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.NumCPU()
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
 	c = &Cluster{}
 	defer func() {
 		if err != nil {
 			_ = c.Close(context.Background())
 		}
 	}()
+	if err := c.lockDir(o.Dir); err != nil {
+		return nil, err
+	}
 	c.Server, err = NewServer(filepath.Join(o.Dir, "nats"), o.Listen)
 	if err != nil {
 		return nil, err
@@ -204,6 +251,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	for _, db := range c.dbs {
 		errs = append(errs, db.Close())
+	}
+	if c.lock != nil {
+		errs = append(errs, c.lock.Close())
 	}
 	return errors.Join(errs...)
 }

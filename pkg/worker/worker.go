@@ -43,6 +43,8 @@ type Worker struct {
 	cfg  Config
 	cons jetstream.Consumer
 	log  *slog.Logger
+	// ackWait is the consumer's, as the coordinator configured it.
+	ackWait time.Duration
 
 	stopCtx context.Context // cancelled by Close: take no new tasks
 	stop    context.CancelFunc
@@ -90,6 +92,10 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 		runCtx:  runCtx,
 		abort:   abort,
 		jobs:    map[string]jobState{},
+		ackWait: cfg.Broker.Config.AckWait,
+	}
+	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
+		w.ackWait = info.Config.AckWait
 	}
 	for i := range cfg.Concurrency {
 		w.wg.Add(1)
@@ -235,7 +241,7 @@ var errJobFinal = errors.New("job is no longer running")
 func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.Output, error) {
 	ctx, cancel := context.WithCancelCause(w.runCtx)
 	defer cancel(nil)
-	beat := max(w.cfg.Broker.Config.AckWait/4, 50*time.Millisecond)
+	beat := max(w.ackWait/4, 50*time.Millisecond)
 	var hb sync.WaitGroup
 	hb.Add(1)
 	go func() {

@@ -1,0 +1,368 @@
+// Package client is what the analyze command does with a job: submit it to a
+// NATS cluster, or run it on an embedded cluster in this process, follow its
+// progress and print its report. It also lists, inspects and cancels jobs.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/queue"
+)
+
+// Options say where jobs run and how they are shown.
+type Options struct {
+	// NATS is the server URL; empty means an embedded cluster in-process.
+	NATS string
+	// Data is the embedded cluster's directory (ignored with NATS).
+	Data string
+	// Workers is the number of embedded worker slots (0: one per CPU).
+	Workers int
+	// JSON prints exactly one JSON object on Stdout.
+	JSON bool
+	// Quiet turns progress off.
+	Quiet bool
+	// Detach returns once the job is submitted (not in embedded mode).
+	Detach bool
+	// Queue overrides the JetStream settings of an embedded cluster.
+	Queue *queue.Config
+
+	Stdout, Stderr io.Writer
+	// Progress forces progress on (true) or leaves the choice to whether
+	// Stderr is a terminal (false).
+	Progress bool
+	Log      *slog.Logger
+}
+
+// DefaultDataDir is the per-user directory the embedded cluster keeps its
+// state in when no --data is given.
+func DefaultDataDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "wopr")
+}
+
+// ErrJobFailed is returned when a job ends failed, cancelled or with failed
+// tasks; the report (if any) has been printed.
+var ErrJobFailed = errors.New("job did not complete")
+
+// session is a connection to a cluster, embedded or remote.
+type session struct {
+	b       *queue.Broker
+	cluster *embedded.Cluster
+	close   func()
+}
+
+// open connects to o.NATS, or starts an embedded cluster. With workers false
+// the embedded cluster has no coordinator or workers (to read job records).
+func open(ctx context.Context, o *Options, accept func(string) bool, workers bool) (*session, error) {
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.NATS != "" {
+		nc, err := queue.Connect(o.NATS, "wopr-analyze", o.Log)
+		if err != nil {
+			return nil, err
+		}
+		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		b, err := queue.Open(octx, nc, queue.DefaultConfig())
+		if err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("nats at %s: %w", o.NATS, err)
+		}
+		return &session{b: b, close: nc.Close}, nil
+	}
+	dir := o.Data
+	if dir == "" {
+		dir = DefaultDataDir()
+	}
+	if !workers {
+		c, err := embedded.StartBare(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		return &session{b: c.Broker, cluster: c, close: func() { _ = c.Close(context.Background()) }}, nil
+	}
+	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	s := &session{b: c.Broker, cluster: c}
+	s.close = func() {
+		// Finish quickly: running tasks are handed back and resume with
+		// the job next time.
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = c.Close(cctx)
+	}
+	return s, nil
+}
+
+// Run submits a job, follows it and prints its report. In embedded mode an
+// unfinished job with the same spec from an earlier run (interrupted) is
+// resumed instead of starting afresh.
+func Run(ctx context.Context, o Options, spec queue.Spec) error {
+	var (
+		mu   sync.Mutex
+		mine = map[string]bool{}
+	)
+	accept := func(id string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return mine[id]
+	}
+	s, err := open(ctx, &o, accept, true)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+
+	var j *queue.Job
+	if s.cluster != nil {
+		j, err = findUnfinished(ctx, s.b, spec)
+		if err != nil {
+			return err
+		}
+		if j != nil && !o.Quiet && !o.JSON {
+			fmt.Fprintf(o.Stderr, "resuming job %s from an earlier run (%d of %d tasks done)\n", j.ID, j.Done, j.Tasks)
+		}
+	}
+	if j == nil {
+		// Reserve the id before the record exists, so the embedded
+		// coordinator takes the job as soon as it appears.
+		id := queue.NewJobID(time.Now())
+		mu.Lock()
+		mine[id] = true
+		mu.Unlock()
+		j = &queue.Job{ID: id, Spec: spec, State: queue.StateSubmitted, Submitted: time.Now()}
+		if err := s.b.CreateJob(ctx, j); err != nil {
+			return err
+		}
+	} else {
+		mu.Lock()
+		mine[j.ID] = true
+		mu.Unlock()
+		if err := s.cluster.Resume(ctx, j.ID); err != nil {
+			return err
+		}
+	}
+	if o.Detach && s.cluster == nil {
+		if o.JSON {
+			return printJSON(o.Stdout, map[string]string{"job": j.ID})
+		}
+		fmt.Fprintln(o.Stdout, j.ID)
+		return nil
+	}
+	return follow(ctx, s.b, j.ID, o)
+}
+
+// findUnfinished returns the newest unfinished job with this spec.
+func findUnfinished(ctx context.Context, b *queue.Broker, spec queue.Spec) (*queue.Job, error) {
+	jobs, err := b.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range slices.Backward(jobs) {
+		if !j.State.Final() && !j.CancelRequested && j.Spec.Kind == spec.Kind && jsonEqual(j.Spec.Params, spec.Params) {
+			return j, nil
+		}
+	}
+	return nil, nil
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// follow waits for a job to end, showing progress, and prints its report.
+func follow(ctx context.Context, b *queue.Broker, id string, o Options) error {
+	p := newProgress(o)
+	j, err := b.Wait(ctx, id, p.update)
+	p.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; job %s keeps its state (see 'analyze status %s'): %w", id, id, ctx.Err())
+		}
+		return err
+	}
+	return printReport(o, j)
+}
+
+func printReport(o Options, j *queue.Job) error {
+	switch j.State {
+	case queue.StateDone:
+		if o.JSON {
+			if _, err := o.Stdout.Write(append(j.Report, '\n')); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprint(o.Stdout, j.Text)
+		}
+		if j.Failed > 0 {
+			return fmt.Errorf("job %s: %d of %d tasks failed: %w", j.ID, j.Failed, j.Tasks, ErrJobFailed)
+		}
+		return nil
+	case queue.StateFailed:
+		return fmt.Errorf("job %s failed: %s: %w", j.ID, j.Error, ErrJobFailed)
+	case queue.StateCancelled:
+		return fmt.Errorf("job %s was cancelled: %w", j.ID, ErrJobFailed)
+	}
+	return fmt.Errorf("job %s is %s (%d of %d tasks done)", j.ID, j.State, j.Done, j.Tasks)
+}
+
+func printJSON(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// Jobs lists every job.
+func Jobs(ctx context.Context, o Options) error {
+	s, err := open(ctx, &o, nil, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	jobs, err := s.b.ListJobs(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		list := make([]jobSummary, 0, len(jobs))
+		for _, j := range jobs {
+			list = append(list, summarize(j))
+		}
+		return printJSON(o.Stdout, map[string]any{"jobs": list})
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(o.Stdout, "no jobs")
+		return nil
+	}
+	fmt.Fprintf(o.Stdout, "%-23s %-10s %-10s %13s %9s  %s\n", "ID", "KIND", "STATE", "TASKS", "SECONDS", "PARAMS")
+	for _, j := range jobs {
+		fmt.Fprintf(o.Stdout, "%-23s %-10s %-10s %6d/%-6d %9.2f  %s\n", j.ID, j.Spec.Kind, j.State, j.Done, j.Tasks, j.Elapsed().Seconds(), j.Spec.Params)
+	}
+	return nil
+}
+
+type jobSummary struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	Params         json.RawMessage `json:"params"`
+	State          queue.State     `json:"state"`
+	Tasks          int             `json:"tasks"`
+	Done           int             `json:"done"`
+	Failed         int             `json:"failed"`
+	CacheHits      int64           `json:"cache_hits"`
+	Submitted      time.Time       `json:"submitted"`
+	ElapsedSeconds float64         `json:"elapsed_seconds"`
+	Error          string          `json:"error,omitempty"`
+}
+
+func summarize(j *queue.Job) jobSummary {
+	return jobSummary{ID: j.ID, Kind: j.Spec.Kind, Params: j.Spec.Params, State: j.State, Tasks: j.Tasks, Done: j.Done,
+		Failed: j.Failed, CacheHits: j.CacheHits, Submitted: j.Submitted, ElapsedSeconds: j.Elapsed().Seconds(), Error: j.Error}
+}
+
+// Status prints a job's state and progress.
+func Status(ctx context.Context, o Options, id string) error {
+	s, err := open(ctx, &o, nil, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	j, _, err := s.b.GetJob(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(o.Stdout, summarize(j))
+	}
+	fmt.Fprintf(o.Stdout, "job %s: %s %s\n", j.ID, j.Spec.Kind, j.Spec.Params)
+	fmt.Fprintf(o.Stdout, "state %s, %d of %d tasks done, %d failed, %d cache hits, %.2f s\n", j.State, j.Done, j.Tasks, j.Failed, j.CacheHits, j.Elapsed().Seconds())
+	if j.Error != "" {
+		fmt.Fprintf(o.Stdout, "error: %s\n", j.Error)
+	}
+	for _, f := range j.Failures {
+		fmt.Fprintf(o.Stdout, "failed task %s: %s\n", f.Task, f.Reason)
+	}
+	return nil
+}
+
+// Report prints a finished job's report, or waits for it with wait.
+func Report(ctx context.Context, o Options, id string, wait bool) error {
+	s, err := open(ctx, &o, nil, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	j, _, err := s.b.GetJob(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !j.State.Final() && wait && s.cluster == nil {
+		return follow(ctx, s.b, id, o)
+	}
+	return printReport(o, j)
+}
+
+// Cancel asks for a job to be cancelled.
+func Cancel(ctx context.Context, o Options, id string) error {
+	s, err := open(ctx, &o, nil, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	j, err := s.b.Cancel(ctx, id)
+	if err != nil {
+		return err
+	}
+	if s.cluster != nil && !j.State.Final() {
+		// No coordinator runs here: mark it cancelled directly.
+		j, err = s.b.UpdateJob(ctx, id, func(r *queue.Job) error {
+			if r.State.Final() {
+				return queue.ErrNoChange
+			}
+			r.State, r.Finished = queue.StateCancelled, time.Now()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		_ = s.b.PurgeJob(ctx, id)
+	}
+	if o.JSON {
+		return printJSON(o.Stdout, summarize(j))
+	}
+	if j.State.Final() {
+		fmt.Fprintf(o.Stdout, "job %s is %s\n", j.ID, j.State)
+	} else {
+		fmt.Fprintf(o.Stdout, "job %s: cancellation requested\n", j.ID)
+	}
+	return nil
+}
