@@ -75,13 +75,13 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		o.Stderr = os.Stderr
 	}
 	if o.NATS != "" {
-		nc, err := queue.Connect(o.NATS, "wopr-analyze", o.Log)
+		nc, err := queue.Connect(o.NATS, "wopr-analyze", false, o.Log)
 		if err != nil {
 			return nil, err
 		}
-		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		b, err := queue.Open(octx, nc, queue.DefaultConfig())
+		b, err := queue.Attach(octx, nc, queue.DefaultConfig())
 		if err != nil {
 			nc.Close()
 			return nil, fmt.Errorf("nats at %s: %w", o.NATS, err)

@@ -88,13 +88,15 @@ type Broker struct {
 	Config  Config
 }
 
-// Connect dials a NATS server the way every long-running wopr process should:
-// reconnecting forever, named, and logging asynchronous errors.
-func Connect(url, name string, log *slog.Logger) (*nats.Conn, error) {
+// Connect dials a NATS server the way every wopr process should: named,
+// reconnecting forever once connected, and logging asynchronous errors. A
+// long-running process (waitFirst) also keeps trying until the server is
+// first reachable; a command line fails at once instead.
+func Connect(url, name string, waitFirst bool, log *slog.Logger) (*nats.Conn, error) {
 	nc, err := nats.Connect(url,
 		nats.Name(name),
 		nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(true),
+		nats.RetryOnFailedConnect(waitFirst),
 		nats.ReconnectWait(250*time.Millisecond),
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
 			if log != nil {
@@ -172,6 +174,38 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		})
 		if err != nil {
 			return fmt.Errorf("create bucket %s: %w", JobsBucket, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Attach returns a Broker on streams and a bucket that a coordinator has set
+// up, waiting for them until ctx is done. Workers and clients attach rather
+// than Open, so that they never change the coordinator's settings (such as
+// the number of replicas).
+func Attach(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	b := &Broker{NC: nc, JS: js, Config: cfg}
+	err = retry(ctx, func(ctx context.Context) error {
+		var err error
+		if b.Tasks, err = js.Stream(ctx, TasksStream); err != nil {
+			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", TasksStream, err)
+		}
+		if b.Results, err = js.Stream(ctx, ResultsStream); err != nil {
+			return fmt.Errorf("stream %s: %w", ResultsStream, err)
+		}
+		if b.Dead, err = js.Stream(ctx, DeadStream); err != nil {
+			return fmt.Errorf("stream %s: %w", DeadStream, err)
+		}
+		if b.Jobs, err = js.KeyValue(ctx, JobsBucket); err != nil {
+			return fmt.Errorf("bucket %s: %w", JobsBucket, err)
 		}
 		return nil
 	})

@@ -1,0 +1,153 @@
+// Package service runs wopr's long-lived processes (coordinator, worker)
+// against a NATS cluster until they are told to stop: the first SIGINT or
+// SIGTERM stops them gracefully, a second one aborts.
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/coordinator"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/store"
+	"github.com/woprlabs/wopr/pkg/worker"
+)
+
+// Common is what both processes need.
+type Common struct {
+	NATS  string
+	Data  string
+	Name  string
+	Queue queue.Config
+	Log   *slog.Logger
+}
+
+// WorkerConfig configures a worker process.
+type WorkerConfig struct {
+	Common
+	Concurrency int
+	// Grace is how long running tasks may take to finish on SIGTERM before
+	// they are handed back.
+	Grace time.Duration
+}
+
+// CoordinatorConfig configures a coordinator process.
+type CoordinatorConfig struct {
+	Common
+}
+
+// open connects, sets up (coordinator) or attaches to (worker) the streams,
+// and opens the Badger store. A worker waits for the coordinator.
+func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, error) {
+	nc, err := queue.Connect(c.NATS, c.Name, true, c.Log)
+	if err != nil {
+		return nil, nil, err
+	}
+	var b *queue.Broker
+	if owner {
+		octx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		b, err = queue.Open(octx, nc, c.Queue)
+	} else {
+		b, err = queue.Attach(ctx, nc, c.Queue)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	db, err := store.Open(c.Data, store.Options{Log: c.Log})
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return b, db, nil
+}
+
+// signals returns a context cancelled by the first SIGINT/SIGTERM and a
+// second one cancelled by the next.
+func signals() (first, second context.Context, stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	first, cancel1 := context.WithCancel(context.Background())
+	second, cancel2 := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-ch:
+				n++
+				if n == 1 {
+					cancel1()
+				} else {
+					cancel2()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return first, second, func() { signal.Stop(ch); close(done); cancel1(); cancel2() }
+}
+
+// RunWorker runs a worker until a signal.
+func RunWorker(cfg WorkerConfig) error {
+	first, second, stop := signals()
+	defer stop()
+	b, db, err := open(first, cfg.Common, false)
+	if err != nil {
+		return err
+	}
+	defer b.NC.Close()
+	w, err := worker.Start(first, worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Broker: b, Cache: db, Log: cfg.Log})
+	if err != nil {
+		db.Close()
+		return err
+	}
+	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", cfg.NATS, "data", cfg.Data)
+	<-first.Done()
+	cfg.Log.Info("stopping: finishing running tasks (signal again to hand them back now)")
+	ctx, cancel := context.WithTimeout(second, cfg.Grace)
+	defer cancel()
+	werr := w.Close(ctx)
+	done, failed, cached := w.Counts()
+	cfg.Log.Info("worker stopped", "tasks", done, "failed", failed, "cached", cached)
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	if werr != nil {
+		cfg.Log.Warn("stop", "err", werr)
+	}
+	return nil
+}
+
+// RunCoordinator runs a coordinator until a signal.
+func RunCoordinator(cfg CoordinatorConfig) error {
+	first, _, stop := signals()
+	defer stop()
+	b, db, err := open(first, cfg.Common, true)
+	if err != nil {
+		return err
+	}
+	defer b.NC.Close()
+	c, err := coordinator.Start(first, coordinator.Config{Broker: b, DB: db, Log: cfg.Log})
+	if err != nil {
+		db.Close()
+		return err
+	}
+	cfg.Log.Info("coordinator running", "nats", cfg.NATS, "data", cfg.Data)
+	<-first.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cerr := c.Close(ctx)
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	cfg.Log.Info("coordinator stopped")
+	return cerr
+}
