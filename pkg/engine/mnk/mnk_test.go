@@ -118,7 +118,8 @@ func TestPlayAndStatus(t *testing.T) {
 			for range 5 {
 				var p Position
 				for res := Ongoing; res == Ongoing; {
-					ms := r.moves(p)
+					ml := r.moves(p)
+					ms := ml.list()
 					m := ms[rng.IntN(len(ms))]
 					want, wantRes := r.play(p, m[0], m[1])
 					var got Position
@@ -210,7 +211,7 @@ func TestValidExhaustive(t *testing.T) {
 			if res != Ongoing {
 				return
 			}
-			for _, m := range r.moves(p) {
+			for _, m := range r.moves(p).list() {
 				walk(r.play(p, m[0], m[1]))
 			}
 		}

@@ -129,9 +129,11 @@ func (w *walker) visit(p Position, ply, orbit int, res Result) {
 	kids := &w.kids[ply]
 	n := 0
 	xToMove := ply&1 == 0
+	im, nsym := g.images(p)
 	for e := g.Empty(p); e != 0; e &= e - 1 {
-		q, r := g.play(p, bits.TrailingZeros64(e), xToMove)
-		q, _ = g.canonical(q)
+		cell := bits.TrailingZeros64(e)
+		_, r := g.play(p, cell, xToMove)
+		q := g.childCanonical(&im, nsym, cell, xToMove)
 		if par, _ := g.canonical(g.parent(q, ply+1, r == XWin || r == OWin)); par != p {
 			continue
 		}

@@ -67,18 +67,26 @@ func (r ref) play(p Position, row, col int) (Position, Result) {
 	return p, Ongoing
 }
 
-// moves returns the empty cells as (row, col) pairs.
-func (r ref) moves(p Position) [][2]int {
-	var ms [][2]int
+// moves returns the empty cells as (row, col) pairs, in an array so that
+// the enumerations do not allocate per node.
+func (r ref) moves(p Position) (ms moveList) {
 	for row := range r.m {
 		for col := range r.n {
 			if !set(p.X|p.O, row, col) {
-				ms = append(ms, [2]int{row, col})
+				ms.m[ms.n] = [2]int{row, col}
+				ms.n++
 			}
 		}
 	}
 	return ms
 }
+
+type moveList struct {
+	m [64][2]int
+	n int
+}
+
+func (ms moveList) list() [][2]int { return ms.m[:ms.n] }
 
 func (r ref) nsym() int {
 	if r.m == r.n {
@@ -119,16 +127,24 @@ func (r ref) transform(p Position, s int) Position {
 }
 
 func (r ref) canonical(p Position) (Position, int) {
-	seen := map[Position]bool{}
+	var seen [8]Position
+	n := 0
 	best := p
 	for s := range r.nsym() {
 		q := r.transform(p, s)
-		seen[q] = true
 		if q.X < best.X || q.X == best.X && q.O < best.O {
 			best = q
 		}
+		i := 0
+		for i < n && seen[i] != q {
+			i++
+		}
+		if i == n {
+			seen[n] = q
+			n++
+		}
 	}
-	return best, len(seen)
+	return best, n
 }
 
 // refCounts are the figures every reference method and the engine agree on.
@@ -154,7 +170,7 @@ func (r ref) dfs(p Position, ply int, res Result, c *refCounts) Value {
 		return Drawn
 	}
 	best := Loss
-	for _, m := range r.moves(p) {
+	for _, m := range r.moves(p).list() {
 		q, qr := r.play(p, m[0], m[1])
 		best = max(best, -r.dfs(q, ply+1, qr, c))
 	}
@@ -168,7 +184,7 @@ func (r ref) canonicalGames(p Position, res Result) uint64 {
 		return 1
 	}
 	kids := map[Position]Result{}
-	for _, m := range r.moves(p) {
+	for _, m := range r.moves(p).list() {
 		q, qr := r.play(p, m[0], m[1])
 		cq, _ := r.canonical(q)
 		kids[cq] = qr
@@ -193,7 +209,7 @@ func (r ref) forward() refCounts {
 	var c refCounts
 	layer := map[Position]fwdEntry{{}: {1, Ongoing}}
 	for ply := 0; len(layer) > 0; ply++ {
-		next := map[Position]fwdEntry{}
+		next := make(map[Position]fwdEntry, 2*len(layer))
 		for p, e := range layer {
 			c.Nodes += e.n
 			c.Positions++
@@ -208,7 +224,7 @@ func (r ref) forward() refCounts {
 				c.Terminal[Draw]++
 				continue
 			}
-			for _, m := range r.moves(p) {
+			for _, m := range r.moves(p).list() {
 				q, qr := r.play(p, m[0], m[1])
 				ne := next[q]
 				next[q] = fwdEntry{ne.n + e.n, qr}
@@ -218,7 +234,7 @@ func (r ref) forward() refCounts {
 	}
 	layer = map[Position]fwdEntry{{}: {1, Ongoing}}
 	for len(layer) > 0 {
-		next := map[Position]fwdEntry{}
+		next := make(map[Position]fwdEntry, 2*len(layer))
 		for p, e := range layer {
 			c.Canonical++
 			if e.res != Ongoing {
@@ -227,7 +243,7 @@ func (r ref) forward() refCounts {
 				continue
 			}
 			kids := map[Position]Result{}
-			for _, m := range r.moves(p) {
+			for _, m := range r.moves(p).list() {
 				q, qr := r.play(p, m[0], m[1])
 				cq, _ := r.canonical(q)
 				kids[cq] = qr
@@ -255,7 +271,7 @@ func (r ref) value(p Position, res Result, memo map[Position]Value) Value {
 		return v
 	}
 	best := Loss
-	for _, m := range r.moves(p) {
+	for _, m := range r.moves(p).list() {
 		q, qr := r.play(p, m[0], m[1])
 		best = max(best, -r.value(q, qr, memo))
 		if best == Win {
