@@ -10,9 +10,11 @@ import (
 // updated with one XOR per symmetry and move, so a symmetry-invariant hash
 // never needs recomputing.
 //
-// Make/unmake was chosen over copy-make of Position although a Position is
-// only 16 bytes: the eight hashes and the move stack make the state 150
-// bytes, and copying that per node costs more than undoing one stone.
+// Board uses make/unmake: with the eight hashes, the move stack and the
+// results it is about 250 bytes, and a copy-make walk of 4,4,4 to depth 5
+// ran at 5.9M nodes/s against 41M for make/unmake (the copies also escaped
+// to the heap). The counters (Counter, CountPositions) need no hashes or
+// stack and use copy-make of the 16-byte Position instead, passed by value.
 type Board struct {
 	g     *Game
 	pos   Position
