@@ -3,28 +3,86 @@ package embedded_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	"github.com/woprlabs/wopr/pkg/worker"
 )
 
-func runCount(t *testing.T, c *embedded.Cluster, p mnkjobs.CountParams) (*queue.Job, mnkjobs.CountReport) {
+// testQueue is fast to time out and to dead-letter, for fault tests.
+func testQueue() *queue.Config {
+	q := queue.DefaultConfig()
+	q.AckWait = time.Second
+	q.MaxDeliver = 2
+	return &q
+}
+
+func startCluster(t *testing.T, dir string, workers int) *embedded.Cluster {
 	t.Helper()
+	c, err := embedded.Start(context.Background(), embedded.Options{Dir: dir, Workers: workers, Queue: testQueue()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+func ctxFor(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	params, _ := json.Marshal(p)
-	j, err := c.Broker.Submit(ctx, queue.Spec{Kind: "mnk.count", Params: params})
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func submit(t *testing.T, b *queue.Broker, kind string, params any) string {
+	t.Helper()
+	raw, _ := json.Marshal(params)
+	j, err := b.Submit(ctxFor(t), queue.Spec{Kind: kind, Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err = c.Broker.Wait(ctx, j.ID, nil)
+	return j.ID
+}
+
+func wait(t *testing.T, b *queue.Broker, id string) *queue.Job {
+	t.Helper()
+	j, err := b.Wait(ctxFor(t), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return j
+}
+
+// waitFor polls a job record until cond holds (no sleeps as synchronisation).
+func waitFor(t *testing.T, b *queue.Broker, id string, what string, cond func(*queue.Job) bool) *queue.Job {
+	t.Helper()
+	ctx := ctxFor(t)
+	updates, err := b.WatchJob(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range updates {
+		if cond(j) {
+			return j
+		}
+	}
+	t.Fatalf("job %s: gave up waiting for %s", id, what)
+	return nil
+}
+
+func count(t *testing.T, b *queue.Broker, p mnkjobs.CountParams) (*queue.Job, mnkjobs.CountReport) {
+	t.Helper()
+	j := wait(t, b, submit(t, b, "mnk.count", p))
 	if j.State != queue.StateDone {
 		t.Fatalf("job %s: state %s, error %q", j.ID, j.State, j.Error)
 	}
@@ -35,16 +93,358 @@ func runCount(t *testing.T, c *embedded.Cluster, p mnkjobs.CountParams) (*queue.
 	return j, rep
 }
 
-func TestCount333Embedded(t *testing.T) {
-	ctx := context.Background()
-	c, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir(), Workers: 2})
+// figures drops what depends on the run rather than on the game.
+func figures(r mnkjobs.CountReport) mnkjobs.CountReport {
+	r.ElapsedSeconds, r.CacheHits, r.SplitDepth, r.Tasks = 0, 0, 0, 0
+	return r
+}
+
+func TestCount333KnownAnswers(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	_, rep := count(t, c.Broker, mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
+	want := mnkjobs.CountReport{
+		Board: "3x3", Rows: 3, Cols: 3, K: 3, Complete: true, Value: "draw",
+		Nodes: 549946, Games: 255168, XWins: 131184, OWins: 77904, Draws: 46080,
+		GamesByLength:  map[string]uint64{"5": 1440, "6": 5328, "7": 47952, "8": 72576, "9": 127872},
+		CanonicalGames: 26830, Positions: 5478, CanonicalPositions: 765,
+		PositionsByPly:             map[string]uint64{"0": 1, "1": 9, "2": 72, "3": 252, "4": 756, "5": 1260, "6": 1520, "7": 1140, "8": 390, "9": 78},
+		TerminalPositions:          958,
+		TerminalByResult:           mnkjobs.ResultCounts{XWins: 626, OWins: 316, Draws: 16},
+		CanonicalTerminalPositions: 138,
+		CanonicalTerminalByResult:  mnkjobs.ResultCounts{XWins: 91, OWins: 44, Draws: 3},
+	}
+	if got := figures(rep); !reflect.DeepEqual(got, want) {
+		t.Errorf("3,3,3 report:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+// The report must not depend on how the work was split or on how many
+// workers ran it.
+func TestCountIndependentOfSplitAndWorkers(t *testing.T) {
+	games := []struct {
+		rows, cols, k int
+		depths        []int
+	}{
+		{3, 3, 3, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{3, 4, 3, []int{0, 1, 3, 5, 12}},
+		{4, 3, 3, []int{2, 4}},
+		{2, 5, 2, []int{0, 1, 2, 3, 10}},
+		{1, 1, 1, []int{0, 1}},
+	}
+	one := startCluster(t, t.TempDir(), 1)
+	three := startCluster(t, t.TempDir(), 3)
+	for _, g := range games {
+		_, ref := count(t, one.Broker, mnkjobs.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: 0})
+		for _, d := range g.depths {
+			for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
+				_, rep := count(t, c.Broker, mnkjobs.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: d})
+				if !reflect.DeepEqual(figures(rep), figures(ref)) {
+					t.Errorf("%d,%d,%d split %d, %s:\ngot  %+v\nwant %+v", g.rows, g.cols, g.k, d, name, figures(rep), figures(ref))
+				}
+			}
+		}
+	}
+}
+
+// A rerun is answered from the workers' Badger cache, also after a restart
+// of the whole cluster on the same directory.
+func TestCountRerunHitsCache(t *testing.T) {
+	dir := t.TempDir()
+	c := startCluster(t, dir, 2)
+	p := mnkjobs.CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: -1}
+	_, first := count(t, c.Broker, p)
+	_, second := count(t, c.Broker, p)
+	if second.CacheHits < int64(second.Tasks) {
+		t.Errorf("rerun: %d cache hits, want at least %d (every task)", second.CacheHits, second.Tasks)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c = startCluster(t, dir, 2)
+	_, third := count(t, c.Broker, p)
+	if third.CacheHits < int64(third.Tasks) {
+		t.Errorf("after restart: %d cache hits, want at least %d", third.CacheHits, third.Tasks)
+	}
+	if !reflect.DeepEqual(figures(first), figures(second)) || !reflect.DeepEqual(figures(first), figures(third)) {
+		t.Errorf("cached reports differ:\n%+v\n%+v\n%+v", first, second, third)
+	}
+}
+
+func sumOfSquares(n int, except ...int) int {
+	s := 0
+	for i := range n {
+		s += i * i
+	}
+	for _, e := range except {
+		s -= e * e
+	}
+	return s
+}
+
+func sumReportOf(t *testing.T, j *queue.Job) sumReport {
+	t.Helper()
+	if j.State != queue.StateDone {
+		t.Fatalf("job %s: state %s, error %q", j.ID, j.State, j.Error)
+	}
+	var r sumReport
+	if err := json.Unmarshal(j.Report, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Every task delivered twice (a republication under another epoch, as a
+// restarted coordinator might do) and every result published twice: each
+// counted once.
+func TestDuplicatesMergedOnce(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	ctx := ctxFor(t)
+	p := sumParams{N: 12, Gated: true, Tag: "dup"}
+	id := submit(t, c.Broker, "test.sum", p)
+	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	plan, _ := sumKind{}.Plan(ctx, mustJSON(p))
+	for _, task := range plan.Tasks() {
+		msg := queue.TaskMsg{Job: id, Task: task.ID, Kind: "test.sum", Epoch: 99, Payload: task.Payload}
+		if err := c.Broker.PublishTask(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A result that a worker might publish twice, before the real ones.
+	for range 3 {
+		if err := c.Broker.PublishResult(ctx, queue.ResultMsg{Job: id, Task: "t5", Worker: "test", Data: []byte("25")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openGate("dup")
+	r := sumReportOf(t, wait(t, c.Broker, id))
+	if r.Sum != sumOfSquares(12) || r.Merged != 12 {
+		t.Errorf("sum %d over %d tasks, want %d over 12", r.Sum, r.Merged, sumOfSquares(12))
+	}
+	twice := 0
+	for _, task := range plan.Tasks() {
+		if runCount(string(task.Payload)) > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d of 12 tasks ran more than once", twice)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// A task that can never succeed is reported with its reason, and the worker
+// goes on with the other tasks and jobs.
+func TestPoisonTaskReported(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 1)
+	j := wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 10, Poison: []int{3}, Tag: "poison"}))
+	r := sumReportOf(t, j)
+	if r.Sum != sumOfSquares(10, 3) || r.Merged != 9 {
+		t.Errorf("sum %d over %d tasks, want %d over 9", r.Sum, r.Merged, sumOfSquares(10, 3))
+	}
+	if j.Failed != 1 || len(j.Failures) != 1 || j.Failures[0].Task != "t3" || !strings.Contains(j.Failures[0].Reason, "poisoned") {
+		t.Errorf("failures %+v, want t3 poisoned", j.Failures)
+	}
+	next := sumReportOf(t, wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 5, Tag: "after-poison"})))
+	if next.Sum != sumOfSquares(5) {
+		t.Errorf("next job: sum %d, want %d", next.Sum, sumOfSquares(5))
+	}
+}
+
+// An undecodable task and a task of an unknown kind are terminated with
+// their reasons in the report.
+func TestUndecodableAndUnknownKindTasks(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 4)
+	ctx := ctxFor(t)
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 3, Gated: true, Tag: "bad"})
+	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	// Three worker slots are blocked on the gated tasks, so the fourth
+	// answers these bad copies of t1 and t2 first.
+	if _, err := c.Broker.JS.Publish(ctx, queue.TaskSubject(id, "t1"), []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Broker.PublishTask(ctx, queue.TaskMsg{Job: id, Task: "t2", Kind: "no.such.kind", Epoch: 7}); err != nil {
+		t.Fatal(err)
+	}
+	openGateWhen(t, c.Broker, id, "bad", func(j *queue.Job) bool { return j.Failed == 2 })
+	j := wait(t, c.Broker, id)
+	reasons := map[string]string{}
+	for _, f := range j.Failures {
+		reasons[f.Task] = f.Reason
+	}
+	if !strings.Contains(reasons["t1"], "undecodable") || !strings.Contains(reasons["t2"], `unknown job kind "no.such.kind"`) {
+		t.Errorf("failures %+v, want t1 undecodable and t2 unknown kind", j.Failures)
+	}
+	if r := sumReportOf(t, j); r.Merged != 1 || r.Sum != 0 {
+		t.Errorf("merged %d tasks with sum %d, want only t0 (0)", r.Merged, r.Sum)
+	}
+}
+
+// openGateWhen opens a tag's gate once cond holds for the job.
+func openGateWhen(t *testing.T, b *queue.Broker, id, tag string, cond func(*queue.Job) bool) {
+	t.Helper()
+	waitFor(t, b, id, "condition", cond)
+	openGate(tag)
+}
+
+// A task that keeps failing transiently reaches MaxDeliver, goes to the dead
+// letter stream and is reported as failed; the job still completes.
+func TestFlakyTaskDeadLettered(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	j := wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 4, Flaky: []int{2}, Tag: "flaky"}))
+	r := sumReportOf(t, j)
+	if r.Sum != sumOfSquares(4, 2) || len(j.Failures) != 1 || j.Failures[0].Task != "t2" ||
+		!strings.Contains(j.Failures[0].Reason, "gave up after 2 deliveries") {
+		t.Errorf("sum %d, failures %+v; want %d and t2 dead-lettered", r.Sum, j.Failures, sumOfSquares(4, 2))
+	}
+	info, err := c.Broker.Tasks.Info(ctxFor(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
-	_, rep := runCount(t, c, mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
-	t.Logf("%+v", rep)
-	if rep.Nodes != 549946 || rep.Games != 255168 || rep.Positions != 5478 || rep.CanonicalGames != 26830 {
-		t.Errorf("bad report %+v", rep)
+	if info.State.Msgs != 0 {
+		t.Errorf("%d messages left in the task stream, want 0", info.State.Msgs)
 	}
+}
+
+func TestCancel(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 50, Gated: true, Tag: "cancel"})
+	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	if _, err := c.Broker.Cancel(ctxFor(t), id); err != nil {
+		t.Fatal(err)
+	}
+	j := wait(t, c.Broker, id)
+	if j.State != queue.StateCancelled {
+		t.Fatalf("state %s, want cancelled", j.State)
+	}
+	// The blocked tasks notice at their next heartbeat and are handed back;
+	// the queue is purged.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		info, err := c.Broker.Tasks.Info(ctxFor(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d task messages left after cancel", info.State.Msgs)
+		}
+		time.Sleep(20 * time.Millisecond) // polling with a deadline
+	}
+	next := sumReportOf(t, wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 3, Tag: "after-cancel"})))
+	if next.Sum != sumOfSquares(3) {
+		t.Errorf("next job: sum %d, want %d", next.Sum, sumOfSquares(3))
+	}
+}
+
+// A coordinator stopped mid-job, with results arriving while it is down and
+// the work queue lost, is replaced by a new one on the same store: the job
+// finishes with every task counted once.
+func TestCoordinatorRestartResumes(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxFor(t)
+	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	connect := func(name string) *queue.Broker {
+		nc, err := embedded.ConnectInProcess(srv, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		b, err := queue.Open(ctx, nc, *testQueue())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	coordDir := filepath.Join(dir, "coordinator")
+	startCoord := func() (*coordinator.Coordinator, *store.DB) {
+		db, err := store.Open(coordDir, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := coordinator.Start(ctx, coordinator.Config{Broker: connect("coordinator"), DB: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, db
+	}
+	coord, db := startCoord()
+	wb := connect("worker")
+	w, err := worker.Start(ctx, worker.Config{Broker: wb, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+
+	client := connect("client")
+	const n = 30
+	id := submit(t, client, "test.sum", sumParams{N: n, Gated: true, Tag: "restart"})
+	// Every task is gated: stop the coordinator while the worker holds two
+	// of them, and let them finish while it is down.
+	waitFor(t, client, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	if err := coord.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Lose the queue: whatever was not yet delivered must be republished
+	// by the next coordinator.
+	if err := client.PurgeJob(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	openGate("restart")
+	coord, db = startCoord()
+	t.Cleanup(func() { _ = coord.Close(context.Background()); _ = db.Close() })
+	j := wait(t, client, id)
+	r := sumReportOf(t, j)
+	if r.Sum != sumOfSquares(n) || r.Merged != n || j.Epoch != 2 {
+		t.Errorf("sum %d over %d tasks in epoch %d, want %d over %d in epoch 2", r.Sum, r.Merged, j.Epoch, sumOfSquares(n), n)
+	}
+}
+
+func TestInvalidParamsFailJob(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 1)
+	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.count", mnkjobs.CountParams{Rows: 9, Cols: 3, K: 3}))
+	if j.State != queue.StateFailed || !strings.Contains(j.Error, "9") {
+		t.Errorf("state %s, error %q; want failed naming the bad size", j.State, j.Error)
+	}
+	raw, _ := json.Marshal(map[string]int{"n": 1})
+	jj, err := c.Broker.Submit(ctxFor(t), queue.Spec{Kind: "no.such.kind", Params: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, c.Broker, jj.ID)
+	if j.State != queue.StateFailed || !strings.Contains(j.Error, "unknown job kind") {
+		t.Errorf("state %s, error %q; want failed with unknown job kind", j.State, j.Error)
+	}
+}
+
+func ExampleCluster() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "wopr-example")
+	defer os.RemoveAll(dir)
+	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close(ctx)
+	params, _ := json.Marshal(mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
+	j, _ := c.Broker.Submit(ctx, queue.Spec{Kind: "mnk.count", Params: params})
+	j, _ = c.Broker.Wait(ctx, j.ID, nil)
+	var rep mnkjobs.CountReport
+	_ = json.Unmarshal(j.Report, &rep)
+	fmt.Println(rep.Games, rep.Positions, rep.Value)
+	// Output: 255168 5478 draw
 }

@@ -4,6 +4,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,9 +19,11 @@ type DB struct {
 	db  *badger.DB
 	log *slog.Logger
 
-	mu      sync.Mutex
-	batch   *badger.WriteBatch
-	pending int
+	mu    sync.Mutex
+	batch *badger.WriteBatch
+	// pending holds the batch's writes until they are flushed, so that Get
+	// sees them at once.
+	pending map[string][]byte
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -56,7 +59,7 @@ func Open(dir string, o Options) (*DB, error) {
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 500 * time.Millisecond
 	}
-	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), pending: map[string][]byte{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.flushLoop(o.FlushEvery)
 	return s, nil
 }
@@ -79,6 +82,12 @@ func (s *DB) flushLoop(every time.Duration) {
 
 // Get returns the value stored under key.
 func (s *DB) Get(key []byte) ([]byte, bool, error) {
+	s.mu.Lock()
+	v, ok := s.pending[string(key)]
+	s.mu.Unlock()
+	if ok {
+		return v, true, nil
+	}
 	var val []byte
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
@@ -103,11 +112,13 @@ func (s *DB) Get(key []byte) ([]byte, bool, error) {
 func (s *DB) Put(key, value []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The batch keeps the slices until it is flushed: hand it copies.
+	key, value = bytes.Clone(key), bytes.Clone(value)
 	if err := s.batch.Set(key, value); err != nil {
 		return fmt.Errorf("badger batch set: %w", err)
 	}
-	s.pending++
-	if s.pending >= 10000 {
+	s.pending[string(key)] = value
+	if len(s.pending) >= 10000 {
 		return s.flushLocked()
 	}
 	return nil
@@ -121,12 +132,12 @@ func (s *DB) Flush() error {
 }
 
 func (s *DB) flushLocked() error {
-	if s.pending == 0 {
+	if len(s.pending) == 0 {
 		return nil
 	}
 	err := s.batch.Flush()
 	s.batch = s.db.NewWriteBatch()
-	s.pending = 0
+	clear(s.pending)
 	if err != nil {
 		return fmt.Errorf("badger batch flush: %w", err)
 	}

@@ -1,0 +1,146 @@
+package embedded_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// sumKind is a job kind for runtime tests: task i returns i*i, the report is
+// the sum. Payloads steer failures: "poison" fails permanently, "flaky"
+// fails transiently forever, "gate" blocks until the test opens the gate.
+type sumKind struct{}
+
+type sumParams struct {
+	N      int            `json:"n"`
+	Poison []int          `json:"poison,omitempty"`
+	Flaky  []int          `json:"flaky,omitempty"`
+	Gated  bool           `json:"gated,omitempty"`
+	Tag    string         `json:"tag,omitempty"`
+	Extra  map[string]int `json:"extra,omitempty"`
+}
+
+type sumReport struct {
+	Sum      int             `json:"sum"`
+	Merged   int             `json:"merged"`
+	Failures []tasks.Failure `json:"failures"`
+}
+
+func (r *sumReport) Text() string { return fmt.Sprintf("sum %d of %d tasks\n", r.Sum, r.Merged) }
+
+// runs counts how often each payload ran, across all workers of the test
+// binary; gates (one per job tag) block "gate" tasks until opened.
+var (
+	mu    sync.Mutex
+	runs  = map[string]int{}
+	gates = map[string]chan struct{}{}
+)
+
+func gate(tag string) chan struct{} {
+	mu.Lock()
+	defer mu.Unlock()
+	g := gates[tag]
+	if g == nil {
+		g = make(chan struct{})
+		gates[tag] = g
+	}
+	return g
+}
+
+func openGate(tag string) { close(gate(tag)) }
+
+func runCount(payload string) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return runs[payload]
+}
+
+func (sumKind) Name() string { return "test.sum" }
+func (sumKind) Version() int { return 1 }
+
+func (sumKind) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+	var p sumParams
+	if err := json.Unmarshal(raw, &p); err != nil || p.N < 0 {
+		return nil, tasks.Invalid("test.sum: bad params %s", raw)
+	}
+	return &sumPlan{p: p}, nil
+}
+
+type sumPlan struct{ p sumParams }
+
+type sumPayload struct {
+	I    int    `json:"i"`
+	Mode string `json:"mode,omitempty"`
+	Tag  string `json:"tag,omitempty"`
+}
+
+func (sp *sumPlan) Tasks() []tasks.Task {
+	mode := map[int]string{}
+	for _, i := range sp.p.Poison {
+		mode[i] = "poison"
+	}
+	for _, i := range sp.p.Flaky {
+		mode[i] = "flaky"
+	}
+	var ts []tasks.Task
+	for i := range sp.p.N {
+		m := mode[i]
+		if m == "" && sp.p.Gated {
+			m = "gate"
+		}
+		payload, _ := json.Marshal(sumPayload{I: i, Mode: m, Tag: sp.p.Tag})
+		ts = append(ts, tasks.Task{ID: "t" + strconv.Itoa(i), Payload: payload})
+	}
+	return ts
+}
+
+func (sp *sumPlan) Report(results func(string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+	r := &sumReport{Failures: sum.Failures}
+	for _, t := range sp.Tasks() {
+		data, ok := results(t.ID)
+		if !ok {
+			continue
+		}
+		v, err := strconv.Atoi(string(data))
+		if err != nil {
+			return nil, err
+		}
+		r.Sum += v
+		r.Merged++
+	}
+	return r, nil
+}
+
+func (sumKind) NewRunner(tasks.Env) tasks.Runner { return sumRunner{} }
+
+type sumRunner struct{}
+
+func (sumRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var p sumPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	mu.Lock()
+	runs[string(payload)]++
+	mu.Unlock()
+	switch p.Mode {
+	case "poison":
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("task %d is poisoned", p.I))
+	case "flaky":
+		return tasks.Output{}, errors.New("flaky failure")
+	case "gate":
+		select {
+		case <-gate(p.Tag):
+		case <-ctx.Done():
+			return tasks.Output{}, ctx.Err()
+		}
+	}
+	return tasks.Output{Data: []byte(strconv.Itoa(p.I * p.I))}, nil
+}
+
+func init() { tasks.Register(sumKind{}) }
