@@ -9,17 +9,20 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
+	"github.com/woprlabs/wopr/pkg/queue"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newApp().RunContext(ctx, os.Args)
+	app := newApp()
+	err := app.RunContext(ctx, permuteArgs(app, os.Args))
 	stop()
 	os.Exit(exitCode(err))
 }
@@ -65,7 +68,7 @@ func exitCode(err error) int {
 	fmt.Fprintln(os.Stderr, "analyze:", err)
 	var ue usageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.Is(err, queue.ErrNoJob):
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130
@@ -115,4 +118,53 @@ func oneArg(c *cli.Context) (string, error) {
 		return "", usagef("%s: want exactly one job id, got %d arguments", c.Command.Name, c.NArg())
 	}
 	return c.Args().First(), nil
+}
+
+// permuteArgs moves the positional arguments of a command behind its flags,
+// so that "analyze status ID --nats URL" works like "analyze status --nats
+// URL ID" (urfave/cli/v2 stops reading flags at the first argument).
+func permuteArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, positional []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+			i++
+			flags = append(flags, rest[i])
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	if len(positional) > 0 {
+		out = append(append(out, "--"), positional...)
+	}
+	return out
 }

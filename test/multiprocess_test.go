@@ -1,0 +1,325 @@
+// Package test holds wopr's end-to-end tests: the real binaries (analyze,
+// coordinator, worker) and a real nats-server built from the module, as
+// separate processes on 127.0.0.1.
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+)
+
+// bin is the directory with the binaries TestMain builds.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "wopr-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	build := exec.Command("go", "build", "-o", dir,
+		"github.com/woprlabs/wopr/cmd/analyze", "github.com/woprlabs/wopr/cmd/coordinator",
+		"github.com/woprlabs/wopr/cmd/worker", "github.com/nats-io/nats-server/v2")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build binaries:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// start runs a long-lived binary; it is killed when the test ends, and its
+// output is shown if the test failed.
+func start(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(filepath.Join(bin, strings.Fields(name)[0]), args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("--- output of %s:\n%s", p.name, p.out.String())
+		}
+	})
+	return p
+}
+
+// signal sends sig and waits for the process to exit.
+func (p *proc) stop(t *testing.T, sig syscall.Signal) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(time.Minute):
+		t.Fatalf("%s did not exit within a minute of %v", p.name, sig)
+		return nil
+	}
+}
+
+// run runs a command line to its end and returns stdout.
+func run(t *testing.T, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("%s %s: %w\nstderr: %s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), err
+}
+
+// startNATS starts a real nats-server with JetStream on a free port of
+// 127.0.0.1 and returns its URL.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := start(t, "nats-server", "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", filepath.Join(dir, "js"), "--ports_file_dir", dir)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.ports"))
+		if len(files) == 1 {
+			data, err := os.ReadFile(files[0])
+			var ports struct {
+				Nats []string `json:"nats"`
+			}
+			if err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
+				return ports.Nats[0]
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("nats-server exited: %v", p.err)
+		case <-time.After(10 * time.Millisecond): // polling with a deadline
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nats-server wrote no ports file within 30s")
+		}
+	}
+}
+
+// jobRecord reads a job's record through the analyze command.
+func jobRecord(t *testing.T, url, id string) map[string]any {
+	t.Helper()
+	out, err := run(t, "analyze", "status", id, "--nats", url, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("status output %q: %v", out, err)
+	}
+	return rec
+}
+
+// waitDone polls a job until at least n tasks are done.
+func waitDone(t *testing.T, url, id string, n int) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		rec := jobRecord(t, url, id)
+		if done, _ := rec["done"].(float64); int(done) >= n {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: fewer than %d tasks done after 2 minutes: %v", id, n, rec)
+		}
+	}
+}
+
+var (
+	refOnce sync.Once
+	ref     mnkjobs.CountReport
+	refErr  error
+)
+
+// countArgs is the job of the multi-process tests: 4x4 cut at ply 3 into a
+// few hundred tasks, so that there is time to kill things mid-job.
+var countArgs = []string{"mnk", "count", "--board", "4x4", "--split-depth", "3", "--json"}
+
+// reference is the report of the same job on the embedded default.
+func reference(t *testing.T) mnkjobs.CountReport {
+	refOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wopr-ref")
+		if err != nil {
+			refErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		out, err := run(t, "analyze", append(countArgs, "--data", dir)...)
+		if err != nil {
+			refErr = err
+			return
+		}
+		refErr = json.Unmarshal([]byte(out), &ref)
+	})
+	if refErr != nil {
+		t.Fatal(refErr)
+	}
+	return ref
+}
+
+func parseReport(t *testing.T, out string) mnkjobs.CountReport {
+	t.Helper()
+	var r mnkjobs.CountReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("report %q: %v", out, err)
+	}
+	return r
+}
+
+// sameFigures compares reports apart from timings and cache figures.
+func sameFigures(t *testing.T, got, want mnkjobs.CountReport) {
+	t.Helper()
+	got.ElapsedSeconds, want.ElapsedSeconds = 0, 0
+	got.CacheHits, want.CacheHits = 0, 0
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("multi-process report differs from embedded:\ngot  %+v\nwant %+v", got, want)
+	}
+	if got.Games != 15038733958272 || got.Positions != 9722011 || !got.Complete {
+		t.Errorf("4,4,4: %d games, %d positions, complete %v; want 15038733958272, 9722011, true", got.Games, got.Positions, got.Complete)
+	}
+}
+
+type cluster struct {
+	url     string
+	dir     string
+	coord   *proc
+	workers []*proc
+}
+
+func startCluster(t *testing.T) *cluster {
+	c := &cluster{url: startNATS(t), dir: t.TempDir()}
+	c.coord = c.startCoordinator(t)
+	for i := range 2 {
+		name := fmt.Sprintf("w%d", i+1)
+		c.workers = append(c.workers, start(t, "worker "+name, "--nats", c.url, "--data", filepath.Join(c.dir, name),
+			"--concurrency", "1", "--name", name, "--grace", "30s"))
+	}
+	return c
+}
+
+func (c *cluster) startCoordinator(t *testing.T) *proc {
+	return start(t, "coordinator", "--nats", c.url, "--data", filepath.Join(c.dir, "coordinator"), "--ack-wait", "2s")
+}
+
+func (c *cluster) submit(t *testing.T) string {
+	t.Helper()
+	out, err := run(t, "analyze", append(countArgs, "--nats", c.url, "--detach")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub struct{ Job string }
+	if err := json.Unmarshal([]byte(out), &sub); err != nil || !queue.ValidToken(sub.Job) {
+		t.Fatalf("analyze --detach printed %q", out)
+	}
+	return sub.Job
+}
+
+func (c *cluster) report(t *testing.T, id string) mnkjobs.CountReport {
+	t.Helper()
+	out, err := run(t, "analyze", "report", id, "--wait", "--nats", c.url, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseReport(t, out)
+}
+
+// A worker SIGKILLed mid-job loses nothing: its task is redelivered after
+// AckWait and the report is exact and equal to the embedded one.
+func TestKillWorkerMidJob(t *testing.T) {
+	want := reference(t)
+	c := startCluster(t)
+	id := c.submit(t)
+	waitDone(t, c.url, id, 2)
+	_ = c.workers[0].stop(t, syscall.SIGKILL)
+	rec := jobRecord(t, c.url, id)
+	if rec["state"] != "running" {
+		t.Fatalf("the job ended before the worker was killed: %v", rec)
+	}
+	sameFigures(t, c.report(t, id), want)
+	// The survivor stops gracefully on SIGTERM.
+	if err := c.workers[1].stop(t, syscall.SIGTERM); err != nil {
+		t.Errorf("worker exit after SIGTERM: %v", err)
+	}
+	if out := c.workers[1].out.String(); !strings.Contains(out, "worker stopped") {
+		t.Errorf("worker log has no 'worker stopped':\n%s", out)
+	}
+}
+
+// A coordinator SIGKILLed mid-job and started again on the same store
+// resumes the job and finishes it exactly.
+func TestRestartCoordinatorMidJob(t *testing.T) {
+	want := reference(t)
+	c := startCluster(t)
+	id := c.submit(t)
+	waitDone(t, c.url, id, 2)
+	err := c.coord.stop(t, syscall.SIGKILL)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("coordinator: %v", err)
+	}
+	if rec := jobRecord(t, c.url, id); rec["state"] != "running" {
+		t.Fatalf("the job ended before the coordinator was killed: %v", rec)
+	}
+	c.coord = c.startCoordinator(t)
+	got := c.report(t, id)
+	sameFigures(t, got, want)
+	if rec := jobRecord(t, c.url, id); rec["failed"].(float64) != 0 {
+		t.Errorf("failed tasks after restart: %v", rec)
+	}
+}
