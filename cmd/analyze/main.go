@@ -36,6 +36,10 @@ func newApp() *cli.App {
 			"submitted to the coordinator and workers of that cluster.",
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
+		CommandNotFound: func(_ *cli.Context, name string) {
+			fmt.Fprintf(os.Stderr, "analyze: no command %q (see analyze --help)\n", name)
+			os.Exit(2)
+		},
 		Commands: []*cli.Command{
 			mnkCommand(),
 			jobsCommand(),
@@ -90,18 +94,20 @@ func jobFlags() []cli.Flag {
 	return append(clusterFlags(),
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
 		&cli.IntFlag{Name: "workers", Usage: "embedded worker slots (default: one per CPU)"},
+		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
 	)
 }
 
 // options builds the client options from the common flags.
 func options(c *cli.Context) (client.Options, error) {
 	o := client.Options{
-		NATS:    c.String("nats"),
-		Data:    c.String("data"),
-		JSON:    c.Bool("json"),
-		Quiet:   c.Bool("quiet"),
-		Detach:  c.Bool("detach"),
-		Workers: c.Int("workers"),
+		NATS:     c.String("nats"),
+		Data:     c.String("data"),
+		JSON:     c.Bool("json"),
+		Quiet:    c.Bool("quiet"),
+		Detach:   c.Bool("detach"),
+		Workers:  c.Int("workers"),
+		Progress: c.Bool("progress"),
 	}
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)

@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options, spec queue.Spec) error {
 		if err != nil {
 			return err
 		}
-		if j != nil && !o.Quiet && !o.JSON {
+		if j != nil && (o.Progress || !o.Quiet && isTerminal(o.Stderr)) {
 			fmt.Fprintf(o.Stderr, "resuming job %s from an earlier run (%d of %d tasks done)\n", j.ID, j.Done, j.Tasks)
 		}
 	}

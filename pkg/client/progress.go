@@ -17,6 +17,7 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
+	tty     bool
 	start   time.Time
 	last    *queue.Job
 	drawn   bool
@@ -26,7 +27,8 @@ type progress struct {
 
 func newProgress(o Options) *progress {
 	p := &progress{w: o.Stderr, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
-	p.on = !o.Quiet && (o.Progress || isTerminal(o.Stderr))
+	p.tty = isTerminal(o.Stderr)
+	p.on = o.Progress || !o.Quiet && p.tty
 	if !p.on {
 		close(p.stopped)
 		return p
@@ -66,7 +68,7 @@ func (p *progress) draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start)
-	if p.last == nil || elapsed < time.Second {
+	if p.last == nil || p.tty && elapsed < time.Second {
 		return
 	}
 	j := p.last
@@ -83,6 +85,10 @@ func (p *progress) draw() {
 		}
 	}
 	line += ", " + elapsed.Round(100*time.Millisecond).String()
+	if !p.tty {
+		fmt.Fprintln(p.w, line)
+		return
+	}
 	fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 	p.drawn = true
 }

@@ -1,0 +1,141 @@
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bad input: one line on stderr saying what is wrong and what is allowed,
+// exit code 2, nothing started.
+func TestBadInputExitCode2(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mnk", "count", "--board", "0x3"}, "1 to 8"},
+		{[]string{"mnk", "count", "--board", "3by3"}, "want RxC"},
+		{[]string{"mnk", "count", "--k", "5"}, "1 <= k <= 3"},
+		{[]string{"mnk", "count", "--k", "0"}, "1 <= k <= 3"},
+		{[]string{"mnk", "count", "--board", "99x99"}, "1 to 8"},
+		{[]string{"mnk", "count", "--k", "x"}, "whole number"},
+		{[]string{"mnk", "count", "--board", "5x5"}, "at most 16 cells"},
+		{[]string{"mnk", "count", "--split-depth", "10"}, "split depth 10"},
+		{[]string{"mnk", "count", "--nonsense"}, "nonsense"},
+		{[]string{"mnk", "count", "extra"}, "no arguments"},
+		{[]string{"mnk", "count", "--detach"}, "--detach needs --nats"},
+		{[]string{"status"}, "exactly one job id"},
+		{[]string{"nosuchcommand"}, "nosuchcommand"},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "data")
+		cmd := exec.Command(filepath.Join(bin, "analyze"), append(c.args, "--data", dir)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Errorf("analyze %s: %v, want exit code 2", strings.Join(c.args, " "), err)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
+		}
+	}
+}
+
+// --json prints exactly one JSON object with the documented fields; --quiet
+// (and a stderr that is not a terminal) keeps stderr empty.
+func TestJSONOutput(t *testing.T) {
+	cmd := exec.Command(filepath.Join(bin, "analyze"), "mnk", "count", "--board", "3x3", "--json", "--quiet", "--data", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr %q, want nothing", stderr.String())
+	}
+	dec := json.NewDecoder(&stdout)
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		t.Fatal(err)
+	}
+	if dec.More() {
+		t.Error("more than one JSON value on stdout")
+	}
+	for _, f := range []string{"games", "x_wins", "o_wins", "draws", "nodes", "positions", "canonical_positions",
+		"terminal_positions", "canonical_terminal_positions", "canonical_games", "games_by_length", "value",
+		"tasks", "failed_tasks", "cache_hits", "elapsed_seconds"} {
+		if _, ok := obj[f]; !ok {
+			t.Errorf("field %q missing", f)
+		}
+	}
+	if obj["games"].(float64) != 255168 || obj["value"] != "draw" {
+		t.Errorf("games %v value %v, want 255168 draw", obj["games"], obj["value"])
+	}
+	byLen := obj["games_by_length"].(map[string]any)
+	if len(byLen) != 5 || byLen["9"].(float64) != 127872 {
+		t.Errorf("games_by_length %v", byLen)
+	}
+}
+
+// An embedded run interrupted with SIGINT resumes when the same command runs
+// again with the same --data, and its report is exact.
+func TestEmbeddedInterruptAndResume(t *testing.T) {
+	want := reference(t)
+	dir := t.TempDir()
+	args := append(append([]string{}, countArgs...), "--data", dir, "--progress")
+	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once a progress line shows tasks done.
+	sc := bufio.NewScanner(stderr)
+	interrupted := false
+	for sc.Scan() {
+		line := sc.Text()
+		if !interrupted && strings.Contains(line, "tasks") && !strings.Contains(line, ": 0/") {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			interrupted = true
+		}
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !interrupted || !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("interrupted %v, exit %v; want an interrupt and exit code 130", interrupted, err)
+	}
+	start := time.Now()
+	rerun := exec.Command(filepath.Join(bin, "analyze"), args...)
+	var stdout, errOut bytes.Buffer
+	rerun.Stdout, rerun.Stderr = &stdout, &errOut
+	if err := rerun.Run(); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "resuming job") {
+		t.Errorf("rerun stderr does not say it resumes:\n%s", errOut.String())
+	}
+	t.Logf("resumed run took %v", time.Since(start))
+	sameFigures(t, parseReport(t, stdout.String()), want)
+}
