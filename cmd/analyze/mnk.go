@@ -19,6 +19,12 @@ func mnkCommand() *cli.Command {
 		Usage:        "m,n,k-games: m rows, n columns, k in a row (tic-tac-toe is 3x3, k=3)",
 		OnUsageError: onUsageError,
 		Subcommands:  []*cli.Command{mnkCountCommand()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowSubcommandHelp(c)
+			}
+			return usagef("mnk: no command %q (see analyze mnk --help)", c.Args().First())
+		},
 	}
 }
 

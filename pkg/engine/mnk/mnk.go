@@ -127,10 +127,10 @@ type Game struct {
 // New returns the rows x cols game where k in a row wins.
 func New(rows, cols, k int) (*Game, error) {
 	if rows < 1 || rows > MaxSide || cols < 1 || cols > MaxSide {
-		return nil, fmt.Errorf("board %dx%d: want 1 <= rows, cols <= %d: %w", rows, cols, MaxSide, ErrBoardSize)
+		return nil, &sizeError{fmt.Sprintf("board %dx%d: want 1 <= rows, cols <= %d", rows, cols, MaxSide), ErrBoardSize}
 	}
 	if maxk := max(rows, cols); k < 1 || k > maxk {
-		return nil, fmt.Errorf("k %d is out of range for a %dx%d board: want 1 <= k <= %d: %w", k, rows, cols, maxk, ErrK)
+		return nil, &sizeError{fmt.Sprintf("k %d is out of range for a %dx%d board: want 1 <= k <= %d", k, rows, cols, maxk), ErrK}
 	}
 	g := &Game{Rows: rows, Cols: cols, K: k, cells: rows * cols, winLo: 2*k - 1}
 	for r := range rows {
@@ -146,6 +146,17 @@ func New(rows, cols, k int) (*Game, error) {
 	g.initSymmetries()
 	return g, nil
 }
+
+// sizeError is a bad game size: its message says what is allowed, and it
+// matches ErrBoardSize or ErrK with errors.Is.
+type sizeError struct {
+	msg  string
+	kind error
+}
+
+func (e *sizeError) Error() string { return e.msg }
+
+func (e *sizeError) Unwrap() error { return e.kind }
 
 // MustNew is like New but panics on an invalid size; for tests and fixed
 // games such as MustNew(3, 3, 3).
