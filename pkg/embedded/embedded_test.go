@@ -448,3 +448,28 @@ func ExampleCluster() {
 	fmt.Println(rep.Games, rep.Positions, rep.Value)
 	// Output: 255168 5478 draw
 }
+
+// Several jobs of different kinds run at once on one coordinator, each with
+// its own exact report.
+func TestConcurrentJobs(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	var ids []string
+	for _, p := range []mnkjobs.CountParams{{Rows: 3, Cols: 3, K: 3, SplitDepth: 2}, {Rows: 3, Cols: 4, K: 3, SplitDepth: 3}, {Rows: 4, Cols: 3, K: 3, SplitDepth: 1}} {
+		ids = append(ids, submit(t, c.Broker, "mnk.count", p))
+	}
+	sumID := submit(t, c.Broker, "test.sum", sumParams{N: 40, Tag: "concurrent"})
+	wantGames := []uint64{255168, 151188768, 151188768}
+	for i, id := range ids {
+		j := wait(t, c.Broker, id)
+		var rep mnkjobs.CountReport
+		if err := json.Unmarshal(j.Report, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Games != wantGames[i] {
+			t.Errorf("job %d: %d games, want %d", i, rep.Games, wantGames[i])
+		}
+	}
+	if r := sumReportOf(t, wait(t, c.Broker, sumID)); r.Sum != sumOfSquares(40) {
+		t.Errorf("sum %d, want %d", r.Sum, sumOfSquares(40))
+	}
+}
