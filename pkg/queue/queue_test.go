@@ -1,0 +1,114 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/woprlabs/wopr/pkg/queue"
+)
+
+// runServer starts a JetStream server for one test, on 127.0.0.1 with a
+// random port and its store in a temporary directory.
+func runServer(t *testing.T) *queue.Broker {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := queue.Open(ctx, nc, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Concurrent compare-and-set updates of one job record lose nothing.
+func TestUpdateJobCompareAndSet(t *testing.T) {
+	b := runServer(t)
+	ctx := context.Background()
+	j, err := b.Submit(ctx, queue.Spec{Kind: "x", Params: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := b.UpdateJob(ctx, j.ID, func(r *queue.Job) error { r.Done++; return nil }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, _, err := b.GetJob(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Done != 80 {
+		t.Errorf("done %d after 80 concurrent increments, want 80", got.Done)
+	}
+}
+
+func TestUnknownJob(t *testing.T) {
+	b := runServer(t)
+	for _, id := range []string{"nope", "bad.id", ""} {
+		if _, _, err := b.GetJob(context.Background(), id); !errors.Is(err, queue.ErrNoJob) {
+			t.Errorf("GetJob(%q): %v, want ErrNoJob", id, err)
+		}
+	}
+}
+
+// Publishing a task twice in one epoch stores it once (dedup by message id);
+// a new epoch is a new message.
+func TestTaskDedupByEpoch(t *testing.T) {
+	b := runServer(t)
+	ctx := context.Background()
+	for _, epoch := range []int{1, 1, 2} {
+		if err := b.PublishTask(ctx, queue.TaskMsg{Job: "j1", Task: "t1", Kind: "k", Epoch: epoch}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := b.Tasks.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 2 {
+		t.Errorf("%d messages, want 2 (epoch 1 once, epoch 2)", info.State.Msgs)
+	}
+	if has, err := b.HasTask(ctx, "j1", "t1"); err != nil || !has {
+		t.Errorf("HasTask: %v %v, want true", has, err)
+	}
+	if err := b.PurgeJob(ctx, "j1"); err != nil {
+		t.Fatal(err)
+	}
+	if has, _ := b.HasTask(ctx, "j1", "t1"); has {
+		t.Error("task still queued after PurgeJob")
+	}
+}
+
+func TestValidToken(t *testing.T) {
+	for s, want := range map[string]bool{"20261129-101010-abcdef": true, "p007": true, "a.b": false, "a b": false, "": false, "*": false, ">": false} {
+		if queue.ValidToken(s) != want {
+			t.Errorf("ValidToken(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}

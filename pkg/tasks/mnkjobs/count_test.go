@@ -1,0 +1,149 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// runPlan runs every task of a plan with one runner (no queue) and merges.
+func runPlan(t *testing.T, p CountParams) *CountReport {
+	t.Helper()
+	plan, err := Count{}.Plan(context.Background(), mustJSON(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Count{}.NewRunner(tasks.Env{})
+	results := map[string][]byte{}
+	for _, task := range plan.Tasks() {
+		out, err := r.Run(context.Background(), task.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[task.ID] = out.Data
+	}
+	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Tasks: len(results)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.(*CountReport)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// direct computes the report straight from the engine, from the root.
+func direct(t *testing.T, rows, cols, k int) *CountReport {
+	t.Helper()
+	g := mnk.MustNew(rows, cols, k)
+	st := mnk.NewCounter(g).Count(mnk.Position{})
+	pc := g.CountPositions(mnk.Position{})
+	r := &CountReport{
+		Nodes: st.Nodes, XWins: st.XWins(), OWins: st.OWins(), Draws: st.Draws, Games: st.Games(),
+		CanonicalGames: st.CanonicalGames, Positions: pc.Positions, CanonicalPositions: pc.Canonical,
+		GamesByLength: map[string]uint64{}, PositionsByPly: map[string]uint64{},
+		TerminalByResult: resultCounts(pc.Terminal), CanonicalTerminalByResult: resultCounts(pc.CanonicalTerminal),
+		Value: valueWord(st.Value),
+	}
+	r.TerminalPositions = r.TerminalByResult.XWins + r.TerminalByResult.OWins + r.TerminalByResult.Draws
+	r.CanonicalTerminalPositions = r.CanonicalTerminalByResult.XWins + r.CanonicalTerminalByResult.OWins + r.CanonicalTerminalByResult.Draws
+	return r
+}
+
+// The split-and-merge report equals the engine's count from the root, for
+// every board up to 12 cells, every k and every split depth.
+func TestPlanMatchesEngineAtEverySplit(t *testing.T) {
+	for rows := 1; rows <= 4; rows++ {
+		for cols := 1; cols <= 4; cols++ {
+			if rows*cols > 12 || testing.Short() && rows*cols > 9 {
+				continue
+			}
+			for k := 1; k <= max(rows, cols); k++ {
+				want := direct(t, rows, cols, k)
+				for split := -1; split <= rows*cols; split++ {
+					got := runPlan(t, CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: split})
+					if !got.Complete {
+						t.Fatalf("%dx%d k%d split %d: incomplete", rows, cols, k, split)
+					}
+					scalar := [][2]uint64{
+						{got.Nodes, want.Nodes}, {got.Games, want.Games}, {got.XWins, want.XWins}, {got.OWins, want.OWins},
+						{got.Draws, want.Draws}, {got.CanonicalGames, want.CanonicalGames}, {got.Positions, want.Positions},
+						{got.CanonicalPositions, want.CanonicalPositions}, {got.TerminalPositions, want.TerminalPositions},
+						{got.CanonicalTerminalPositions, want.CanonicalTerminalPositions},
+					}
+					for i, s := range scalar {
+						if s[0] != s[1] {
+							t.Errorf("%dx%d k%d split %d: figure %d is %d, want %d", rows, cols, k, split, i, s[0], s[1])
+						}
+					}
+					if got.Value != want.Value || got.TerminalByResult != want.TerminalByResult ||
+						got.CanonicalTerminalByResult != want.CanonicalTerminalByResult {
+						t.Errorf("%dx%d k%d split %d: value %s terminal %+v %+v, want %s %+v %+v", rows, cols, k, split,
+							got.Value, got.TerminalByResult, got.CanonicalTerminalByResult, want.Value, want.TerminalByResult, want.CanonicalTerminalByResult)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Task ids and payloads do not change between two plans of the same job (a
+// restarted coordinator relies on it).
+func TestPlanDeterministic(t *testing.T) {
+	p := CountParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 3}
+	a, _ := Count{}.Plan(context.Background(), mustJSON(p))
+	b, _ := Count{}.Plan(context.Background(), mustJSON(p))
+	if !reflect.DeepEqual(a.Tasks(), b.Tasks()) {
+		t.Error("two plans of the same job differ")
+	}
+	if n := len(a.Tasks()); n != 219 {
+		t.Errorf("4x4 at ply 3: %d tasks, want 219 (orbits of non-terminal positions with 3 stones)", n)
+	}
+}
+
+func TestAutoSplit(t *testing.T) {
+	for _, c := range []struct{ rows, cols, k, split, tasks int }{
+		{3, 3, 3, 3, 38}, {4, 4, 4, 2, 33}, {1, 1, 1, 1, 0},
+	} {
+		plan, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: c.rows, Cols: c.cols, K: c.k, SplitDepth: -1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plan.(*countPlan).split; got != c.split || len(plan.Tasks()) != c.tasks {
+			t.Errorf("%dx%d k%d: split %d with %d tasks, want %d with %d", c.rows, c.cols, c.k, got, len(plan.Tasks()), c.split, c.tasks)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, p := range []CountParams{
+		{Rows: 0, Cols: 3, K: 3}, {Rows: 3, Cols: 9, K: 3}, {Rows: 3, Cols: 3, K: 4}, {Rows: 3, Cols: 3, K: 0},
+		{Rows: 5, Cols: 5, K: 4}, {Rows: 3, Cols: 3, K: 3, SplitDepth: 10}, {Rows: 3, Cols: 3, K: 3, SplitDepth: -2},
+	} {
+		if _, err := p.Validate(); err == nil {
+			t.Errorf("%+v: no error", p)
+		}
+	}
+}
+
+// A task whose payload is garbage fails permanently (it is never retried).
+func TestBadPayloadIsPermanent(t *testing.T) {
+	r := Count{}.NewRunner(tasks.Env{})
+	for _, payload := range []string{"{", `{"rows":3,"cols":3,"k":3,"x":1,"o":1}`, `{"rows":9,"cols":3,"k":3}`} {
+		if _, err := r.Run(context.Background(), []byte(payload)); !isPermanent(err) {
+			t.Errorf("payload %s: error %v, want permanent", payload, err)
+		}
+	}
+}
+
+func isPermanent(err error) bool { return errors.Is(err, tasks.ErrPermanent) }
