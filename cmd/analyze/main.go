@@ -40,14 +40,26 @@ func newApp() *cli.App {
 			fmt.Fprintf(os.Stderr, "analyze: no command %q (see analyze --help)\n", name)
 			os.Exit(2)
 		},
-		Commands: []*cli.Command{
-			mnkCommand(),
+		Commands: append(games(),
 			jobsCommand(),
 			statusCommand(),
 			reportCommand(),
 			cancelCommand(),
-		},
+		),
 	}
+}
+
+// gameCommands build the commands of each game or puzzle family (mnk,
+// sudoku, ...), one file each; a file adds its constructor in an init
+// function. They are called when the app is built, after every init.
+var gameCommands []func() *cli.Command
+
+func games() []*cli.Command {
+	var cmds []*cli.Command
+	for _, f := range gameCommands {
+		cmds = append(cmds, f())
+	}
+	return cmds
 }
 
 // usageError is a mistake in the command line: exit code 2.
@@ -130,14 +142,20 @@ func oneArg(c *cli.Context) (string, error) {
 // so that "analyze status ID --nats URL" works like "analyze status --nats
 // URL ID" (urfave/cli/v2 stops reading flags at the first argument).
 func permuteArgs(app *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
+	cmds, depth := app.Commands, 1
 	var cmd *cli.Command
-	for _, c := range app.Commands {
-		if c.HasName(args[1]) {
-			cmd = c
+	for depth < len(args) {
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(args[depth]) {
+				next = c
+			}
 		}
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		depth++
 	}
 	if cmd == nil || len(cmd.Subcommands) > 0 {
 		return args
@@ -150,7 +168,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 		}
 	}
 	var flags, positional []string
-	rest := args[2:]
+	rest := args[depth:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" {
@@ -168,7 +186,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 			flags = append(flags, rest[i])
 		}
 	}
-	out := append([]string{args[0], args[1]}, flags...)
+	out := append(append([]string{}, args[:depth]...), flags...)
 	if len(positional) > 0 {
 		out = append(append(out, "--"), positional...)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
+func init() { gameCommands = append(gameCommands, mnkCommand) }
+
 func mnkCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "mnk",
