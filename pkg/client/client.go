@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,9 @@ type Options struct {
 	Detach bool
 	// Queue overrides the JetStream settings of an embedded cluster.
 	Queue *queue.Config
+	// Outputs maps a job's output names (such as "out" or "rejects") to
+	// local files to write them to once the job is done.
+	Outputs map[string]string
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -118,6 +122,12 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
 func Run(ctx context.Context, o Options, spec queue.Spec) error {
+	return RunWith(ctx, o, func(context.Context, *queue.Broker) (queue.Spec, error) { return spec, nil })
+}
+
+// RunWith is Run for jobs with inputs: build uploads them (see
+// queue.Broker.UploadInput) once connected and returns the spec.
+func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.Broker) (queue.Spec, error)) error {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}
@@ -132,6 +142,10 @@ func Run(ctx context.Context, o Options, spec queue.Spec) error {
 		return err
 	}
 	defer s.close()
+	spec, err := build(ctx, s.b)
+	if err != nil {
+		return err
+	}
 
 	var j *queue.Job
 	if s.cluster != nil {
@@ -207,12 +221,49 @@ func follow(ctx context.Context, b *queue.Broker, id string, o Options) error {
 		}
 		return err
 	}
-	return printReport(o, j)
+	return printReport(ctx, b, o, j)
 }
 
-func printReport(o Options, j *queue.Job) error {
+// fetchOutputs writes the job's outputs that the user asked for to files,
+// each atomically (a temporary file renamed into place).
+func fetchOutputs(ctx context.Context, b *queue.Broker, o Options, j *queue.Job) error {
+	for name, path := range o.Outputs {
+		obj, ok := j.Outputs[name]
+		if !ok {
+			return fmt.Errorf("job %s has no output %q", j.ID, name)
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		err = b.DownloadTo(ctx, obj, tmp)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func printReport(ctx context.Context, b *queue.Broker, o Options, j *queue.Job) error {
 	switch j.State {
 	case queue.StateDone:
+		if err := fetchOutputs(ctx, b, o, j); err != nil {
+			return err
+		}
+		if j.ReportObject != "" && len(j.Report) == 0 {
+			var buf bytes.Buffer
+			if err := b.DownloadTo(ctx, j.ReportObject, &buf); err != nil {
+				return err
+			}
+			j.Report = bytes.TrimSpace(buf.Bytes())
+		}
 		if o.JSON {
 			if _, err := o.Stdout.Write(append(j.Report, '\n')); err != nil {
 				return err
@@ -328,7 +379,7 @@ func Report(ctx context.Context, o Options, id string, wait bool) error {
 	if !j.State.Final() && wait && s.cluster == nil {
 		return follow(ctx, s.b, id, o)
 	}
-	return printReport(o, j)
+	return printReport(ctx, s.b, o, j)
 }
 
 // Cancel asks for a job to be cancelled.

@@ -200,7 +200,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	if !ok {
 		return nil, c.failJob(ctx, id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
-	plan, err := kind.Plan(ctx, rec.Spec.Params)
+	var plan tasks.Plan
+	if ep, ok := kind.(tasks.EnvPlanner); ok {
+		plan, err = ep.PlanEnv(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.ObjectStore()})
+	} else {
+		plan, err = kind.Plan(ctx, rec.Spec.Params)
+	}
 	if err != nil {
 		return nil, c.failJob(ctx, id, err.Error())
 	}
@@ -294,6 +299,9 @@ type storedResult struct {
 	CacheHits int64  `json:"cache_hits,omitempty"`
 	Cached    bool   `json:"cached,omitempty"`
 }
+
+// maxInlineReport is the largest report kept in the job record itself.
+const maxInlineReport = 256 << 10
 
 func resultPrefix(job string) []byte { return []byte("result/" + job + "/") }
 
@@ -430,7 +438,8 @@ func (c *Coordinator) finish(j *job) {
 	defer cancel()
 	j.mu.Lock()
 	failures := append([]tasks.Failure(nil), j.failures...)
-	sum := tasks.Summary{Tasks: len(j.done), Failures: failures, CacheHits: j.cacheHits, Elapsed: time.Since(j.started)}
+	sum := tasks.Summary{Job: j.id, Tasks: len(j.done), Failures: failures, CacheHits: j.cacheHits,
+		Elapsed: time.Since(j.started), Objects: c.b.ObjectStore()}
 	nDone := j.nDone
 	j.mu.Unlock()
 
@@ -466,6 +475,18 @@ func (c *Coordinator) finish(j *job) {
 	if err == nil {
 		repJSON, err = json.Marshal(rep)
 	}
+	// A job record is one KV value (1 MiB at most): a big report goes to the
+	// object store and the record points at it.
+	var repObject string
+	if err == nil && len(repJSON) > maxInlineReport {
+		repObject = "report/" + j.id + ".json"
+		err = c.b.ObjectStore().Put(ctx, repObject, repJSON)
+		repJSON = nil
+	}
+	var outputs map[string]string
+	if or, ok := rep.(tasks.OutputReport); ok && err == nil {
+		outputs = or.Outputs()
+	}
 	_, uerr := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
 		if r.State.Final() {
 			return queue.ErrNoChange
@@ -478,6 +499,7 @@ func (c *Coordinator) finish(j *job) {
 			return nil
 		}
 		r.State, r.Report, r.Text = queue.StateDone, repJSON, rep.Text()
+		r.ReportObject, r.Outputs = repObject, outputs
 		return nil
 	})
 	if uerr != nil {

@@ -53,6 +53,11 @@ type Job struct {
 	Error           string          `json:"error,omitempty"`
 	Failures        []tasks.Failure `json:"failures,omitempty"`
 	Report          json.RawMessage `json:"report,omitempty"`
+	// ReportObject names the report in the object store when it is too big
+	// for the record.
+	ReportObject string `json:"report_object,omitempty"`
+	// Outputs maps output names to objects (see tasks.OutputReport).
+	Outputs map[string]string `json:"outputs,omitempty"`
 	Text            string          `json:"text,omitempty"`
 }
 

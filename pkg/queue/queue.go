@@ -11,6 +11,7 @@
 //	stream WOPR_DEAD     captures the MAX_DELIVERIES advisories of "workers"
 //	                     (consumer "coordinator-dead")
 //	KV     wopr_jobs     one record per job: spec, state, progress, report
+//	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
 package queue
 
 import (
@@ -34,7 +35,11 @@ const (
 	CoordConsumer   = "coordinator"
 	DeadConsumer    = "coordinator-dead"
 	JobsBucket      = "wopr_jobs"
+	ObjectsBucket   = "wopr_objects"
 )
+
+// objectTTL is how long job inputs and outputs are kept.
+const objectTTL = 14 * 24 * time.Hour
 
 // TaskSubject is the subject of one task.
 func TaskSubject(job, task string) string { return "wopr.tasks." + job + "." + task }
@@ -85,6 +90,7 @@ type Broker struct {
 	Tasks   jetstream.Stream
 	Results jetstream.Stream
 	Dead    jetstream.Stream
+	Objects jetstream.ObjectStore
 	Config  Config
 }
 
@@ -175,6 +181,16 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		if err != nil {
 			return fmt.Errorf("create bucket %s: %w", JobsBucket, err)
 		}
+		b.Objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:      ObjectsBucket,
+			Description: "wopr job inputs and outputs",
+			TTL:         objectTTL,
+			Storage:     storage,
+			Replicas:    replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("create object store %s: %w", ObjectsBucket, err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -206,6 +222,9 @@ func Attach(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		}
 		if b.Jobs, err = js.KeyValue(ctx, JobsBucket); err != nil {
 			return fmt.Errorf("bucket %s: %w", JobsBucket, err)
+		}
+		if b.Objects, err = js.ObjectStore(ctx, ObjectsBucket); err != nil {
+			return fmt.Errorf("object store %s: %w", ObjectsBucket, err)
 		}
 		return nil
 	})

@@ -39,6 +39,30 @@ type Kind interface {
 	NewRunner(env Env) Runner
 }
 
+// EnvPlanner is implemented by kinds whose plans read the job's inputs from
+// the cluster's object store; the coordinator calls PlanEnv instead of Plan.
+type EnvPlanner interface {
+	PlanEnv(ctx context.Context, params json.RawMessage, env PlanEnv) (Plan, error)
+}
+
+// PlanEnv is what the runtime lends a kind while it plans a job.
+type PlanEnv struct {
+	Objects Objects
+}
+
+// Objects is the cluster's store of big blobs (JetStream Object Store): job
+// inputs uploaded by the client, outputs written by reports.
+type Objects interface {
+	Get(ctx context.Context, name string) ([]byte, error)
+	Put(ctx context.Context, name string, data []byte) error
+}
+
+// OutputReport is implemented by reports that wrote outputs (files for the
+// user) to the object store: output name -> object name.
+type OutputReport interface {
+	Outputs() map[string]string
+}
+
 // Plan is a job split into tasks, and knows how to merge their results.
 type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within the
@@ -64,10 +88,13 @@ type Task struct {
 
 // Summary is what the runtime knows of a job when it asks for the report.
 type Summary struct {
+	Job       string
 	Tasks     int
 	Failures  []Failure
 	CacheHits int64
 	Elapsed   time.Duration
+	// Objects receives outputs too big for the report (nil if none).
+	Objects Objects
 }
 
 // Failure is a task that could never succeed, with the reason.
@@ -96,6 +123,8 @@ type Env struct {
 	// Cache is the worker's persistent key-value cache (Badger on disk), or
 	// nil when the worker runs without one.
 	Cache Cache
+	// Objects gives access to job inputs (nil if there is no cluster).
+	Objects Objects
 }
 
 // Cache is a persistent byte cache shared by the runners of one worker

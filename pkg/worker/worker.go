@@ -131,7 +131,7 @@ func (w *Worker) Counts() (done, failed, cached int64) {
 func (w *Worker) slot(i int) {
 	defer w.wg.Done()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.ObjectStore()}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {
