@@ -58,7 +58,7 @@ type Job struct {
 	ReportObject string `json:"report_object,omitempty"`
 	// Outputs maps output names to objects (see tasks.OutputReport).
 	Outputs map[string]string `json:"outputs,omitempty"`
-	Text            string          `json:"text,omitempty"`
+	Text    string            `json:"text,omitempty"`
 }
 
 // Elapsed is the job's run time so far (or in total, once finished).
