@@ -1,0 +1,140 @@
+// Package sudoku is wopr's Sudoku engine: parsing (one puzzle per line or
+// the 9-row grid layout), a conflict test for the givens, an independent
+// solution checker, an exact solver that counts solutions up to a limit
+// (limit 2 answers "unique?") with a guess count as the difficulty figure,
+// and the plain search strategies that `analyze sudoku compare` measures.
+// It does no I/O beyond reading puzzles from an io.Reader.
+package sudoku
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Grid is a Sudoku grid in row-major order: cell 9*row+column holds 0 for
+// an empty cell or a digit 1 to 9.
+type Grid [81]uint8
+
+// String returns the grid as one line of 81 characters, '.' for an empty
+// cell. ParseLine reads it back.
+func (g Grid) String() string {
+	var b [81]byte
+	for i, v := range g {
+		if v >= 1 && v <= 9 {
+			b[i] = '0' + v
+		} else {
+			b[i] = '.'
+		}
+	}
+	return string(b[:])
+}
+
+// Format returns the grid in the 9-row layout with '|' and '-' between
+// boxes, as Parse accepts it.
+func (g Grid) Format() string {
+	var sb strings.Builder
+	for r := range 9 {
+		if r == 3 || r == 6 {
+			sb.WriteString("------+-------+------\n")
+		}
+		for c := range 9 {
+			if c == 3 || c == 6 {
+				sb.WriteString("| ")
+			}
+			v := g[9*r+c]
+			if v >= 1 && v <= 9 {
+				sb.WriteByte('0' + v)
+			} else {
+				sb.WriteByte('.')
+			}
+			if c < 8 {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// Clues returns the number of filled cells.
+func (g Grid) Clues() int {
+	n := 0
+	for _, v := range g {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// units[u] lists the cells of unit u: rows 0-8, columns 9-17, boxes 18-26.
+var units [27][9]uint8
+
+func init() {
+	for i := range 9 {
+		for j := range 9 {
+			units[i][j] = uint8(9*i + j)
+			units[9+i][j] = uint8(9*j + i)
+			units[18+i][j] = uint8(27*(i/3) + 3*(i%3) + 9*(j/3) + j%3)
+		}
+	}
+}
+
+// unitName names unit u for messages: "row 3", "column 7", "box 4" (1-based;
+// boxes numbered row-major).
+func unitName(u int) string {
+	switch {
+	case u < 9:
+		return fmt.Sprintf("row %d", u+1)
+	case u < 18:
+		return fmt.Sprintf("column %d", u-8)
+	}
+	return fmt.Sprintf("box %d", u-17)
+}
+
+// cellName names a cell for messages: "r3c7" (1-based).
+func cellName(i int) string { return fmt.Sprintf("r%dc%d", i/9+1, i%9+1) }
+
+// Conflict returns nil if no digit appears twice in a row, column or box of
+// g, else the first such conflict (rows first, then columns, then boxes),
+// e.g. "row 3 has two 5s". A cell value outside 0..9 is also reported.
+func (g Grid) Conflict() error {
+	for i, v := range g {
+		if v > 9 {
+			return fmt.Errorf("cell %s holds %d, not a digit", cellName(i), v)
+		}
+	}
+	for u := range units {
+		var seen uint16
+		for _, c := range units[u] {
+			v := g[c]
+			if v == 0 {
+				continue
+			}
+			if seen&(1<<v) != 0 {
+				return fmt.Errorf("%s has two %ds", unitName(u), v)
+			}
+			seen |= 1 << v
+		}
+	}
+	return nil
+}
+
+// Check reports whether solution is a solution of puzzle: complete, every
+// row, column and box a permutation of 1-9, and every given of puzzle kept.
+// It is deliberately simple and shares nothing with the solvers, so that
+// it can vouch for their answers.
+func Check(puzzle, solution Grid) error {
+	for i, v := range solution {
+		if v < 1 || v > 9 {
+			return fmt.Errorf("cell %s is not filled", cellName(i))
+		}
+		if p := puzzle[i]; p != 0 && p != v {
+			return fmt.Errorf("cell %s is %d, the given is %d", cellName(i), v, p)
+		}
+	}
+	if err := solution.Conflict(); err != nil {
+		return err
+	}
+	return nil
+}

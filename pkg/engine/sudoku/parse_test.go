@@ -1,0 +1,165 @@
+package sudoku
+
+import (
+	"strings"
+	"testing"
+)
+
+func parseAll(t *testing.T, text string) []Item {
+	t.Helper()
+	var items []Item
+	if err := Parse(strings.NewReader(text), func(it Item) error {
+		items = append(items, it)
+		return nil
+	}); err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return items
+}
+
+const euler01Grid = `003020600
+900305001
+001806400
+008102900
+700000008
+006708200
+002609500
+800203009
+005010300
+`
+
+const euler01Boxed = `+-------+-------+-------+
+| . . 3 | . 2 . | 6 . . |
+| 9 . . | 3 . 5 | . . 1 |
+| . . 1 | 8 . 6 | 4 . . |
++-------+-------+-------+
+| . . 8 | 1 . 2 | 9 . . |
+| 7 . . | . . . | . . 8 |
+| . . 6 | 7 . 8 | 2 . . |
++-------+-------+-------+
+| . . 2 | 6 . 9 | 5 . . |
+| 8 . . | 2 . 3 | . . 9 |
+| . . 5 | . 1 . | 3 . . |
++-------+-------+-------+
+`
+
+// Every layout and every kind of bad line, in one file: each puzzle line
+// gives exactly one item, in order, with its line and a precise reason.
+func TestParse(t *testing.T) {
+	e01 := known[0].puzzle
+	text := "# a comment\n" + // 1
+		e01 + "\n" + // 2
+		"\n" + // 3
+		strings.ReplaceAll(e01, ".", "0") + "\r\n" + // 4
+		strings.ReplaceAll(e01, ".", "_") + "\n" + // 5
+		e01[:80] + "\n" + // 6: 80 cells
+		e01[:16] + "x" + e01[17:] + "\n" + // 7: bad character
+		e01 + "5\n" + // 8: 82 cells
+		"\n" +
+		euler01Grid + // 10-18
+		"\n" + // 19
+		euler01Boxed + // 20-32: first row on 21
+		"\n" + // 33
+		"003020600\n900305001\n00180640\n008102900\n\n" + // 34-37: a short row
+		"003020600\n900305001\n\n" + // 39-40: two rows only
+		"  # indented comment\n" + // 42
+		Grid{}.Format() // 43-53: an empty grid, no blank line at the end
+	items := parseAll(t, text)
+	want := []struct {
+		line int
+		err  string
+	}{
+		{2, ""}, {4, ""}, {5, ""},
+		{6, "80 cells, want 81"},
+		{7, "column 17: 'x' is not a digit or an empty mark"},
+		{8, "82 cells, want 81"},
+		{10, ""}, {21, ""},
+		{34, "row 3 (line 36): 8 cells, want 9"},
+		{39, "grid of 2 rows, want 9 (or 81 cells on one line)"},
+		{43, ""},
+	}
+	if len(items) != len(want) {
+		for _, it := range items {
+			t.Logf("line %d: %v", it.Line, it.Err)
+		}
+		t.Fatalf("got %d items, want %d", len(items), len(want))
+	}
+	for i, w := range want {
+		it := items[i]
+		got := ""
+		if it.Err != nil {
+			got = it.Err.Error()
+		}
+		if it.Line != w.line || got != w.err {
+			t.Errorf("item %d: line %d %q, want line %d %q", i, it.Line, got, w.line, w.err)
+			continue
+		}
+		if w.err == "" && w.line != 43 && it.Grid.String() != e01 {
+			t.Errorf("item %d (line %d): grid %s, want %s", i, it.Line, it.Grid, e01)
+		}
+	}
+	if items[len(items)-1].Grid != (Grid{}) {
+		t.Errorf("last item: %s, want the empty grid", items[len(items)-1].Grid)
+	}
+}
+
+func TestParseLongLine(t *testing.T) {
+	items := parseAll(t, strings.Repeat("1", 200000)+"\n"+known[0].puzzle+"\n")
+	if len(items) != 2 || items[0].Err == nil || items[0].Line != 1 || items[1].Err != nil || items[1].Line != 2 {
+		t.Fatalf("got %+v, want an error on line 1 and a puzzle on line 2", items)
+	}
+	if !strings.Contains(items[0].Err.Error(), "longer than") {
+		t.Errorf("error %q, want it to say the line is too long", items[0].Err)
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	for _, c := range []struct{ in, err string }{
+		{known[0].puzzle, ""},
+		{"", "0 cells, want 81"},
+		{"é" + known[0].puzzle[1:], "column 1: 'é' is not a digit or an empty mark"},
+	} {
+		_, err := ParseLine(c.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.err {
+			t.Errorf("ParseLine(%q) error %q, want %q", c.in, got, c.err)
+		}
+	}
+}
+
+// FuzzParse: whatever the input, every item is a grid or an error, and a
+// grid printed by String or Format parses back to itself.
+func FuzzParse(f *testing.F) {
+	f.Add(known[0].puzzle + "\n" + euler01Boxed)
+	f.Add(euler01Grid + "\n\n" + "1 2 3\n# x\n")
+	f.Add("12345678x\n---\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		err := Parse(strings.NewReader(text), func(it Item) error {
+			if it.Line < 1 {
+				t.Fatalf("item at line %d", it.Line)
+			}
+			if it.Err != nil {
+				if it.Grid != (Grid{}) {
+					t.Fatalf("line %d: error %v with a grid %s", it.Line, it.Err, it.Grid)
+				}
+				return nil
+			}
+			g, err := ParseLine(it.Grid.String())
+			if err != nil || g != it.Grid {
+				t.Fatalf("line %d: %s parsed back as %s, %v", it.Line, it.Grid, g, err)
+			}
+			var again []Item
+			Parse(strings.NewReader(it.Grid.Format()), func(it Item) error { again = append(again, it); return nil })
+			if len(again) != 1 || again[0].Err != nil || again[0].Grid != it.Grid {
+				t.Fatalf("line %d: Format of %s parsed back as %+v", it.Line, it.Grid, again)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,108 @@
+package sudoku
+
+import "fmt"
+
+// Solver solves puzzles exactly. A Solver is used by one goroutine at a
+// time; it holds its search stack, so solving allocates nothing once it
+// exists.
+type Solver struct {
+	p       plain
+	n       int
+	guesses int
+	nodes   int
+}
+
+// NewSolver returns a Solver.
+func NewSolver() *Solver { return &Solver{} }
+
+// Solve counts the solutions of *g up to limit (limit 2 answers "is it
+// unique?") and returns that count and the number of guesses the search
+// made, a difficulty figure (0 for a puzzle that propagation alone solves).
+// The first solutions found, up to two, are then available from Solution.
+// Givens that conflict give no solution; *g is not changed.
+func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
+	s.n = s.p.solve(*g, limit)
+	s.guesses = max(s.p.nodes-1, 0)
+	s.nodes = s.p.nodes
+	return s.n, s.guesses
+}
+
+// Solution returns the i-th solution (0 or 1) found by the last Solve; it
+// panics if there is no such solution.
+func (s *Solver) Solution(i int) Grid {
+	if i < 0 || i >= min(s.n, 2) {
+		panic(fmt.Sprintf("sudoku: solution %d of %d found", i, s.n))
+	}
+	return s.p.sol[i]
+}
+
+// Nodes returns the number of search nodes (the root and every guess) of
+// the last Solve: the "calls" of the fast strategy in comparisons.
+func (s *Solver) Nodes() int { return s.nodes }
+
+// Outcome is the verdict on a puzzle.
+type Outcome uint8
+
+// The outcomes, in the order reports list them.
+const (
+	Unique     Outcome = iota // exactly one solution
+	Multiple                  // two or more solutions
+	Unsolvable                // no solution, though the givens do not conflict
+	Invalid                   // the givens conflict
+	Malformed                 // the text is not a puzzle
+)
+
+var outcomeNames = [...]string{"unique", "multiple", "unsolvable", "invalid", "malformed"}
+
+// String returns the outcome's word: unique, multiple, unsolvable, invalid
+// or malformed.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// Outcomes lists every outcome in order.
+var Outcomes = []Outcome{Unique, Multiple, Unsolvable, Invalid, Malformed}
+
+// Result is the verdict on one puzzle with its evidence.
+type Result struct {
+	Outcome  Outcome
+	Solution Grid   // Unique, Multiple: the first solution found
+	Second   Grid   // Multiple: a second, different solution
+	Guesses  int    // guesses of the search (Unique, Multiple, Unsolvable)
+	Reason   string // Invalid: the conflict; Multiple, Unsolvable: a short explanation
+}
+
+// Classify solves g with limit 2 and returns its outcome. Every solution it
+// reports has passed Check; a solution that fails it is a bug in the solver,
+// and Classify panics with the puzzle.
+func (s *Solver) Classify(g Grid) Result {
+	if err := g.Conflict(); err != nil {
+		return Result{Outcome: Invalid, Reason: err.Error()}
+	}
+	n, guesses := s.Solve(&g, 2)
+	r := Result{Guesses: guesses}
+	switch n {
+	case 0:
+		r.Outcome, r.Reason = Unsolvable, "no solution"
+		return r
+	case 1:
+		r.Outcome = Unique
+		r.Solution = s.Solution(0)
+	default:
+		r.Outcome, r.Reason = Multiple, "at least two solutions"
+		r.Solution, r.Second = s.Solution(0), s.Solution(1)
+		if r.Solution == r.Second {
+			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: the two solutions are the same %s", g, r.Solution))
+		}
+		if err := Check(g, r.Second); err != nil {
+			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: second solution %s: %v", g, r.Second, err))
+		}
+	}
+	if err := Check(g, r.Solution); err != nil {
+		panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: solution %s: %v", g, r.Solution, err))
+	}
+	return r
+}

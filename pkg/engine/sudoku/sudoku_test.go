@@ -1,0 +1,133 @@
+package sudoku
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// datasets is the shared corpus directory, beside the repository.
+const datasets = "../../../../shared/datasets/sudoku/"
+
+// corpus reads every puzzle of a shared dataset; a missing file fails the
+// test (the datasets sit beside the repository, see SOURCES.md there).
+func corpus(t testing.TB, name string) []Grid {
+	t.Helper()
+	path := filepath.Join(datasets, name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("dataset %s: %v (the shared datasets must sit beside the repository: ../shared/datasets/sudoku)", name, err)
+	}
+	defer f.Close()
+	var gs []Grid
+	err = Parse(bufio.NewReader(f), func(it Item) error {
+		if it.Err != nil {
+			return fmt.Errorf("%s:%d: %w", path, it.Line, it.Err)
+		}
+		gs = append(gs, it.Grid)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) == 0 {
+		t.Fatalf("dataset %s: no puzzles", name)
+	}
+	return gs
+}
+
+func mustParse(t testing.TB, s string) Grid {
+	t.Helper()
+	g, err := ParseLine(s)
+	if err != nil {
+		t.Fatalf("ParseLine(%q): %v", s, err)
+	}
+	return g
+}
+
+// Known answers: Project Euler 96 grid 01 and its published solution (the
+// first row 483921657), and Wikipedia's brute-force-hard puzzle, whose first
+// row is 987654321.
+var known = []struct{ puzzle, solution string }{
+	{"..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..",
+		"483921657967345821251876493548132976729564138136798245372689514814253769695417382"},
+	{"..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9",
+		"987654321246173985351928746128537694634892157795461832519286473472319568863745219"},
+}
+
+func TestKnownSolutions(t *testing.T) {
+	s := NewSolver()
+	for _, k := range known {
+		g := mustParse(t, k.puzzle)
+		r := s.Classify(g)
+		if r.Outcome != Unique || r.Solution.String() != k.solution {
+			t.Errorf("Classify(%s) = %v %s, want unique %s", k.puzzle, r.Outcome, r.Solution, k.solution)
+		}
+	}
+}
+
+func TestOutcomes(t *testing.T) {
+	s := NewSolver()
+	sol := mustParse(t, known[0].solution)
+	empty := Grid{}
+	cases := []struct {
+		name   string
+		g      Grid
+		want   Outcome
+		reason string
+	}{
+		{"solved grid", sol, Unique, ""},
+		{"empty grid", empty, Multiple, ""},
+		{"row conflict", mustParse(t, "55"+strings.Repeat(".", 79)), Invalid, "row 1 has two 5s"},
+		{"column conflict", mustParse(t, "7"+strings.Repeat(".", 8)+"7"+strings.Repeat(".", 71)), Invalid, "column 1 has two 7s"},
+		{"box conflict", mustParse(t, "3"+strings.Repeat(".", 9)+"3"+strings.Repeat(".", 70)), Invalid, "box 1 has two 3s"},
+		// Row 1 lacks only a 9 in its last cell, but column 9 already has
+		// one: no conflict among the givens, no solution.
+		{"unsolvable", mustParse(t, "12345678."+strings.Repeat(".", 8)+"9"+strings.Repeat(".", 63)), Unsolvable, "no solution"},
+	}
+	for _, c := range cases {
+		r := s.Classify(c.g)
+		if r.Outcome != c.want || (c.reason != "" && r.Reason != c.reason) {
+			t.Errorf("%s: got %v %q, want %v %q", c.name, r.Outcome, r.Reason, c.want, c.reason)
+		}
+		if r.Outcome == Multiple && (Check(c.g, r.Solution) != nil || Check(c.g, r.Second) != nil || r.Solution == r.Second) {
+			t.Errorf("%s: evidence %s %s is not two different solutions", c.name, r.Solution, r.Second)
+		}
+	}
+}
+
+func TestOutcomeString(t *testing.T) {
+	want := "unique multiple unsolvable invalid malformed"
+	var got []string
+	for _, o := range Outcomes {
+		got = append(got, o.String())
+	}
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	p := mustParse(t, known[0].puzzle)
+	sol := mustParse(t, known[0].solution)
+	if err := Check(p, sol); err != nil {
+		t.Errorf("Check(puzzle, solution) = %v, want nil", err)
+	}
+	bad := sol
+	bad[0], bad[1] = bad[1], bad[0]
+	if err := Check(p, bad); err == nil {
+		t.Error("Check accepted two swapped cells")
+	}
+	holed := sol
+	holed[40] = 0
+	if err := Check(p, holed); err == nil || err.Error() != "cell r5c5 is not filled" {
+		t.Errorf("Check(incomplete) = %v, want cell r5c5 is not filled", err)
+	}
+	other := mustParse(t, known[1].solution)
+	if err := Check(p, other); err == nil {
+		t.Error("Check accepted a valid grid that drops the givens")
+	}
+}
