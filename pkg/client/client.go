@@ -40,6 +40,9 @@ type Options struct {
 	// Outputs maps a job's output names (such as "out" or "rejects") to
 	// local files to write them to once the job is done.
 	Outputs map[string]string
+	// Check, if set, judges a finished job's JSON report after it was
+	// printed (e.g. --strict: any reject is an error).
+	Check func(report []byte) error
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -273,6 +276,9 @@ func printReport(ctx context.Context, b *queue.Broker, o Options, j *queue.Job) 
 		}
 		if j.Failed > 0 {
 			return fmt.Errorf("job %s: %d of %d tasks failed: %w", j.ID, j.Failed, j.Tasks, ErrJobFailed)
+		}
+		if o.Check != nil {
+			return o.Check(j.Report)
 		}
 		return nil
 	case queue.StateFailed:

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+)
+
+// sudokuJobCommands are the Sudoku commands that run as jobs on the
+// pipeline; sudoku.go adds them to the sudoku command.
+func sudokuJobCommands() []*cli.Command {
+	return []*cli.Command{sudokuSolveCommand(), sudokuGenerateCommand()}
+}
+
+// outputPath checks that a file can be written before any work starts.
+func outputPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return usagef("--%s %s: directory %s does not exist", flag, path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--%s %s: is a directory", flag, path)
+	}
+	return nil
+}
+
+func sudokuSolveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "solve",
+		Usage:     "solve whole corpora: every puzzle checked for uniqueness, every bad line reported",
+		ArgsUsage: "FILE...",
+		Description: "Each FILE has one puzzle per line (81 cells: 1-9, and '.', '0' or '_' for empty; '#' comments\n" +
+			"and blank lines skipped) or 9-row grids. --out gets exactly one line per puzzle, in input order:\n" +
+			"the solution of a unique puzzle, else the outcome (multiple, unsolvable, invalid, malformed) and\n" +
+			"the reason. --rejects gets FILE:LINE: outcome: reason for every puzzle not uniquely solved.\n" +
+			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n\n" +
+			"Example:\n   analyze sudoku solve puzzles.txt --out solutions.txt --rejects rejects.txt",
+		OnUsageError: onUsageError,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
+			&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
+			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
+			&cli.IntFlag{Name: "chunk", Usage: "puzzles per task", Value: sudokujobs.DefaultChunk},
+		}, jobFlags()...),
+		Action: func(c *cli.Context) error {
+			files := c.Args().Slice()
+			if len(files) == 0 {
+				return usagef("sudoku solve: name at least one puzzle file")
+			}
+			for _, f := range files {
+				st, err := os.Stat(f)
+				if err != nil {
+					return usagef("%s: cannot read: %v", f, err)
+				}
+				if st.IsDir() {
+					return usagef("%s: is a directory, want a puzzle file", f)
+				}
+			}
+			if err := outputPath("out", c.String("out")); err != nil {
+				return err
+			}
+			if err := outputPath("rejects", c.String("rejects")); err != nil {
+				return err
+			}
+			if n := c.Int("chunk"); n < 1 || n > sudokujobs.MaxChunk {
+				return usagef("--chunk %d: want 1 to %d", n, sudokujobs.MaxChunk)
+			}
+			o, err := options(c)
+			if err != nil {
+				return err
+			}
+			o.Outputs = map[string]string{}
+			p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}
+			if path := c.String("out"); path != "" {
+				o.Outputs["out"], p.Out = path, true
+			}
+			if path := c.String("rejects"); path != "" {
+				o.Outputs["rejects"], p.Rejects = path, true
+			}
+			if c.Bool("strict") {
+				o.Check = func(report []byte) error {
+					var r sudokujobs.SolveReport
+					if err := json.Unmarshal(report, &r); err != nil {
+						return err
+					}
+					if n := len(r.Rejects); n > 0 {
+						return fmt.Errorf("--strict: %d of %d puzzles were not uniquely solved", n, r.Puzzles)
+					}
+					return nil
+				}
+			}
+			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (queue.Spec, error) {
+				for _, f := range files {
+					fh, err := os.Open(f)
+					if err != nil {
+						return queue.Spec{}, usagef("%s: cannot read: %v", f, err)
+					}
+					name, err := b.UploadInput(ctx, fh)
+					fh.Close()
+					if err != nil {
+						return queue.Spec{}, fmt.Errorf("%s: %w", f, err)
+					}
+					p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
+				}
+				params, err := json.Marshal(p)
+				return queue.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
+			})
+		},
+	}
+}
+
+func sudokuGenerateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "generate",
+		Usage: "generate puzzles with exactly one solution",
+		Description: "Puzzle i comes from its own random stream seeded by (--seed, i): the same seed gives the same\n" +
+			"puzzles whatever the number of workers. Clues are removed in random order while the solution\n" +
+			"stays unique; --clues stops at that many clues, --symmetric removes them in 180-degree pairs,\n" +
+			"--minimal makes sure that removing any single clue breaks uniqueness.\n\n" +
+			"Example:\n   analyze sudoku generate --count 1000 --seed 7 --minimal --out puzzles.txt",
+		OnUsageError: onUsageError,
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "count", Usage: "number of puzzles", Value: 10},
+			&cli.Uint64Flag{Name: "seed", Usage: "random seed", Value: 1},
+			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("stop at this many clues (%d-81; 0: remove while unique)", sudokujobs.MinClues)},
+			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
+			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
+			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE`"},
+		}, jobFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("sudoku generate takes no arguments, got %q", c.Args().First())
+			}
+			p := sudokujobs.GenerateParams{
+				Count: c.Int("count"), Seed: c.Uint64("seed"), Clues: c.Int("clues"),
+				Symmetric: c.Bool("symmetric"), Minimal: c.Bool("minimal"),
+			}
+			if err := p.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			if err := outputPath("out", c.String("out")); err != nil {
+				return err
+			}
+			o, err := options(c)
+			if err != nil {
+				return err
+			}
+			if path := c.String("out"); path != "" {
+				o.Outputs, p.Out = map[string]string{"out": path}, true
+			}
+			params, _ := json.Marshal(p)
+			return client.Run(c.Context, o, queue.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
+		},
+	}
+}

@@ -1,0 +1,347 @@
+package sudokujobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+func init() { tasks.Register(Generate{}) }
+
+// Limits of a generation job.
+const (
+	MaxGenerate     = 10_000_000
+	MinClues        = 17 // no Sudoku with fewer clues has a unique solution
+	perTask         = 50
+	maxAttempts     = 200
+	generateVersion = 1
+)
+
+// GenerateParams are the parameters of a "sudoku.generate" job.
+type GenerateParams struct {
+	Count int    `json:"count"`
+	Seed  uint64 `json:"seed"`
+	// Clues, if not 0, is the number of clues to stop at (with Minimal: at
+	// most that many, and minimal).
+	Clues     int  `json:"clues,omitempty"`
+	Symmetric bool `json:"symmetric,omitempty"`
+	Minimal   bool `json:"minimal,omitempty"`
+	Out       bool `json:"out,omitempty"`
+}
+
+// Validate checks the parameters.
+func (p GenerateParams) Validate() error {
+	if p.Count < 1 || p.Count > MaxGenerate {
+		return tasks.Invalid("--count %d: want 1 to %d puzzles", p.Count, MaxGenerate)
+	}
+	if p.Clues != 0 && (p.Clues < MinClues || p.Clues > 81) {
+		return tasks.Invalid("--clues %d: want %d to 81 (no puzzle with fewer than %d clues has a unique solution)", p.Clues, MinClues, MinClues)
+	}
+	return nil
+}
+
+// Generate is the "sudoku.generate" kind. Puzzle i is made from its own
+// random stream, seeded by (seed, i), so that the puzzles do not depend on
+// how the work is split or on how many workers make them.
+type Generate struct{}
+
+// Name implements tasks.Kind.
+func (Generate) Name() string { return "sudoku.generate" }
+
+// Version implements tasks.Kind.
+func (Generate) Version() int { return generateVersion }
+
+type genTask struct {
+	GenerateParams
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Plan implements tasks.Kind.
+func (Generate) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+	var p GenerateParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("sudoku.generate parameters: %v", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	gp := &genPlan{params: p}
+	n := (p.Count + perTask - 1) / perTask
+	width := len(strconv.Itoa(n - 1))
+	for i := range n {
+		t := genTask{GenerateParams: p, From: i * perTask, To: min((i+1)*perTask, p.Count)}
+		t.Out = false
+		payload, _ := json.Marshal(t)
+		gp.tasks = append(gp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, i), Payload: payload})
+	}
+	return gp, nil
+}
+
+type genPlan struct {
+	params GenerateParams
+	tasks  []tasks.Task
+}
+
+func (gp *genPlan) Tasks() []tasks.Task { return gp.tasks }
+
+// genResult is a task's puzzles, in index order, with their guess counts.
+type genResult struct {
+	Puzzles []string `json:"puzzles"`
+	Guesses []int    `json:"guesses"`
+}
+
+// GenerateReport is the report of a "sudoku.generate" job.
+type GenerateReport struct {
+	Count             int             `json:"count"`
+	Seed              uint64          `json:"seed"`
+	Symmetric         bool            `json:"symmetric"`
+	Minimal           bool            `json:"minimal"`
+	Puzzles           []string        `json:"puzzles"`
+	CluesHistogram    map[string]int  `json:"clues_histogram"`
+	GuessesHistogram  map[string]int  `json:"guesses_histogram"`
+	DuplicatesDropped int             `json:"duplicates_dropped"`
+	PuzzlesPerSecond  float64         `json:"puzzles_per_second"`
+	ElapsedSeconds    float64         `json:"elapsed_seconds"`
+	Tasks             int             `json:"tasks"`
+	FailedTasks       int             `json:"failed_tasks"`
+	Failures          []tasks.Failure `json:"failures,omitempty"`
+	CacheHits         int64           `json:"cache_hits"`
+
+	outputs map[string]string
+}
+
+// Outputs implements tasks.OutputReport.
+func (r *GenerateReport) Outputs() map[string]string { return r.outputs }
+
+// Report implements tasks.Plan.
+func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+	rep := &GenerateReport{
+		Seed: gp.params.Seed, Symmetric: gp.params.Symmetric, Minimal: gp.params.Minimal,
+		Puzzles: []string{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{},
+		ElapsedSeconds: sum.Elapsed.Seconds(), Tasks: len(gp.tasks), FailedTasks: len(sum.Failures),
+		Failures: sum.Failures, CacheHits: sum.CacheHits, outputs: map[string]string{},
+	}
+	seen := make(map[string]bool, gp.params.Count)
+	var out bytes.Buffer
+	for _, t := range gp.tasks {
+		data, ok := results(t.ID)
+		if !ok {
+			continue
+		}
+		var r genResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		for i, pz := range r.Puzzles {
+			if seen[pz] {
+				rep.DuplicatesDropped++
+				continue
+			}
+			seen[pz] = true
+			rep.Puzzles = append(rep.Puzzles, pz)
+			rep.CluesHistogram[strconv.Itoa(81-strings.Count(pz, "."))]++
+			rep.GuessesHistogram[strconv.Itoa(r.Guesses[i])]++
+			out.WriteString(pz)
+			out.WriteByte('\n')
+		}
+	}
+	rep.Count = len(rep.Puzzles)
+	if sum.Elapsed > 0 {
+		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
+	}
+	if gp.params.Out && sum.Objects != nil {
+		name := "output/" + sum.Job + "/out"
+		if err := sum.Objects.Put(context.Background(), name, out.Bytes()); err != nil {
+			return nil, err
+		}
+		rep.outputs["out"] = name
+	}
+	return rep, nil
+}
+
+// Text implements tasks.Report.
+func (r *GenerateReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d puzzles with a unique solution (seed %d", r.Count, r.Seed)
+	if r.Symmetric {
+		b.WriteString(", symmetric")
+	}
+	if r.Minimal {
+		b.WriteString(", minimal")
+	}
+	fmt.Fprintf(&b, "), %.0f puzzles/s, %.3f s\n", r.PuzzlesPerSecond, r.ElapsedSeconds)
+	if r.FailedTasks > 0 {
+		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed\n", r.FailedTasks, r.Tasks)
+	}
+	if r.DuplicatesDropped > 0 {
+		fmt.Fprintf(&b, "%d duplicates dropped\n", r.DuplicatesDropped)
+	}
+	b.WriteString("clues:   " + histogram(r.CluesHistogram) + "\n")
+	b.WriteString("guesses: " + histogram(r.GuessesHistogram) + "\n")
+	return b.String()
+}
+
+func histogram(h map[string]int) string {
+	keys := make([]int, 0, len(h))
+	for k := range h {
+		n, _ := strconv.Atoi(k)
+		keys = append(keys, n)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d:%d", k, h[strconv.Itoa(k)]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// NewRunner implements tasks.Kind.
+func (Generate) NewRunner(tasks.Env) tasks.Runner { return &genRunner{solver: sudoku.NewSolver()} }
+
+type genRunner struct{ solver *sudoku.Solver }
+
+func (r *genRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var t genTask
+	if err := json.Unmarshal(payload, &t); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.generate task: %w", err))
+	}
+	if err := t.Validate(); err != nil || t.From < 0 || t.To > t.Count || t.From >= t.To {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.generate task: bad range %d-%d of %d", t.From, t.To, t.Count))
+	}
+	var res genResult
+	for i := t.From; i < t.To; i++ {
+		if err := ctx.Err(); err != nil {
+			return tasks.Output{}, err
+		}
+		g, guesses, err := r.generate(rand.New(rand.NewPCG(t.Seed, uint64(i))), t.GenerateParams)
+		if err != nil {
+			return tasks.Output{}, tasks.Permanent(fmt.Errorf("puzzle %d: %w", i, err))
+		}
+		res.Puzzles = append(res.Puzzles, g.String())
+		res.Guesses = append(res.Guesses, guesses)
+	}
+	data, err := json.Marshal(res)
+	return tasks.Output{Data: data}, err
+}
+
+// unique reports whether g has exactly one solution.
+func (r *genRunner) unique(g sudoku.Grid) bool {
+	n, _ := r.solver.Solve(&g, 2)
+	return n == 1
+}
+
+// generate makes one puzzle: a random solution grid, then clues removed in
+// random order (in 180-degree pairs when symmetric) as long as the solution
+// stays unique. One full pass leaves a minimal puzzle (if removing a clue
+// breaks uniqueness, it still does once other clues are gone).
+func (r *genRunner) generate(rng *rand.Rand, p GenerateParams) (sudoku.Grid, int, error) {
+	for range maxAttempts {
+		g := randomSolution(rng)
+		clues := 81
+		order := rng.Perm(81)
+		for _, c := range order {
+			m := 80 - c
+			if p.Symmetric && m < c {
+				continue // handled with its partner
+			}
+			if p.Clues != 0 && clues <= p.Clues && !p.Minimal {
+				break
+			}
+			if g[c] == 0 {
+				continue
+			}
+			saved, savedM := g[c], g[m]
+			g[c] = 0
+			removed := 1
+			if p.Symmetric && m != c {
+				g[m] = 0
+				removed = 2
+			}
+			if r.unique(g) {
+				clues -= removed
+				continue
+			}
+			g[c], g[m] = saved, savedM
+		}
+		if p.Clues != 0 && clues > p.Clues {
+			continue // not reachable from this grid: try another
+		}
+		if p.Minimal && p.Symmetric && !r.minimal(g) {
+			continue
+		}
+		_, guesses := r.solver.Solve(&g, 2)
+		return g, guesses, nil
+	}
+	return sudoku.Grid{}, 0, errors.New("no puzzle met the constraints after 200 random grids")
+}
+
+// minimal reports whether removing any single clue of g breaks uniqueness.
+func (r *genRunner) minimal(g sudoku.Grid) bool {
+	for c := range g {
+		if g[c] == 0 {
+			continue
+		}
+		d := g[c]
+		g[c] = 0
+		u := r.unique(g)
+		g[c] = d
+		if u {
+			return false
+		}
+	}
+	return true
+}
+
+// randomSolution fills an empty grid by backtracking over the cells in
+// order, trying the digits of each cell in a random order.
+func randomSolution(rng *rand.Rand) sudoku.Grid {
+	var (
+		g                 sudoku.Grid
+		rows, cols, boxes [9]uint16
+		digits            [81][9]uint8
+	)
+	for c := range digits {
+		for i := range 9 {
+			digits[c][i] = uint8(i + 1)
+		}
+		rng.Shuffle(9, func(i, j int) { digits[c][i], digits[c][j] = digits[c][j], digits[c][i] })
+	}
+	var fill func(c int) bool
+	fill = func(c int) bool {
+		if c == 81 {
+			return true
+		}
+		r, k := c/9, c%9
+		b := r/3*3 + k/3
+		for _, d := range digits[c] {
+			bit := uint16(1) << d
+			if (rows[r]|cols[k]|boxes[b])&bit != 0 {
+				continue
+			}
+			rows[r] |= bit
+			cols[k] |= bit
+			boxes[b] |= bit
+			g[c] = d
+			if fill(c + 1) {
+				return true
+			}
+			rows[r] &^= bit
+			cols[k] &^= bit
+			boxes[b] &^= bit
+		}
+		g[c] = 0
+		return false
+	}
+	fill(0)
+	return g
+}
