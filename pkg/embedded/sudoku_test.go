@@ -1,0 +1,175 @@
+package embedded_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+)
+
+// shared returns the path of a public dataset in the shared directory
+// beside the repository; a missing dataset fails the test.
+func shared(t *testing.T, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "datasets", "sudoku", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("dataset %s not found next to the repository: %v", name, err)
+	}
+	return p
+}
+
+func upload(t *testing.T, b *queue.Broker, data []byte) string {
+	t.Helper()
+	name, err := b.UploadInput(ctxFor(t), bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func download(t *testing.T, b *queue.Broker, name string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := b.DownloadTo(ctxFor(t), name, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func solveJob(t *testing.T, b *queue.Broker, p sudokujobs.SolveParams) (*queue.Job, sudokujobs.SolveReport) {
+	t.Helper()
+	j := wait(t, b, submit(t, b, "sudoku.solve", p))
+	if j.State != queue.StateDone {
+		t.Fatalf("job %s: %s %s", j.ID, j.State, j.Error)
+	}
+	var rep sudokujobs.SolveReport
+	if err := json.Unmarshal(j.Report, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return j, rep
+}
+
+// A corpus with bad lines of every kind: every line comes out once, in
+// order, every solution is checked against its givens.
+func TestSudokuSolveLosesNothing(t *testing.T) {
+	euler, err := os.ReadFile(shared(t, "euler96.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(euler)), "\n")
+	bad := strings.Join([]string{
+		"# a comment",
+		lines[0],
+		strings.Repeat(".", 80),        // malformed: 80 cells
+		"11" + strings.Repeat(".", 79), // invalid: row 1 has two 1s
+		strings.Repeat(".", 81),        // multiple
+		"",
+		lines[1],
+		"12345678." + strings.Repeat(".", 63) + "........9", // unsolvable: r1c9 must be 9, column 9 has one
+		strings.Repeat("x", 81),                             // malformed: bad character
+	}, "\n") + "\n"
+	c := startCluster(t, t.TempDir(), 2)
+	p := sudokujobs.SolveParams{Chunk: 7, Out: true, Rejects: true, Inputs: []sudokujobs.Input{
+		{File: "euler96.txt", Object: upload(t, c.Broker, euler)},
+		{File: "bad.txt", Object: upload(t, c.Broker, []byte(bad))},
+	}}
+	j, rep := solveJob(t, c.Broker, p)
+	nEuler := len(lines)
+	if rep.Puzzles != nEuler+7 {
+		t.Fatalf("%d puzzles, want %d", rep.Puzzles, nEuler+7)
+	}
+	out := strings.Split(strings.TrimSuffix(download(t, c.Broker, j.Outputs["out"]), "\n"), "\n")
+	if len(out) != rep.Puzzles {
+		t.Fatalf("--out has %d lines for %d puzzles", len(out), rep.Puzzles)
+	}
+	for i, line := range lines {
+		pz, err := sudoku.ParseLine(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := sudoku.ParseLine(out[i])
+		if err != nil {
+			t.Fatalf("line %d of --out %q: %v", i+1, out[i], err)
+		}
+		if err := sudoku.Check(pz, sol); err != nil {
+			t.Errorf("euler96.txt:%d: %v", i+1, err)
+		}
+	}
+	tail := out[nEuler:]
+	wantPrefix := []string{"", "malformed", "invalid", "multiple", "", "unsolvable", "malformed"}
+	for i, w := range wantPrefix {
+		if w != "" && !strings.HasPrefix(tail[i], w+" ") {
+			t.Errorf("bad.txt item %d: out line %q, want it to start with %q", i+1, tail[i], w)
+		}
+	}
+	if rep.Malformed != 2 || rep.Invalid != 1 || rep.Multiple != 1 || rep.Unique < nEuler+2 {
+		t.Errorf("counts: %+v", rep)
+	}
+	rejects := download(t, c.Broker, j.Outputs["rejects"])
+	for _, want := range []string{"bad.txt:3: malformed: 80 cells, want 81", "bad.txt:4: invalid: ", "bad.txt:5: multiple: ", "bad.txt:8: unsolvable: ", "bad.txt:9: malformed: column 1: 'x' is not a digit"} {
+		if !strings.Contains(rejects, want) {
+			t.Errorf("rejects lack %q:\n%s", want, rejects)
+		}
+	}
+	if len(rep.Rejects) != rep.Puzzles-rep.Unique {
+		t.Errorf("%d rejects for %d puzzles not uniquely solved", len(rep.Rejects), rep.Puzzles-rep.Unique)
+	}
+	// A rerun is answered from the caches.
+	_, again := solveJob(t, c.Broker, p)
+	if again.CacheHits < int64(again.Tasks) {
+		t.Errorf("rerun: %d cache hits for %d tasks", again.CacheHits, again.Tasks)
+	}
+}
+
+// Generation is reproducible from the seed whatever the number of workers;
+// every puzzle has exactly one solution; minimal puzzles are minimal.
+func TestSudokuGenerate(t *testing.T) {
+	one := startCluster(t, t.TempDir(), 1)
+	three := startCluster(t, t.TempDir(), 3)
+	p := sudokujobs.GenerateParams{Count: 60, Seed: 42, Minimal: true, Symmetric: true}
+	gen := func(c *queue.Broker) sudokujobs.GenerateReport {
+		j := wait(t, c, submit(t, c, "sudoku.generate", p))
+		var r sudokujobs.GenerateReport
+		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != queue.StateDone {
+			t.Fatalf("job %s %s %s: %v", j.ID, j.State, j.Error, err)
+		}
+		return r
+	}
+	a, b := gen(one.Broker), gen(three.Broker)
+	if strings.Join(a.Puzzles, ",") != strings.Join(b.Puzzles, ",") || a.Count != 60 {
+		t.Fatalf("1 and 3 workers made different puzzles (%d, %d)", a.Count, b.Count)
+	}
+	s := sudoku.NewSolver()
+	for i, pz := range a.Puzzles {
+		g, err := sudoku.ParseLine(pz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range 81 {
+			if (g[c] == 0) != (g[80-c] == 0) {
+				t.Fatalf("puzzle %d is not symmetric: %s", i, pz)
+			}
+		}
+		if n, _ := s.Solve(&g, 2); n != 1 {
+			t.Fatalf("puzzle %d has %d solutions: %s", i, n, pz)
+		}
+		for c := range 81 {
+			if g[c] == 0 {
+				continue
+			}
+			h := g
+			h[c] = 0
+			if n, _ := s.Solve(&h, 2); n == 1 {
+				t.Fatalf("puzzle %d is not minimal: clue %d can go: %s", i, c, pz)
+			}
+		}
+	}
+}
