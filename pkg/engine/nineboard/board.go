@@ -141,10 +141,12 @@ type undo struct {
 }
 
 // Board is a position with make/unmake. The cells are nine 9-bit masks per
-// side. Make/unmake was chosen over copy-make of the 40-byte state: the
-// undo record is the same size as the state, and make/unmake keeps the
-// search's board in one place (BenchmarkPerft: within a few percent either
-// way), while the issue asks for make/unmake explicitly.
+// side (uint16 each, 36 bytes); the undo record keeps the few fields a move
+// changes besides one cell (target, result, won and full boards, hash), so
+// Unmake is a restore, not a recomputation. The issue asks for make/unmake;
+// copy-make of the 56-byte state would cost about the same copy per move and
+// was not measured. BenchmarkPerft: about 4.5e8 leaves/s with bulk counting,
+// 5e7 make/unmake pairs/s; the search 6-8e6 nodes/s.
 type Board struct {
 	variant Variant
 	cells   [2][9]uint16

@@ -13,7 +13,7 @@ import (
 // one-off run (the reference takes 15 s there; the tests run it to depth 6).
 // First-triple depth 7 is also checked by TestVariantsAgreeWhileNoBoardCloses.
 var perftKnown = []struct {
-	depth             int
+	depth            int
 	firstTriple, ult uint64
 }{
 	{1, 81, 81},

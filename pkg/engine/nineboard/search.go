@@ -128,6 +128,9 @@ func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
 	var rootMoves [81]Move
 	info.Move = s.b.Moves(rootMoves[:0])[0]
 	for depth := 1; depth <= max(maxDepth, 1); depth++ {
+		if depth > 1 && (s.stop.Load() || ctx.Err() != nil) {
+			break
+		}
 		score := s.negamax(depth, 0, -Infinity, Infinity)
 		if s.aborted && depth > 1 {
 			break
