@@ -1,0 +1,366 @@
+package mnk
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// allPositions returns every position reachable from the empty board of g
+// (all images, not only canonical forms).
+func allPositions(g *Game) []Position {
+	seen := map[Position]bool{{}: true}
+	layer := []Position{{}}
+	all := []Position{{}}
+	for len(layer) > 0 {
+		var next []Position
+		for _, p := range layer {
+			if g.Status(p) != Ongoing {
+				continue
+			}
+			for e := g.Empty(p); e != 0; e &= e - 1 {
+				q, _ := g.Play(p, bits.TrailingZeros64(e))
+				if !seen[q] {
+					seen[q] = true
+					next = append(next, q)
+				}
+			}
+		}
+		all = append(all, next...)
+		layer = next
+	}
+	return all
+}
+
+// TestSolveKnownValues checks the values of the games whose values are
+// published (3,3,3 draw; 4,4,3 win; 4,4,4 draw; 5,5,4 draw; 6,5,4 win) and
+// those this solver found and TestSolveAgainstMinimax proves by exhaustive
+// minimax where it can (3,4,3, 4,3,3, 4,5,4 and 5,4,4).
+func TestSolveKnownValues(t *testing.T) {
+	cases := []struct {
+		m, n, k int
+		want    Value
+	}{
+		{3, 3, 3, Drawn}, {4, 4, 3, Win}, {4, 4, 4, Drawn}, {3, 4, 3, Win}, {4, 3, 3, Win},
+		{4, 5, 4, Drawn}, {5, 4, 4, Drawn}, {5, 5, 4, Drawn}, {6, 5, 4, Win}, {5, 6, 4, Win},
+		{1, 1, 1, Win}, {2, 2, 2, Win}, {3, 3, 2, Win}, {1, 5, 2, Win}, {1, 5, 3, Drawn}, {1, 2, 2, Drawn}, {1, 4, 2, Win},
+	}
+	for _, c := range cases {
+		g := MustNew(c.m, c.n, c.k)
+		s := NewSolver(g, 16<<20)
+		v, err := s.Solve(context.Background(), Position{})
+		if err != nil || v != c.want {
+			t.Errorf("%d,%d,%d: value %v (%v), want %v", c.m, c.n, c.k, v, err, c.want)
+		}
+	}
+}
+
+// TestSolveAgainstMinimax compares the solver, with its table and without,
+// with the exhaustive memoised minimax of Counter.Count on every reachable
+// position of the small games and of 3,4,3 and 4,3,3, and on random
+// positions of 4x4.
+func TestSolveAgainstMinimax(t *testing.T) {
+	games := smallGames()
+	games = append(games, ref{3, 4, 3}, ref{4, 3, 3}, ref{3, 4, 4}, ref{2, 5, 2})
+	ctx := context.Background()
+	for _, r := range games {
+		g := MustNew(r.m, r.n, r.k)
+		c := NewCounter(g)
+		with, without := NewSolver(g, 1<<20), NewSolver(g, 0)
+		for _, p := range allPositions(g) {
+			want := c.Count(p).Value
+			v1, err1 := with.Solve(ctx, p)
+			v2, err2 := without.Solve(ctx, p)
+			if err1 != nil || err2 != nil || v1 != want || v2 != want {
+				t.Fatalf("%s %s: solver %v (table) %v (no table), minimax %v", refName(r), g.String(p), v1, v2, want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, r := range []ref{{4, 4, 3}, {4, 4, 4}, {4, 5, 4}} {
+		g := MustNew(r.m, r.n, r.k)
+		c := NewCounter(g)
+		s := NewSolver(g, 4<<20)
+		n := 300
+		if r.cells() > 16 {
+			n = 40 // the counter's memo grows fast from shallow positions
+		}
+		for range n {
+			plies := g.Cells()/2 + rng.IntN(g.Cells()/2)
+			if r.cells() > 16 {
+				plies = 9 + rng.IntN(8)
+			}
+			p, _ := randomGame(g, rng, plies)
+			want := c.Count(p).Value
+			if v, err := s.Solve(ctx, p); err != nil || v != want {
+				t.Fatalf("%s %s: solver %v (%v), minimax %v", refName(r), g.String(p), v, err, want)
+			}
+			if v, _ := NewSolver(g, 0).Solve(ctx, p); v != want {
+				t.Fatalf("%s %s: solver without table %v, minimax %v", refName(r), g.String(p), v, want)
+			}
+		}
+	}
+}
+
+// TestMoveValues checks the value of every first move of 3,3,3 (all draw),
+// 3,4,3 and 4,3,3 against minimax, and records the latter two.
+func TestMoveValues(t *testing.T) {
+	cases := []struct {
+		m, n, k int
+		want    string // first player's value of each cell, row-major
+	}{
+		{3, 3, 3, "ddd/ddd/ddd"},
+		{3, 4, 3, "wwww/lwwl/wwww"},
+		{4, 3, 3, "wlw/www/www/wlw"},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		g := MustNew(c.m, c.n, c.k)
+		counter := NewCounter(g)
+		mv, err := NewSolver(g, 1<<20).MoveValues(ctx, Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for i, m := range mv {
+			if i > 0 && m.Cell/8 != mv[i-1].Cell/8 {
+				got += "/"
+			}
+			got += m.Value.String()[:1]
+			q, _ := g.Play(Position{}, m.Cell)
+			if want := -counter.Count(q).Value; want != m.Value {
+				t.Errorf("%d,%d,%d move %d: solver %v, minimax %v", c.m, c.n, c.k, m.Cell, m.Value, want)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%d,%d,%d move values %s, want %s", c.m, c.n, c.k, got, c.want)
+		}
+	}
+}
+
+// TestPV plays each principal variation out: every move legal, the game
+// ends with the value the solver gave.
+func TestPV(t *testing.T) {
+	ctx := context.Background()
+	for _, r := range []ref{{3, 3, 3}, {4, 4, 3}, {3, 4, 3}, {4, 4, 4}, {5, 5, 4}} {
+		g := MustNew(r.m, r.n, r.k)
+		s := NewSolver(g, 16<<20)
+		v, err := s.Solve(ctx, Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pv, err := s.PV(ctx, Position{}, v)
+		if err != nil {
+			t.Fatalf("%s: %v", refName(r), err)
+		}
+		p, res := Position{}, Ongoing
+		for _, c := range pv {
+			p, res = g.Play(p, c)
+		}
+		var end Value // for the first player
+		switch {
+		case res == XWin:
+			end = Win
+		case res == OWin:
+			end = Loss
+		case res == Draw:
+			end = Drawn
+		default:
+			t.Fatalf("%s: pv %v ends in an ongoing game", refName(r), pv)
+		}
+		if end != v {
+			t.Errorf("%s: pv %v ends in %v, want %v", refName(r), pv, res, v)
+		}
+	}
+}
+
+// mapValueCache is a ValueCache for tests.
+type mapValueCache map[Position]Value
+
+func (m mapValueCache) LoadValue(p Position) (Value, bool) { v, ok := m[p]; return v, ok }
+func (m mapValueCache) StoreValue(p Position, v Value)     { m[p] = v }
+
+// TestSolveCache: a solver fills the cache with exact values of canonical
+// shallow positions, and a fresh solver with that cache reuses them.
+func TestSolveCache(t *testing.T) {
+	g := MustNew(4, 4, 4)
+	ctx := context.Background()
+	cache := mapValueCache{}
+	s := NewSolver(g, 1<<20)
+	s.SetCache(cache, 3)
+	want, _ := s.Solve(ctx, Position{})
+	if len(cache) == 0 {
+		t.Fatal("nothing cached")
+	}
+	c := NewCounter(g)
+	for p, v := range cache {
+		if p.Ply() > 3 || !g.IsCanonical(p) {
+			t.Errorf("cached %s: want canonical positions of at most 3 stones", g.String(p))
+		}
+		if mv := c.Count(p).Value; mv != v {
+			t.Errorf("cached %s = %v, minimax %v", g.String(p), v, mv)
+		}
+	}
+	s2 := NewSolver(g, 1<<20)
+	s2.SetCache(cache, 3)
+	if v, _ := s2.Solve(ctx, Position{}); v != want || s2.CacheHits() == 0 || s2.Nodes() >= s.Nodes() {
+		t.Errorf("with a warm cache: value %v (want %v), %d hits, %d nodes (cold %d)", v, want, s2.CacheHits(), s2.Nodes(), s.Nodes())
+	}
+}
+
+func TestSolveCancel(t *testing.T) {
+	g := MustNew(6, 6, 5) // far too long to finish
+	ctx, cancel := context.WithCancel(context.Background())
+	s := NewSolver(g, 1<<20)
+	s.SetCache(mapValueCache{}, 0)
+	cancel()
+	if _, err := s.Solve(ctx, Position{}); err != context.Canceled {
+		t.Errorf("Solve with a cancelled context: %v, want %v", err, context.Canceled)
+	}
+	if _, err := NewSolver(MustNew(7, 7, 4), 1<<20).Solve(ctx, Position{}); err != ErrTooBig {
+		t.Errorf("7x7: %v, want %v", err, ErrTooBig)
+	}
+}
+
+func TestSolveAllocs(t *testing.T) {
+	g := MustNew(4, 4, 4)
+	s := NewSolver(g, 1<<20)
+	ctx := context.Background()
+	s.Solve(ctx, Position{})
+	if n := testing.AllocsPerRun(3, func() {
+		s.Clear()
+		s.Solve(ctx, Position{})
+	}); n != 0 {
+		t.Errorf("Solve: %v allocations, want 0", n)
+	}
+}
+
+func benchSolve(b *testing.B, m, n, k int, want Value) {
+	g := MustNew(m, n, k)
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		s := NewSolver(g, 64<<20)
+		v, err := s.Solve(context.Background(), Position{})
+		if err != nil || v != want {
+			b.Fatalf("value %v (%v), want %v", v, err, want)
+		}
+		nodes += s.Nodes()
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+func BenchmarkSolve444(b *testing.B) { benchSolve(b, 4, 4, 4, Drawn) }
+func BenchmarkSolve554(b *testing.B) { benchSolve(b, 5, 5, 4, Drawn) }
+func BenchmarkSolve654(b *testing.B) { benchSolve(b, 6, 5, 4, Win) }
+
+func ExampleSolver_Solve() {
+	g := MustNew(5, 5, 4)
+	v, _ := NewSolver(g, 16<<20).Solve(context.Background(), Position{})
+	fmt.Println("5,5,4:", v)
+	// Output: 5,5,4: draw
+}
+
+// refSolver is the second method for boards too big for the exhaustive
+// minimax: a plain fail-soft alpha-beta with the rules of ref, a map of
+// bounds by canonical position, moves centre-first, and no pruning beyond
+// alpha-beta and taking an immediate win.
+type refSolver struct {
+	r     ref
+	g     *Game
+	memo  map[Position][2]int8
+	order [][2]int
+}
+
+func newRefSolver(r ref) *refSolver {
+	s := &refSolver{r: r, g: MustNew(r.m, r.n, r.k), memo: map[Position][2]int8{}}
+	for _, m := range r.moves(Position{}).list() {
+		s.order = append(s.order, m)
+	}
+	dist := func(m [2]int) float64 {
+		dr, dc := float64(m[0])-float64(r.m-1)/2, float64(m[1])-float64(r.n-1)/2
+		return dr*dr + dc*dc
+	}
+	for i := 1; i < len(s.order); i++ {
+		for j := i; j > 0 && dist(s.order[j]) < dist(s.order[j-1]); j-- {
+			s.order[j], s.order[j-1] = s.order[j-1], s.order[j]
+		}
+	}
+	return s
+}
+
+func (s *refSolver) value(p Position, alpha, beta int8) int8 {
+	for _, m := range s.order {
+		if !set(p.X|p.O, m[0], m[1]) {
+			if _, res := s.r.play(p, m[0], m[1]); res == XWin || res == OWin {
+				return 1
+			}
+		}
+	}
+	key, _ := s.g.Canonical(p)
+	lo, hi := int8(-1), int8(1)
+	if b, ok := s.memo[key]; ok {
+		lo, hi = b[0], b[1]
+	}
+	if lo >= beta || lo == hi {
+		return lo
+	}
+	if hi <= alpha {
+		return hi
+	}
+	a, b := max(alpha, lo), min(beta, hi)
+	a0, best := a, int8(-2)
+	for _, m := range s.order {
+		if set(p.X|p.O, m[0], m[1]) {
+			continue
+		}
+		q, res := s.r.play(p, m[0], m[1])
+		v := int8(0)
+		if res == Ongoing {
+			v = -s.value(q, -b, -a)
+		}
+		best = max(best, v)
+		a = max(a, v)
+		if a >= b {
+			break
+		}
+	}
+	switch {
+	case best >= b:
+		lo = max(lo, best)
+	case best <= a0:
+		hi = min(hi, best)
+	default:
+		lo, hi = best, best
+	}
+	s.memo[key] = [2]int8{lo, hi}
+	return best
+}
+
+// deep adds the slow differential cases: go test -run Reference -mnk.deep.
+var deep = flag.Bool("mnk.deep", false, "also prove 5,5,4 with the reference alpha-beta (about 30 s)")
+
+// TestSolveAgainstReference proves the values of 4,5,4 and 5,4,4 (and of
+// the 4x4 games; with -mnk.deep of 5,5,4) a second way, with refSolver.
+func TestSolveAgainstReference(t *testing.T) {
+	for _, r := range []ref{{4, 4, 3}, {4, 4, 4}, {4, 5, 4}, {5, 4, 4}, {5, 5, 4}} {
+		if r.cells() > 16 && testing.Short() {
+			t.Logf("%s: skipped under -short; 4,4,4 covers the same code", refName(r))
+			continue
+		}
+		if r.cells() > 20 && !*deep {
+			t.Logf("%s: run with -mnk.deep (the reference takes about 30 s)", refName(r))
+			continue
+		}
+		want, err := NewSolver(MustNew(r.m, r.n, r.k), 16<<20).Solve(context.Background(), Position{})
+		rs := newRefSolver(r)
+		if got := Value(rs.value(Position{}, -1, 1)); err != nil || got != want {
+			t.Errorf("%s: solver %v (%v), reference alpha-beta %v", refName(r), want, err, got)
+		}
+		t.Logf("%s: %v; the reference kept %d positions", refName(r), want, len(rs.memo))
+	}
+}
