@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"log/slog"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// connect starts an agent against a fresh listener and returns the
+// referee's side of the connection and the agent's outcome.
+func connect(t *testing.T, ctx context.Context, cfg Config) (net.Conn, <-chan error, *Stats) {
+	t.Helper()
+	l := listen(t)
+	done := make(chan error, 1)
+	var st Stats
+	go func() {
+		s, err := Dial(ctx, l.Addr().String(), cfg)
+		st = s
+		done <- err
+	}()
+	conn, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn, done, &st
+}
+
+func waitAgent(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent still running 10 s after the referee stopped")
+	}
+	return nil
+}
+
+// Malformed and contradictory messages are logged and skipped, requests
+// are still answered with legal cells, and the session ends cleanly.
+func TestMalformedMessages(t *testing.T) {
+	conn, done, st := connect(t, context.Background(), Config{MoveTime: 5 * time.Millisecond, Log: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+	r := bufio.NewReader(conn)
+	var grid [9][9]bool
+	send := func(s string) {
+		t.Helper()
+		if _, err := conn.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// expect reads the agent's reply to a request for board bd (1-9) and
+	// checks the cell is on the board and empty.
+	expect := func(bd int) int {
+		t.Helper()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no reply for board %d: %v", bd, err)
+		}
+		c, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil || c < 1 || c > 9 || grid[bd-1][c-1] {
+			t.Fatalf("reply %q for board %d: not an empty cell", line, bd)
+		}
+		grid[bd-1][c-1] = true
+		return c
+	}
+	malformed := []string{
+		"hello world.\n",
+		"start(z).\n",
+		strings.Repeat("x", 5000) + ".\n",
+		"second_move(5,).\n",
+		"second_move(10,3).\n",
+		"second_move(5,3\n",
+		"(((.\n",
+		"\x00\xff\xfe.\n",
+	}
+	send("init.\n")
+	send("next_move(3).\n") // outside a game: ignored, not malformed
+	for _, m := range malformed[:3] {
+		send(m)
+	}
+	send("start(o).\n")
+	for _, m := range malformed[3:] {
+		send(m)
+	}
+	send("  second_move( 5 , 3 ) .\r\n") // spaces are tolerated
+	grid[4][2] = true
+	c := expect(3)
+	send("next_move(99).\n")
+	malformed = append(malformed, "next_move(99).")
+	// Two messages on one line, the second a legal reply of X.
+	next := 1
+	for grid[c-1][next-1] {
+		next++
+	}
+	grid[c-1][next-1] = true
+	send("init.next_move(" + strconv.Itoa(next) + ").\n")
+	c = expect(next)
+	// X plays on until it is sent to a board with a stone in it, and plays
+	// on that stone: out of sync, and still answered with an empty cell of
+	// the board asked for.
+	contradicted := false
+	for range 40 {
+		occupied, free := 0, 0
+		for i := 9; i >= 1; i-- {
+			if grid[c-1][i-1] {
+				occupied = i
+			} else {
+				free = i
+			}
+		}
+		if occupied > 0 {
+			send(fmt.Sprintf("next_move(%d).\n", occupied))
+			expect(occupied)
+			contradicted = true
+			break
+		}
+		grid[c-1][free-1] = true
+		send(fmt.Sprintf("next_move(%d).\n", free))
+		c = expect(free)
+	}
+	if !contradicted {
+		t.Fatal("never sent to a board with a stone")
+	}
+	send("loss(illegal_move).\nend.\n")
+	if err := waitAgent(t, done); err != nil {
+		t.Fatalf("agent: %v", err)
+	}
+	if st.Malformed != len(malformed) || st.OutOfSync != 1 || st.Games != 1 || st.Losses != 1 {
+		t.Errorf("stats %+v: want %d malformed, 1 out of sync, 1 game lost", *st, len(malformed))
+	}
+}
+
+// The referee closes the connection at every byte of a session: the agent
+// returns promptly every time, cleanly or with a connection error.
+func TestRefereeClosesAnyTime(t *testing.T) {
+	script := "init.\nstart(o).\nsecond_move(5,3).\nnext_move(1).\nwin(triple).\nstart(x).\nthird_move(1,2,3).\nend.\n"
+	for cut := 0; cut <= len(script); cut++ {
+		conn, done, _ := connect(t, context.Background(), Config{MoveTime: 2 * time.Millisecond, TTBits: 12})
+		if _, err := conn.Write([]byte(script[:cut])); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+		err := waitAgent(t, done)
+		if err != nil && !errors.Is(err, ErrClosedMidGame) && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("cut at %d (%q): %v", cut, script[:cut], err)
+		}
+	}
+}
+
+// A cancelled context ends a waiting agent.
+func TestAgentContextCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	conn, done, _ := connect(t, ctx, Config{})
+	if _, err := conn.Write([]byte("init.\nstart(x).\n")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := waitAgent(t, done); !errors.Is(err, context.Canceled) {
+		t.Errorf("agent: %v, want context.Canceled", err)
+	}
+}
+
+// The default budget leaves the clock growing: a game of 40 moves of the
+// agent at the full budget never runs out.
+func TestBudgetKeepsTheClock(t *testing.T) {
+	a := &player{cfg: Config{}}
+	a.cfg.defaults()
+	for range 40 {
+		b := a.budget()
+		a.used += b + 30*time.Millisecond // and some slack per move
+		a.moves++
+		if left := a.cfg.Clock + time.Duration(a.moves)*a.cfg.Increment - a.used; left < a.cfg.Increment {
+			t.Fatalf("after %d moves: %v left, budget %v", a.moves, left, b)
+		}
+	}
+	a.cfg.MoveTime = 50 * time.Millisecond
+	if b := a.budget(); b != 50*time.Millisecond {
+		t.Errorf("--move-time 50ms: budget %v", b)
+	}
+}
+
+// tWriter sends log lines to the test log.
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
