@@ -5,5 +5,6 @@ package kinds
 import (
 	// Each kind registers itself with pkg/tasks.
 	_ "github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	_ "github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
 	_ "github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
