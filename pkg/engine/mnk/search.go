@@ -1,0 +1,282 @@
+package mnk
+
+import (
+	"context"
+	"math/bits"
+	"time"
+)
+
+// The depth-limited search is a negamax alpha-beta to a fixed depth with
+// iterative deepening, for boards too big to solve. The frontier is scored
+// by a heuristic over the k-windows: a window with no enemy stone is worth
+// 4^s to a side with s stones on it (so a window one stone from complete is
+// worth four of the next best), and the score is the side to move's total
+// minus the opponent's. The exact facts of the solver (a line completed at
+// once, two enemy threats, a forced block) are applied at every node, and
+// a line completed inside the horizon scores Mate minus its distance, so
+// forced wins and losses are found and measured in plies.
+//
+// Each iteration searches the previous iteration's principal variation
+// first and orders the other moves by the window weights of the solver.
+// There is no transposition table: the iterations are short, and the
+// ordering from the previous PV recovers most of what a table would give
+// at these depths.
+
+// Mate bounds the scores: a line completed N plies from the searched
+// position (N = 1: the side to move completes it now) scores Mate - N for
+// the side that completes it, and -(Mate - N) for the other. Heuristic
+// scores stay far below Mate - 64.
+const Mate = 1 << 30
+
+// Iteration is one completed iteration of a Search.
+type Iteration struct {
+	Depth   int     `json:"depth"`
+	Score   int     `json:"score"`
+	Move    int     `json:"move"`
+	PV      []int   `json:"pv"`
+	Nodes   uint64  `json:"nodes"`
+	Seconds float64 `json:"seconds"`
+	// EBF is the effective branching factor: the nodes of this iteration
+	// over those of the previous one (0 for the first).
+	EBF float64 `json:"ebf"`
+}
+
+// SearchResult is the outcome of a Search: the last completed iteration's
+// move, score and principal variation, and all the iterations.
+type SearchResult struct {
+	Move       int
+	Score      int
+	PV         []int
+	Depth      int    // depth of the last completed iteration
+	Nodes      uint64 // all iterations, the unfinished one included
+	Elapsed    time.Duration
+	Iterations []Iteration
+}
+
+// MatePlies returns N > 0 if Score is a forced win in N plies for the side
+// to move, -N for a forced loss in N plies, and 0 otherwise.
+func (r SearchResult) MatePlies() int {
+	switch {
+	case r.Score > Mate-64:
+		return Mate - r.Score
+	case r.Score < -(Mate - 64):
+		return -(Mate + r.Score)
+	}
+	return 0
+}
+
+// Searcher runs depth-limited searches. It is not safe for concurrent use.
+type Searcher struct {
+	g     *Game
+	k1    int
+	pos   Position
+	ply   int // plies from the searched position
+	nodes uint64
+
+	ctx      context.Context
+	deadline time.Time
+	abort    bool
+
+	pv     [65][64]int8 // pv[d][d:pvLen[d]]: the line from distance d
+	pvLen  [65]int
+	prevPV []int
+	onPV   [65]bool // the moves to this distance are prevPV's
+	moves  [65][64]int8
+	scores [65][64]int32
+	cs     [64]int32
+}
+
+// NewSearcher returns a searcher for g.
+func NewSearcher(g *Game) *Searcher { return &Searcher{g: g, k1: g.K - 1} }
+
+// Search searches p (valid, not over) by iterative deepening to maxDepth
+// plies (0: to the end of the game) or until budget runs out (0: no
+// budget), whichever comes first, and returns the result of the last
+// completed iteration (always at least depth 1, which is never cut short
+// by the budget). It returns ctx's error if ctx is done first.
+func (s *Searcher) Search(ctx context.Context, p Position, maxDepth int, budget time.Duration) (SearchResult, error) {
+	start := time.Now()
+	empties := bits.OnesCount64(s.g.Empty(p))
+	if maxDepth <= 0 || maxDepth > empties {
+		maxDepth = empties
+	}
+	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
+	var res SearchResult
+	res.Move = -1
+	if s.g.Status(p) != Ongoing {
+		return res, nil
+	}
+	s.prevPV = s.prevPV[:0]
+	for d := 1; d <= maxDepth; d++ {
+		if d > 1 && budget > 0 {
+			s.deadline = start.Add(budget)
+		}
+		s.pos, s.ply, s.onPV[0] = p, 0, true
+		before := s.nodes
+		t0 := time.Now()
+		score := s.search(d, -Mate-1, Mate+1)
+		if s.abort {
+			break
+		}
+		it := Iteration{Depth: d, Score: int(score), Nodes: s.nodes - before, Seconds: time.Since(t0).Seconds()}
+		for _, c := range s.pv[0][:s.pvLen[0]] {
+			it.PV = append(it.PV, int(c))
+		}
+		it.Move = it.PV[0]
+		if n := len(res.Iterations); n > 0 && res.Iterations[n-1].Nodes > 0 {
+			it.EBF = float64(it.Nodes) / float64(res.Iterations[n-1].Nodes)
+		}
+		res.Iterations = append(res.Iterations, it)
+		res.Move, res.Score, res.PV, res.Depth = it.Move, it.Score, it.PV, d
+		s.prevPV = append(s.prevPV[:0], it.PV...)
+		if res.MatePlies() != 0 && abs(res.MatePlies()) <= d {
+			break // proven inside the horizon: deeper cannot change it
+		}
+	}
+	res.Nodes = s.nodes
+	res.Elapsed = time.Since(start)
+	if s.abort && ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Nodes returns the number of positions searched by all calls.
+func (s *Searcher) Nodes() uint64 { return s.nodes }
+
+func (s *Searcher) search(depth int, alpha, beta int32) int32 {
+	s.nodes++
+	s.pvLen[s.ply] = s.ply
+	if s.nodes&pollMask == 0 && (s.ctx.Err() != nil || !s.deadline.IsZero() && time.Now().After(s.deadline)) {
+		s.abort = true
+	}
+	if s.abort {
+		return 0
+	}
+	g := s.g
+	me, them := s.pos.X, s.pos.O
+	ply := s.ply
+	if (s.pos.Ply())&1 == 1 {
+		me, them = them, me
+	}
+	empty := g.mask &^ (me | them)
+	if empty == 0 {
+		return 0
+	}
+	var oppThreat uint64
+	var eval int32
+	for _, w := range g.windows {
+		a, b := w&me, w&them
+		if b == 0 {
+			n := bits.OnesCount64(a)
+			if n == s.k1 {
+				s.pv[ply][ply] = int8(bits.TrailingZeros64(w &^ me))
+				s.pvLen[ply] = ply + 1
+				return Mate - int32(ply+1)
+			}
+			eval += 1 << (2 * n)
+		}
+		if a == 0 {
+			n := bits.OnesCount64(b)
+			if n == s.k1 {
+				oppThreat |= w &^ them
+			}
+			eval -= 1 << (2 * n)
+		}
+	}
+	if oppThreat&(oppThreat-1) != 0 {
+		// Two threats: whatever we play, the opponent completes a line
+		// with its next move.
+		c := int8(bits.TrailingZeros64(oppThreat))
+		s.pv[ply][ply], s.pv[ply][ply+1] = c, int8(bits.TrailingZeros64(oppThreat&^(1<<uint(c))))
+		s.pvLen[ply] = ply + 2
+		return -(Mate - int32(ply+2))
+	}
+	if depth == 0 {
+		return eval
+	}
+
+	moves := &s.moves[ply]
+	n := 0
+	if oppThreat != 0 {
+		moves[0] = int8(bits.TrailingZeros64(oppThreat))
+		n = 1
+	} else {
+		pvMove := -1
+		if s.onPV[ply] && ply < len(s.prevPV) {
+			pvMove = s.prevPV[ply]
+		}
+		sc := &s.scores[ply]
+		cs := &s.cs
+		for e := empty; e != 0; e &= e - 1 {
+			cs[bits.TrailingZeros64(e)] = 0
+		}
+		for _, w := range g.windows {
+			a, b := w&me, w&them
+			var wt int32
+			if b == 0 {
+				wt = 4 << (2 * bits.OnesCount64(a))
+			}
+			if a == 0 {
+				wt += 3 << (2 * bits.OnesCount64(b))
+			}
+			for e := w & empty; wt != 0 && e != 0; e &= e - 1 {
+				cs[bits.TrailingZeros64(e)] += wt
+			}
+		}
+		for e := empty; e != 0; e &= e - 1 {
+			c := int8(bits.TrailingZeros64(e))
+			v := cs[c]
+			if int(c) == pvMove {
+				v = 1 << 30
+			}
+			j := n
+			for j > 0 && sc[j-1] < v {
+				moves[j], sc[j] = moves[j-1], sc[j-1]
+				j--
+			}
+			moves[j], sc[j] = c, v
+			n++
+		}
+	}
+
+	best := int32(-Mate - 1)
+	xToMove := s.pos.XToMove()
+	for i := range n {
+		c := int(moves[i])
+		saved := s.pos
+		if xToMove {
+			s.pos.X |= 1 << uint(c)
+		} else {
+			s.pos.O |= 1 << uint(c)
+		}
+		s.ply++
+		s.onPV[ply+1] = s.onPV[ply] && ply < len(s.prevPV) && c == s.prevPV[ply]
+		v := -s.search(depth-1, -beta, -alpha)
+		s.ply--
+		s.pos = saved
+		if s.abort {
+			return 0
+		}
+		if v > best {
+			best = v
+			if v > alpha {
+				alpha = v
+				s.pv[ply][ply] = int8(c)
+				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
+				s.pvLen[ply] = s.pvLen[ply+1]
+				if alpha >= beta {
+					break
+				}
+			}
+		}
+	}
+	return best
+}

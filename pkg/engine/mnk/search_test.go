@@ -1,0 +1,131 @@
+package mnk
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestSearchFullDepth: searched to the end of the game the heuristic never
+// speaks, and the score must be the exact value (a forced win or loss in
+// some plies, or 0 for a draw), which the solver knows.
+func TestSearchFullDepth(t *testing.T) {
+	ctx := context.Background()
+	check := func(g *Game, p Position) {
+		t.Helper()
+		want, _ := NewSolver(g, 1<<16).Solve(ctx, p)
+		r, err := NewSearcher(g).Search(ctx, p, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Drawn
+		if m := r.MatePlies(); m > 0 {
+			got = Win
+		} else if m < 0 {
+			got = Loss
+		} else if r.Score != 0 {
+			t.Fatalf("%s: full-depth score %d is neither a mate nor 0", g.String(p), r.Score)
+		}
+		if got != want {
+			t.Fatalf("%s: search score %d (%v), solver %v", g.String(p), r.Score, got, want)
+		}
+		if len(r.PV) == 0 || r.PV[0] != r.Move {
+			t.Fatalf("%s: move %d, pv %v", g.String(p), r.Move, r.PV)
+		}
+	}
+	g := MustNew(3, 3, 3)
+	for _, p := range allPositions(g) {
+		if g.Status(p) == Ongoing {
+			check(g, p)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, r := range []ref{{4, 4, 4}, {4, 4, 3}} {
+		g := MustNew(r.m, r.n, r.k)
+		for range 100 {
+			p, res := randomGame(g, rng, 7+rng.IntN(6))
+			if res == Ongoing {
+				check(g, p)
+			}
+		}
+	}
+}
+
+// TestSearchMate: forced wins and losses inside the horizon are measured in
+// plies, and the searched line is the forced one.
+func TestSearchMate(t *testing.T) {
+	g := MustNew(3, 3, 3)
+	ctx := context.Background()
+	cases := []struct {
+		pos   string
+		depth int
+		mate  int
+		move  int
+	}{
+		{"X.O/.X./O..", 3, 1, Cell(2, 2)},  // win at once
+		{"XO./.X./...", 6, -4, Cell(2, 2)}, // block, X forks, lost in 4
+		// At depth 2 the two-threat rule already sees the fork; at depth 1
+		// the loss lies beyond the horizon.
+		{"XO./.X./...", 2, -4, Cell(2, 2)},
+		{"XO./.X./...", 1, 0, Cell(2, 2)},
+	}
+	for _, c := range cases {
+		p, _ := g.Parse(c.pos)
+		r, err := NewSearcher(g).Search(ctx, p, c.depth, 0)
+		if err != nil || r.MatePlies() != c.mate || r.Move != c.move {
+			t.Errorf("%s depth %d: mate %d move %d (%v), want %d %d", c.pos, c.depth, r.MatePlies(), r.Move, err, c.mate, c.move)
+		}
+	}
+}
+
+// TestSearchBudget: iterative deepening stops at the budget with the last
+// complete iteration, and reports each iteration's nodes and branching.
+func TestSearchBudget(t *testing.T) {
+	g := MustNew(8, 8, 5)
+	start := time.Now()
+	r, err := NewSearcher(g).Search(context.Background(), Position{}, 0, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("a 200 ms budget took %v", el)
+	}
+	if r.Depth < 2 || len(r.Iterations) != r.Depth || r.Depth == g.Cells() {
+		t.Fatalf("depth %d with %d iterations", r.Depth, len(r.Iterations))
+	}
+	for i, it := range r.Iterations {
+		if it.Depth != i+1 || it.Nodes == 0 || i > 0 && it.EBF <= 0 || len(it.PV) == 0 {
+			t.Errorf("iteration %d: %+v", i, it)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewSearcher(g).Search(ctx, Position{}, 0, 0); err != context.Canceled {
+		t.Errorf("cancelled: %v, want %v", err, context.Canceled)
+	}
+}
+
+func TestSearchAllocs(t *testing.T) {
+	g := MustNew(5, 5, 4)
+	s := NewSearcher(g)
+	s.ctx = context.Background()
+	if n := testing.AllocsPerRun(3, func() {
+		s.pos, s.ply, s.onPV[0] = Position{}, 0, true
+		s.search(4, -Mate-1, Mate+1)
+	}); n != 0 {
+		t.Errorf("search: %v allocations, want 0", n)
+	}
+}
+
+// BenchmarkSearch885 is a depth-5 search of the empty 8,8,5 board.
+func BenchmarkSearch885(b *testing.B) {
+	g := MustNew(8, 8, 5)
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		r, _ := NewSearcher(g).Search(context.Background(), Position{}, 5, 0)
+		nodes += r.Nodes
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
