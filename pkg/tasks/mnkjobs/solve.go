@@ -1,0 +1,522 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// "mnk.solve" finds the exact value of an m,n,k-game. The plan expands the
+// top of the tree to the split depth over canonical positions (the same
+// expansion as mnk.count, so positions equal up to symmetry are one task);
+// every task proves the exact value of its position with a full window,
+// and the report runs negamax over the top of the tree. Exact values do not
+// depend on who computed them, so the report is the value a single process
+// finds, whatever the split or the number of workers, and it gives the
+// value of every first move for free.
+//
+// Workers are handed the full window rather than bounds learnt from
+// sibling tasks: tasks run in any order and on any worker, and an exact
+// value can be cached and reused by any later job, a bound only by the job
+// that asked.
+
+func init() { tasks.Register(Solve{}) }
+
+// DefaultTTMB is the default size of each worker slot's transposition
+// table, in MB.
+const DefaultTTMB = 64
+
+// maxSolveSplit bounds the split depth: the tasks grow about 20-fold per
+// ply on the boards worth distributing.
+const maxSolveSplit = 3
+
+// The automatic split is at the root moves (depth 1). Deeper splits give
+// more and smaller tasks, but every task proves the exact value of its
+// position, and the positions two plies down include many a bad reply whose
+// exact value the serial search never needs: 5,5,4 took 1.7M nodes (0.8 s
+// of tasks) split at depth 1 and 15M (10.7 s) at depth 2.
+const autoSolveSplit = 1
+
+// SolveParams are the parameters of an "mnk.solve" job.
+type SolveParams struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+	K    int `json:"k"`
+	// SplitDepth is the ply of the tasks, 1 to 3; -1 splits at the root
+	// moves (1).
+	SplitDepth int `json:"split_depth"`
+	// TTMB is the transposition table of each worker slot in MB (0: the
+	// default, 64).
+	TTMB int `json:"tt_mb,omitempty"`
+	// RootMoves asks for the value of every first move in the report.
+	RootMoves bool `json:"root_moves,omitempty"`
+}
+
+// Validate checks the parameters and returns the game.
+func (p SolveParams) Validate() (*mnk.Game, error) {
+	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	if err != nil {
+		return nil, tasks.Invalid("%v", err)
+	}
+	if g.Cells() > mnk.MaxSolveCells {
+		return nil, tasks.Invalid("board %dx%d has %d cells: exact solving is limited to boards of at most %d cells (e.g. 6x6, 5x7)",
+			p.Rows, p.Cols, g.Cells(), mnk.MaxSolveCells)
+	}
+	if p.SplitDepth != -1 && (p.SplitDepth < 1 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
+		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 1 to %d",
+			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
+	}
+	if p.TTMB < 0 || p.TTMB > 1<<16 {
+		return nil, tasks.Invalid("transposition table of %d MB: want 1 to 65536 (0: the default, %d)", p.TTMB, DefaultTTMB)
+	}
+	return g, nil
+}
+
+// Solve is the "mnk.solve" kind.
+type Solve struct{}
+
+// Name implements tasks.Kind.
+func (Solve) Name() string { return "mnk.solve" }
+
+// Version implements tasks.Kind.
+func (Solve) Version() int { return 1 }
+
+// solveTask is the payload of one task: a canonical position at the split
+// depth and the table size to solve it with.
+type solveTask struct {
+	Rows int    `json:"rows"`
+	Cols int    `json:"cols"`
+	K    int    `json:"k"`
+	X    uint64 `json:"x"`
+	O    uint64 `json:"o"`
+	TTMB int    `json:"tt_mb"`
+}
+
+// solveResult is what a task returns: the exact value of its position for
+// the side to move, a principal variation (cells, in the frame of the
+// task's position) and the work it took.
+type solveResult struct {
+	Value     mnk.Value `json:"value"`
+	PV        []int     `json:"pv"`
+	Nodes     uint64    `json:"nodes"`
+	TTHits    uint64    `json:"tt_hits"`
+	CacheHits uint64    `json:"cache_hits"`
+	Seconds   float64   `json:"seconds"`
+}
+
+// Plan implements tasks.Kind.
+func (Solve) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+	var p SolveParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
+	}
+	g, err := p.Validate()
+	if err != nil {
+		return nil, err
+	}
+	return newSolvePlan(g, p), nil
+}
+
+type solvePlan struct {
+	g      *mnk.Game
+	params SolveParams
+	split  int
+	layers [][]node
+	tasks  []tasks.Task
+	where  []int // task index -> node in the last layer
+}
+
+func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
+	sp := &solvePlan{g: g, params: p}
+	ex := &countPlan{g: g} // its expand merges children by canonical form
+	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
+	sp.layers = [][]node{{root}}
+	for d := 0; ; d++ {
+		open := 0
+		for _, n := range sp.layers[d] {
+			if n.res == mnk.Ongoing {
+				open++
+			}
+		}
+		if d > 0 && (p.SplitDepth == d || p.SplitDepth < 0 && d == autoSolveSplit) || open == 0 {
+			sp.split = d
+			break
+		}
+		sp.layers = append(sp.layers, ex.expand(sp.layers[d]))
+	}
+	last := sp.layers[sp.split]
+	for i := range last {
+		if last[i].res == mnk.Ongoing {
+			sp.where = append(sp.where, i)
+		}
+	}
+	slices.SortFunc(sp.where, func(a, b int) int {
+		pa, pb := last[a].pos, last[b].pos
+		if pa.X != pb.X {
+			return cmpU(pa.X, pb.X)
+		}
+		return cmpU(pa.O, pb.O)
+	})
+	ttmb := p.TTMB
+	if ttmb == 0 {
+		ttmb = DefaultTTMB
+	}
+	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
+	for ti, i := range sp.where {
+		n := &last[i]
+		n.task = ti
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb})
+		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
+	}
+	return sp
+}
+
+// Tasks implements tasks.Plan.
+func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
+
+// SolveReport is the report of an "mnk.solve" job. Values are for the
+// first player; cells are [row, col].
+type SolveReport struct {
+	Board    string `json:"board"`
+	Rows     int    `json:"rows"`
+	Cols     int    `json:"cols"`
+	K        int    `json:"k"`
+	Complete bool   `json:"complete"`
+	// Value is "win", "draw" or "loss" for the first player ("unknown" if
+	// tasks failed).
+	Value      string            `json:"value"`
+	BestMoves  [][2]int          `json:"best_moves"`
+	PV         [][2]int          `json:"pv"`
+	MoveValues map[string]string `json:"move_values,omitempty"`
+	Nodes      uint64            `json:"nodes"`
+	TTHits     uint64            `json:"tt_hits"`
+	SplitDepth int               `json:"split_depth"`
+	Tasks      int               `json:"tasks"`
+	// TaskDetails lists each task's position, value (for the side to move
+	// there), nodes and seconds.
+	TaskDetails []SolveTaskDetail `json:"task_details"`
+	FailedTasks int               `json:"failed_tasks"`
+	Failures    []tasks.Failure   `json:"failures,omitempty"`
+	CacheHits   int64             `json:"cache_hits"`
+	// PositionCacheHits counts positions whose value came from a worker's
+	// persistent store of proven positions.
+	PositionCacheHits uint64  `json:"position_cache_hits"`
+	ElapsedSeconds    float64 `json:"elapsed_seconds"`
+	// TaskSeconds is the sum of the tasks' times, about what one worker
+	// would have taken; Speedup is TaskSeconds / ElapsedSeconds.
+	TaskSeconds float64 `json:"task_seconds"`
+	Speedup     float64 `json:"speedup"`
+}
+
+// SolveTaskDetail is one task of a solve report.
+type SolveTaskDetail struct {
+	Task     string  `json:"task"`
+	Position string  `json:"position"`
+	Value    string  `json:"value"`
+	Nodes    uint64  `json:"nodes"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// Report implements tasks.Plan.
+func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+	g := sp.g
+	rep := &SolveReport{
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
+		Complete: true, Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
+		SplitDepth: sp.split, Tasks: len(sp.tasks), FailedTasks: len(sum.Failures), Failures: sum.Failures,
+		CacheHits: sum.CacheHits, ElapsedSeconds: sum.Elapsed.Seconds(), TaskDetails: []SolveTaskDetail{},
+	}
+	values := make([][]mnk.Value, len(sp.layers))
+	known := make([][]bool, len(sp.layers))
+	for d, layer := range sp.layers {
+		values[d] = make([]mnk.Value, len(layer))
+		known[d] = make([]bool, len(layer))
+		for i, n := range layer {
+			switch n.res {
+			case mnk.Draw:
+				values[d][i], known[d][i] = mnk.Drawn, true
+			case mnk.XWin, mnk.OWin:
+				values[d][i], known[d][i] = mnk.Loss, true // the side to move has lost
+			}
+		}
+	}
+	pvs := make([][]int, len(sp.tasks))
+	last := sp.layers[sp.split]
+	for ti, t := range sp.tasks {
+		i := sp.where[ti]
+		data, ok := results(t.ID)
+		if !ok {
+			rep.Complete = false
+			continue
+		}
+		var r solveResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		if r.Value < mnk.Loss || r.Value > mnk.Win {
+			return nil, fmt.Errorf("result of task %s: value %d", t.ID, r.Value)
+		}
+		values[sp.split][i], known[sp.split][i] = r.Value, true
+		pvs[ti] = r.PV
+		rep.Nodes += r.Nodes
+		rep.TTHits += r.TTHits
+		rep.PositionCacheHits += r.CacheHits
+		rep.TaskSeconds += r.Seconds
+		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
+			Task: t.ID, Position: g.String(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
+		})
+	}
+	if rep.ElapsedSeconds > 0 {
+		rep.Speedup = rep.TaskSeconds / rep.ElapsedSeconds
+	}
+	// Negamax over the top of the tree.
+	for d := len(sp.layers) - 2; d >= 0; d-- {
+		for i, n := range sp.layers[d] {
+			if n.res != mnk.Ongoing {
+				continue
+			}
+			best, ok := mnk.Loss, true
+			for _, k := range n.kids {
+				ok = ok && known[d+1][k]
+				best = max(best, -values[d+1][k])
+			}
+			values[d][i], known[d][i] = best, ok
+		}
+	}
+	if !known[0][0] {
+		return rep, nil
+	}
+	v := values[0][0]
+	rep.Value = valueWord(v)
+
+	// The first moves: each leads to an orbit of layer 1.
+	index := map[mnk.Position]int{}
+	for i, n := range sp.layers[1] {
+		index[n.pos] = i
+	}
+	if sp.params.RootMoves {
+		rep.MoveValues = map[string]string{}
+	}
+	for e := g.Empty(mnk.Position{}); e != 0; e &= e - 1 {
+		c := bits.TrailingZeros64(e)
+		q, _ := g.Play(mnk.Position{}, c)
+		cq, _ := g.Canonical(q)
+		mv := -values[1][index[cq]]
+		if mv == v {
+			rep.BestMoves = append(rep.BestMoves, cellRC(c))
+		}
+		if rep.MoveValues != nil {
+			rc := cellRC(c)
+			rep.MoveValues[fmt.Sprintf("%d,%d", rc[0], rc[1])] = mv.String()
+		}
+	}
+
+	// The principal variation: the first move (row-major) that keeps the
+	// value at each ply of the top, then the line of the task reached,
+	// carried over from its canonical frame.
+	p, d, i := mnk.Position{}, 0, 0
+	for sp.layers[d][i].res == mnk.Ongoing {
+		if d == sp.split {
+			n := sp.layers[d][i]
+			for _, c := range mapCells(g, n.pos, p, pvs[n.task]) {
+				rep.PV = append(rep.PV, cellRC(c))
+			}
+			break
+		}
+		nextIndex := map[mnk.Position]int{}
+		for j, n := range sp.layers[d+1] {
+			nextIndex[n.pos] = j
+		}
+		moved := false
+		for e := g.Empty(p); e != 0 && !moved; e &= e - 1 {
+			c := bits.TrailingZeros64(e)
+			q, _ := g.Play(p, c)
+			cq, _ := g.Canonical(q)
+			j := nextIndex[cq]
+			if -values[d+1][j] == values[d][i] {
+				rep.PV = append(rep.PV, cellRC(c))
+				p, d, i, moved = q, d+1, j, true
+			}
+		}
+		if !moved {
+			return nil, fmt.Errorf("principal variation: no move of %s keeps its value", g.String(p))
+		}
+	}
+	return rep, nil
+}
+
+// cellRC converts a cell to [row, col].
+func cellRC(c int) [2]int { return [2]int{c / 8, c % 8} }
+
+// mapCells carries cells from the frame of the canonical position canon to
+// the frame of p, one of its images.
+func mapCells(g *mnk.Game, canon, p mnk.Position, cells []int) []int {
+	for s := range g.NumSymmetries() {
+		if g.Transform(canon, s) != p {
+			continue
+		}
+		out := make([]int, len(cells))
+		for i, c := range cells {
+			out[i] = bits.TrailingZeros64(g.Transform(mnk.Position{X: 1 << uint(c)}, s).X)
+		}
+		return out
+	}
+	return nil // p is not an image of canon: cannot happen
+}
+
+// Text implements tasks.Report.
+func (r *SolveReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %d rows, %d columns, %d in a row\n", r.Rows, r.Cols, r.K, r.Rows, r.Cols, r.K)
+	if !r.Complete {
+		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the value is unknown\n", r.FailedTasks, r.Tasks)
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
+		}
+	}
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
+	}
+	row("value (first player)", "%s", r.Value)
+	row("best first moves", "%s", cellList(r.BestMoves))
+	row("principal variation", "%s", cellList(r.PV))
+	if r.MoveValues != nil {
+		keys := make([]string, 0, len(r.MoveValues))
+		for k := range r.MoveValues {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			var ra, ca, rb, cb int
+			fmt.Sscanf(a, "%d,%d", &ra, &ca)
+			fmt.Sscanf(b, "%d,%d", &rb, &cb)
+			return (ra*8 + ca) - (rb*8 + cb)
+		})
+		for i, k := range keys {
+			label := ""
+			if i == 0 {
+				label = "first moves"
+			}
+			row(label, "%-5s %s", k, r.MoveValues[k])
+		}
+	}
+	row("nodes", "%s", group(r.Nodes))
+	row("table hits", "%s", group(r.TTHits))
+	row("tasks", "%d at split depth %d, %d failed, %d cache hits", r.Tasks, r.SplitDepth, r.FailedTasks, r.CacheHits)
+	var most SolveTaskDetail
+	for _, t := range r.TaskDetails {
+		if t.Nodes > most.Nodes {
+			most = t
+		}
+	}
+	if most.Task != "" {
+		row("  largest task", "%s %s (%s): %s nodes, %.3f s", most.Task, most.Position, most.Value, group(most.Nodes), most.Seconds)
+	}
+	row("elapsed", "%.3f s (tasks %.3f s: speedup %.2f over one worker)", r.ElapsedSeconds, r.TaskSeconds, r.Speedup)
+	return b.String()
+}
+
+// cellList formats cells as "(r,c) (r,c) ...".
+func cellList(cells [][2]int) string {
+	if len(cells) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprintf("%d,%d", c[0], c[1])
+	}
+	return strings.Join(parts, " ")
+}
+
+// solvePlies is how many plies below a task's root the solver consults and
+// fills the worker's persistent store of proven values: a Badger read costs
+// about a hundred nodes, so only the few positions near the root, which
+// another task or a rerun can reuse whole, belong there.
+const solvePlies = 2
+
+// NewRunner implements tasks.Kind.
+func (Solve) NewRunner(env tasks.Env) tasks.Runner { return &solveRunner{cache: env.Cache} }
+
+// solveRunner keeps the solver (and its table) of the last game it solved,
+// so that the tasks of a job on one slot share their work.
+type solveRunner struct {
+	cache  tasks.Cache
+	params solveTask
+	solver *mnk.Solver
+}
+
+func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var t solveTask
+	if err := json.Unmarshal(payload, &t); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: %w", err))
+	}
+	g, err := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB}.Validate()
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	pos := mnk.Position{X: t.X, O: t.O}
+	if err := g.Valid(pos); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
+	}
+	key := t
+	key.X, key.O = 0, 0
+	if r.solver == nil || r.params != key {
+		r.params, r.solver = key, mnk.NewSolver(g, t.TTMB<<20)
+	}
+	s := r.solver
+	if r.cache != nil {
+		s.SetCache(valueCache{cache: r.cache, prefix: fmt.Appendf(nil, "mnk-solve/%dx%dk%d/", g.Rows, g.Cols, g.K)}, pos.Ply()+solvePlies)
+	}
+	start := time.Now()
+	nodes, hits, chits := s.Nodes(), s.TTHits(), s.CacheHits()
+	v, err := s.Solve(ctx, pos)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	pv, err := s.PV(ctx, pos, v)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	res := solveResult{
+		Value: v, PV: pv, Nodes: s.Nodes() - nodes, TTHits: s.TTHits() - hits, CacheHits: s.CacheHits() - chits,
+		Seconds: time.Since(start).Seconds(),
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data, CacheHits: int64(res.CacheHits)}, nil
+}
+
+// valueCache stores proven values of shallow positions in the worker's
+// Badger cache: one byte, the value plus one.
+type valueCache struct {
+	cache  tasks.Cache
+	prefix []byte
+}
+
+func (c valueCache) key(p mnk.Position) []byte {
+	k := append([]byte(nil), c.prefix...)
+	k = binary.BigEndian.AppendUint64(k, p.X)
+	return binary.BigEndian.AppendUint64(k, p.O)
+}
+
+func (c valueCache) LoadValue(p mnk.Position) (mnk.Value, bool) {
+	v, ok, err := c.cache.Get(c.key(p))
+	if err != nil || !ok || len(v) != 1 || v[0] > 2 {
+		return 0, false
+	}
+	return mnk.Value(v[0]) - 1, true
+}
+
+func (c valueCache) StoreValue(p mnk.Position, v mnk.Value) {
+	_ = c.cache.Put(c.key(p), []byte{byte(v + 1)})
+}

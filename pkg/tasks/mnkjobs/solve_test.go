@@ -1,0 +1,143 @@
+package mnkjobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"reflect"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// runSolve runs every task of a solve plan with one runner and merges.
+func runSolve(t *testing.T, p SolveParams, env tasks.Env) *SolveReport {
+	t.Helper()
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Solve{}.NewRunner(env)
+	results := map[string][]byte{}
+	for _, task := range plan.Tasks() {
+		out, err := r.Run(context.Background(), task.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[task.ID] = out.Data
+	}
+	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Tasks: len(results)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.(*SolveReport)
+}
+
+// TestSolveMatchesEngine: at every split depth the job's value, best moves
+// and move values are what one solver finds from the root, and its
+// principal variation is a legal game that ends with the value.
+func TestSolveMatchesEngine(t *testing.T) {
+	games := []struct {
+		m, n, k int
+		depths  []int
+	}{
+		{3, 3, 3, []int{1, 2, 3, -1}},
+		{3, 4, 3, []int{1, 2, -1}},
+		{4, 3, 3, []int{1, 3}},
+		{4, 4, 3, []int{1, -1}},
+		{4, 4, 4, []int{1, 2, -1}},
+		{5, 5, 4, []int{-1}},
+		{2, 2, 1, []int{1, 2}},
+	}
+	for _, c := range games {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		s := mnk.NewSolver(g, 16<<20)
+		want, _ := s.Solve(context.Background(), mnk.Position{})
+		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
+		wantValues, wantBest := map[string]string{}, [][2]int{}
+		for _, m := range mv {
+			wantValues[fmt.Sprintf("%d,%d", m.Cell/8, m.Cell%8)] = m.Value.String()
+			if m.Value == want {
+				wantBest = append(wantBest, cellRC(m.Cell))
+			}
+		}
+		for _, d := range c.depths {
+			name := fmt.Sprintf("%d,%d,%d split %d", c.m, c.n, c.k, d)
+			rep := runSolve(t, SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: d, RootMoves: true}, tasks.Env{})
+			if rep.Value != valueWord(want) || !rep.Complete {
+				t.Errorf("%s: value %s (complete %v), want %s", name, rep.Value, rep.Complete, valueWord(want))
+			}
+			if !reflect.DeepEqual(rep.MoveValues, wantValues) {
+				t.Errorf("%s: move values %v, want %v", name, rep.MoveValues, wantValues)
+			}
+			if !reflect.DeepEqual(rep.BestMoves, wantBest) {
+				t.Errorf("%s: best moves %v, want %v", name, rep.BestMoves, wantBest)
+			}
+			checkPV(t, name, g, rep.PV, want)
+			t.Logf("%s: %d tasks, %d nodes, %.2f s of tasks", name, rep.Tasks, rep.Nodes, rep.TaskSeconds)
+			if rep.Tasks > 0 && rep.Nodes == 0 || len(rep.TaskDetails) != rep.Tasks {
+				t.Errorf("%s: %d nodes, %d task details for %d tasks", name, rep.Nodes, len(rep.TaskDetails), rep.Tasks)
+			}
+		}
+	}
+}
+
+// checkPV plays pv from the empty board: legal moves, and a game over with
+// value v for the first player.
+func checkPV(t *testing.T, name string, g *mnk.Game, pv [][2]int, v mnk.Value) {
+	t.Helper()
+	p, res := mnk.Position{}, mnk.Ongoing
+	for i, rc := range pv {
+		c := mnk.Cell(rc[0], rc[1])
+		if res != mnk.Ongoing || rc[0] >= g.Rows || rc[1] >= g.Cols || bits.OnesCount64(g.Empty(p)>>uint(c)&1) == 0 {
+			t.Errorf("%s: pv %v: move %d is illegal", name, pv, i+1)
+			return
+		}
+		p, res = g.Play(p, c)
+	}
+	end := map[mnk.Result]mnk.Value{mnk.XWin: mnk.Win, mnk.OWin: mnk.Loss, mnk.Draw: mnk.Drawn}
+	if w, ok := end[res]; !ok || w != v {
+		t.Errorf("%s: pv %v ends %v, want a game that ends with %v for the first player", name, pv, res, v)
+	}
+}
+
+func TestSolveParams(t *testing.T) {
+	bad := []SolveParams{
+		{Rows: 7, Cols: 7, K: 4, SplitDepth: -1},
+		{Rows: 3, Cols: 3, K: 4, SplitDepth: -1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 0},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: -1},
+	}
+	for _, p := range bad {
+		_, err := Solve{}.Plan(context.Background(), mustJSON(p))
+		if !errorsIsInvalid(err) {
+			t.Errorf("%+v: %v, want an invalid-parameters error", p, err)
+		}
+	}
+}
+
+func errorsIsInvalid(err error) bool { return errors.Is(err, tasks.ErrInvalid) }
+
+// memCache is an in-memory tasks.Cache.
+type memCache map[string][]byte
+
+func (m memCache) Get(k []byte) ([]byte, bool, error) { v, ok := m[string(k)]; return v, ok, nil }
+func (m memCache) Put(k, v []byte) error              { m[string(k)] = v; return nil }
+
+// TestSolveCache: proven shallow positions go to the worker's cache, and a
+// new runner (another process, or a rerun) takes them from there.
+func TestSolveCache(t *testing.T) {
+	cache := memCache{}
+	p := SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
+	cold := runSolve(t, p, tasks.Env{Cache: cache})
+	if len(cache) == 0 || cold.PositionCacheHits != 0 {
+		t.Fatalf("cold run: %d cached, %d hits", len(cache), cold.PositionCacheHits)
+	}
+	warm := runSolve(t, p, tasks.Env{Cache: cache})
+	if warm.Value != cold.Value || warm.PositionCacheHits == 0 || warm.Nodes >= cold.Nodes {
+		t.Errorf("warm run: value %s (cold %s), %d hits, %d nodes (cold %d)", warm.Value, cold.Value, warm.PositionCacheHits, warm.Nodes, cold.Nodes)
+	}
+}
