@@ -11,21 +11,26 @@ const (
 	MateBound = Mate - MaxPly - 1
 )
 
-// Evaluation weights. The first-triple figures were tuned by hand in
-// engine-vs-engine matches; they only need to rank quiet positions, since
-// every forced line is found by the search.
+// Evaluation weights, set by hand (only mobility was measured, below); they
+// only need to rank quiet positions, since every forced line is found by
+// the search.
 const (
-	winInOne    = 2000 // side to move is sent to a board where it has a threat
-	lostInTwo   = 1500 // every cell of the side to move's board sends the opponent to its threat
-	hotBoard    = 60   // a board in which the side has a threat: the opponent must not send it there
-	threatCell  = 15   // each completing cell, beyond the first, in a board
-	safeCell    = 8    // each cell the side to move can play without handing over a win
-	freeMove    = 40   // Ultimate: the side to move may play in any open board
-	wonBoard    = 120  // Ultimate: a board won
-	metaThreat  = 250  // Ultimate: two won boards in a line whose third is open
-	ultThreat   = 12   // Ultimate: a two-in-a-row threat in an open board
-	ultSentWin  = 60   // Ultimate: the side to move can win the board it is sent to
-	centreCells = 3    // Ultimate: a stone in a centre cell, or any stone in the centre board
+	winInOne   = 2000 // side to move is sent to a board where it has a threat
+	lostInTwo  = 1500 // every cell of the side to move's board sends the opponent to its threat
+	hotBoard   = 60   // a board in which the side has a threat: the opponent must not send it there
+	threatCell = 15   // each completing cell, beyond the first, in a board
+	safeCell   = 8    // each cell the side to move can play without handing over a win
+	// mobility weighs the cells each side can play anywhere without
+	// sending the opponent to a board where it wins. Against the same
+	// evaluation without it, at equal depth, 400 games each (200 per seat):
+	// 232-168 at depth 5, 229-171 at depth 6; weight 6 was level (202, 208).
+	mobility    = 3
+	freeMove    = 40  // Ultimate: the side to move may play in any open board
+	wonBoard    = 120 // Ultimate: a board won
+	metaThreat  = 250 // Ultimate: two won boards in a line whose third is open
+	ultThreat   = 12  // Ultimate: a two-in-a-row threat in an open board
+	ultSentWin  = 60  // Ultimate: the side to move can win the board it is sent to
+	centreCells = 3   // Ultimate: a stone in a centre cell, or any stone in the centre board
 )
 
 // boardWeight ranks the boards of the grid in Ultimate: the centre is in
@@ -67,6 +72,15 @@ func (b *Board) evalFirstTriple() int {
 	}
 	score := hotBoard*(bits.OnesCount16(hotS)-bits.OnesCount16(hotO)) +
 		threatCell*((cellsS-bits.OnesCount16(hotS))-(cellsO-bits.OnesCount16(hotO)))
+	// Every empty cell whose number is a board hot for the opponent is a
+	// move its side can never play: count the playable cells of each side.
+	var safeS, safeO int
+	for bd := range 9 {
+		empty := full9 &^ (b.cells[X][bd] | b.cells[O][bd])
+		safeS += bits.OnesCount16(empty &^ hotO)
+		safeO += bits.OnesCount16(empty &^ hotS)
+	}
+	score += mobility * (safeS - safeO)
 	if n >= 0 {
 		empty := full9 &^ (b.cells[X][n] | b.cells[O][n])
 		safe := empty &^ hotO
