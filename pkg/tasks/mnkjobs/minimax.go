@@ -1,0 +1,162 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// "mnk.minimax" runs the textbook minimax (mnk.Game.Textbook) as one task:
+// its call count is the point, and splitting would change it.
+
+func init() { tasks.Register(Minimax{}) }
+
+// MaxMinimaxEmpty bounds the empty cells of a textbook minimax: it visits
+// every game, 3x4 from the start (12 cells) is about a hundred million
+// calls, and each further cell multiplies that by about ten.
+const MaxMinimaxEmpty = 12
+
+// MinimaxParams are the parameters of an "mnk.minimax" job.
+type MinimaxParams struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+	K    int `json:"k"`
+	// Moves or Position give the position to search (see SearchParams).
+	Moves      string `json:"moves,omitempty"`
+	Position   string `json:"position,omitempty"`
+	Cutoff     bool   `json:"cutoff,omitempty"`
+	DepthScore bool   `json:"depth_score,omitempty"`
+}
+
+// Validate checks the parameters and returns the game and the position.
+func (p MinimaxParams) Validate() (*mnk.Game, mnk.Position, error) {
+	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	if err != nil {
+		return nil, mnk.Position{}, tasks.Invalid("%v", err)
+	}
+	pos, err := startPosition(g, p.Moves, p.Position)
+	if err != nil {
+		return nil, pos, err
+	}
+	if n := bits.OnesCount64(g.Empty(pos)); n > MaxMinimaxEmpty {
+		return nil, pos, tasks.Invalid("%d empty cells: the textbook minimax visits every game, so it is limited to %d empty cells (3x4 from the start, or play some moves first with --moves)", n, MaxMinimaxEmpty)
+	}
+	return g, pos, nil
+}
+
+// Minimax is the "mnk.minimax" kind.
+type Minimax struct{}
+
+// Name implements tasks.Kind.
+func (Minimax) Name() string { return "mnk.minimax" }
+
+// Version implements tasks.Kind.
+func (Minimax) Version() int { return 1 }
+
+// Plan implements tasks.Kind.
+func (Minimax) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+	var p MinimaxParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("mnk.minimax parameters: %v", err)
+	}
+	if _, _, err := p.Validate(); err != nil {
+		return nil, err
+	}
+	payload, _ := json.Marshal(p)
+	return singlePlan{task: tasks.Task{ID: "minimax", Payload: payload}, report: func() tasks.Report { return &MinimaxReport{} }}, nil
+}
+
+// MinimaxReport is the report of an "mnk.minimax" job. The score is for the
+// side to move; the move is [row, col].
+type MinimaxReport struct {
+	Board      string `json:"board"`
+	Rows       int    `json:"rows"`
+	Cols       int    `json:"cols"`
+	K          int    `json:"k"`
+	Position   string `json:"position"`
+	ToMove     string `json:"to_move"`
+	Cutoff     bool   `json:"cutoff"`
+	DepthScore bool   `json:"depth_score"`
+	Complete   bool   `json:"complete"`
+	Calls      uint64 `json:"calls"`
+	BestMove   [2]int `json:"best_move"`
+	Score      int    `json:"score"`
+	// SearchSeconds is the time of the minimax itself.
+	SearchSeconds  float64         `json:"search_seconds"`
+	FailedTasks    int             `json:"failed_tasks"`
+	Failures       []tasks.Failure `json:"failures,omitempty"`
+	ElapsedSeconds float64         `json:"elapsed_seconds"`
+}
+
+func (r *MinimaxReport) finish(sum tasks.Summary) {
+	r.FailedTasks, r.Failures, r.ElapsedSeconds = len(sum.Failures), sum.Failures, sum.Elapsed.Seconds()
+	r.Complete = r.FailedTasks == 0 && r.Board != ""
+}
+
+// Text implements tasks.Report.
+func (r *MinimaxReport) Text() string {
+	var b strings.Builder
+	if !r.Complete {
+		fmt.Fprintf(&b, "INCOMPLETE: the minimax failed\n")
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
+		}
+		return b.String()
+	}
+	variant := "textbook minimax"
+	if r.Cutoff {
+		variant += ", cutoff"
+	}
+	if r.DepthScore {
+		variant += ", depth scoring"
+	}
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s of %s, %s to move\n", r.Rows, r.Cols, r.K, variant, r.Position, r.ToMove)
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
+	}
+	row("calls", "%s", group(r.Calls))
+	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
+	row("score", "%d", r.Score)
+	row("elapsed", "%.3f s (minimax %.3f s)", r.ElapsedSeconds, r.SearchSeconds)
+	return b.String()
+}
+
+// NewRunner implements tasks.Kind.
+func (Minimax) NewRunner(tasks.Env) tasks.Runner { return minimaxRunner{} }
+
+type minimaxRunner struct{}
+
+func (minimaxRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var p MinimaxParams
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.minimax task: %w", err))
+	}
+	g, pos, err := p.Validate()
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	start := time.Now()
+	res, err := g.Textbook(ctx, pos, mnk.TextbookOptions{Cutoff: p.Cutoff, DepthScore: p.DepthScore})
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	rep := MinimaxReport{
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
+		Position: g.String(pos), ToMove: "X", Cutoff: p.Cutoff, DepthScore: p.DepthScore,
+		Calls: res.Calls, BestMove: cellRC(res.Move), Score: res.Score, SearchSeconds: time.Since(start).Seconds(),
+	}
+	if !pos.XToMove() {
+		rep.ToMove = "O"
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
+}

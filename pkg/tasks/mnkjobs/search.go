@@ -1,0 +1,271 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// "mnk.search" is a depth-limited search from any position: one task, as
+// the iterations of one search depend on each other.
+
+func init() { tasks.Register(Search{}) }
+
+// MaxSearchSeconds bounds the time budget of a search.
+const MaxSearchSeconds = 3600
+
+// SearchParams are the parameters of an "mnk.search" job.
+type SearchParams struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+	K    int `json:"k"`
+	// Moves ("1,1 0,0 2,2": row,col pairs from 0, from the empty board) or
+	// Position (rows of X, O and '.', top first, separated by '/') give the
+	// position to search; neither means the empty board.
+	Moves    string `json:"moves,omitempty"`
+	Position string `json:"position,omitempty"`
+	// Depth is the depth in plies (0: no limit but the time budget);
+	// TimeSeconds the budget of iterative deepening (0: none).
+	Depth       int     `json:"depth"`
+	TimeSeconds float64 `json:"time_seconds,omitempty"`
+}
+
+// startPosition reads the position of a job: moves from the empty board or
+// a board; an error names the parameter and says what is wrong.
+func startPosition(g *mnk.Game, moves, board string) (mnk.Position, error) {
+	switch {
+	case moves != "" && board != "":
+		return mnk.Position{}, tasks.Invalid("give the moves or the position, not both")
+	case board != "":
+		p, err := g.Parse(board)
+		if err != nil {
+			return mnk.Position{}, tasks.Invalid("position: %v", trimSentinel(err))
+		}
+		if r := g.Status(p); r != mnk.Ongoing {
+			return mnk.Position{}, tasks.Invalid("position %s: the game is over (%s)", board, r)
+		}
+		return p, nil
+	}
+	p, err := g.ParseMoves(moves)
+	if err != nil {
+		return mnk.Position{}, tasks.Invalid("moves %q: %v", moves, trimSentinel(err))
+	}
+	if r := g.Status(p); r != mnk.Ongoing {
+		return mnk.Position{}, tasks.Invalid("moves %q: the game is over (%s): nothing to search", moves, r)
+	}
+	return p, nil
+}
+
+// trimSentinel drops the ": syntax error" or ": invalid position" that the
+// engine's errors end with, which say nothing more to a user.
+func trimSentinel(err error) string {
+	msg := err.Error()
+	for _, s := range []error{mnk.ErrSyntax, mnk.ErrInvalidPosition} {
+		if errors.Is(err, s) {
+			msg = strings.TrimSuffix(msg, ": "+s.Error())
+		}
+	}
+	return msg
+}
+
+// Validate checks the parameters and returns the game and the position.
+func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
+	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	if err != nil {
+		return nil, mnk.Position{}, tasks.Invalid("%v", err)
+	}
+	pos, err := startPosition(g, p.Moves, p.Position)
+	if err != nil {
+		return nil, pos, err
+	}
+	if p.Depth < 0 || p.Depth > g.Cells() {
+		return nil, pos, tasks.Invalid("depth %d: want 0 to %d plies", p.Depth, g.Cells())
+	}
+	if p.TimeSeconds < 0 || p.TimeSeconds > MaxSearchSeconds {
+		return nil, pos, tasks.Invalid("time %gs: want 0 to %d seconds", p.TimeSeconds, MaxSearchSeconds)
+	}
+	if p.Depth == 0 && p.TimeSeconds == 0 {
+		return nil, pos, tasks.Invalid("want a depth or a time budget (or both)")
+	}
+	return g, pos, nil
+}
+
+// Search is the "mnk.search" kind.
+type Search struct{}
+
+// Name implements tasks.Kind.
+func (Search) Name() string { return "mnk.search" }
+
+// Version implements tasks.Kind.
+func (Search) Version() int { return 1 }
+
+// Plan implements tasks.Kind.
+func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+	var p SearchParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("mnk.search parameters: %v", err)
+	}
+	if _, _, err := p.Validate(); err != nil {
+		return nil, err
+	}
+	payload, _ := json.Marshal(p)
+	return singlePlan{task: tasks.Task{ID: "search", Payload: payload}, report: func() tasks.Report { return &SearchReport{} }}, nil
+}
+
+// singlePlan is a job of one task whose result is the report itself.
+type singlePlan struct {
+	task   tasks.Task
+	report func() tasks.Report
+}
+
+func (sp singlePlan) Tasks() []tasks.Task { return []tasks.Task{sp.task} }
+
+func (sp singlePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+	rep := sp.report()
+	if data, ok := results(sp.task.ID); ok {
+		if err := json.Unmarshal(data, rep); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", sp.task.ID, err)
+		}
+	}
+	if r, ok := rep.(interface{ finish(tasks.Summary) }); ok {
+		r.finish(sum)
+	}
+	return rep, nil
+}
+
+// SearchReport is the report of an "mnk.search" job. Scores are for the
+// side to move in the searched position; cells are [row, col].
+type SearchReport struct {
+	Board    string   `json:"board"`
+	Rows     int      `json:"rows"`
+	Cols     int      `json:"cols"`
+	K        int      `json:"k"`
+	Position string   `json:"position"`
+	ToMove   string   `json:"to_move"`
+	Complete bool     `json:"complete"`
+	BestMove [2]int   `json:"best_move"`
+	Score    int      `json:"score"`
+	Result   string   `json:"result"` // "win in 5 plies", "loss in 4 plies" or "unknown (heuristic)"
+	PV       [][2]int `json:"pv"`
+	// Depth is the depth of the last complete iteration.
+	Depth          int               `json:"depth"`
+	Nodes          uint64            `json:"nodes"`
+	NodesPerSecond float64           `json:"nodes_per_second"`
+	SearchSeconds  float64           `json:"search_seconds"`
+	Iterations     []SearchIteration `json:"iterations"`
+	FailedTasks    int               `json:"failed_tasks"`
+	Failures       []tasks.Failure   `json:"failures,omitempty"`
+	ElapsedSeconds float64           `json:"elapsed_seconds"`
+}
+
+// SearchIteration is one iteration of iterative deepening.
+type SearchIteration struct {
+	Depth    int      `json:"depth"`
+	Score    int      `json:"score"`
+	BestMove [2]int   `json:"best_move"`
+	PV       [][2]int `json:"pv"`
+	Nodes    uint64   `json:"nodes"`
+	Seconds  float64  `json:"seconds"`
+	// EBF is the effective branching factor, this iteration's nodes over
+	// the previous one's.
+	EBF float64 `json:"ebf"`
+}
+
+func (r *SearchReport) finish(sum tasks.Summary) {
+	r.FailedTasks, r.Failures, r.ElapsedSeconds = len(sum.Failures), sum.Failures, sum.Elapsed.Seconds()
+	r.Complete = r.FailedTasks == 0 && r.Board != ""
+}
+
+// Text implements tasks.Report.
+func (r *SearchReport) Text() string {
+	var b strings.Builder
+	if !r.Complete {
+		fmt.Fprintf(&b, "INCOMPLETE: the search failed\n")
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: search of %s, %s to move\n", r.Rows, r.Cols, r.K, r.Position, r.ToMove)
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
+	}
+	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
+	row("score", "%d (%s)", r.Score, r.Result)
+	row("principal variation", "%s", cellList(r.PV))
+	row("depth", "%d plies", r.Depth)
+	row("nodes", "%s (%s/s)", group(r.Nodes), group(uint64(r.NodesPerSecond)))
+	fmt.Fprintf(&b, "  %-5s %-12s %-7s %14s %8s %9s\n", "depth", "score", "move", "nodes", "EBF", "seconds")
+	for _, it := range r.Iterations {
+		fmt.Fprintf(&b, "  %-5d %-12d %-7s %14s %8.2f %9.3f\n", it.Depth, it.Score, fmt.Sprintf("%d,%d", it.BestMove[0], it.BestMove[1]), group(it.Nodes), it.EBF, it.Seconds)
+	}
+	row("elapsed", "%.3f s", r.ElapsedSeconds)
+	return b.String()
+}
+
+// NewRunner implements tasks.Kind.
+func (Search) NewRunner(tasks.Env) tasks.Runner { return searchRunner{} }
+
+type searchRunner struct{}
+
+func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var p SearchParams
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.search task: %w", err))
+	}
+	g, pos, err := p.Validate()
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	res, err := mnk.NewSearcher(g).Search(ctx, pos, p.Depth, time.Duration(p.TimeSeconds*float64(time.Second)))
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	rep := SearchReport{
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
+		Position: g.String(pos), ToMove: "X", BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
+		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies()),
+	}
+	if !pos.XToMove() {
+		rep.ToMove = "O"
+	}
+	if s := res.Elapsed.Seconds(); s > 0 {
+		rep.NodesPerSecond = float64(res.Nodes) / s
+	}
+	for _, it := range res.Iterations {
+		rep.Iterations = append(rep.Iterations, SearchIteration{
+			Depth: it.Depth, Score: it.Score, BestMove: cellRC(it.Move), PV: cells(it.PV), Nodes: it.Nodes, Seconds: it.Seconds, EBF: it.EBF,
+		})
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
+}
+
+// mateWords describes a forced result in plies.
+func mateWords(n int) string {
+	switch {
+	case n > 0:
+		return fmt.Sprintf("win in %d plies", n)
+	case n < 0:
+		return fmt.Sprintf("loss in %d plies", -n)
+	}
+	return "unknown (heuristic)"
+}
+
+// cells converts cells to [row, col] pairs.
+func cells(cs []int) [][2]int {
+	out := make([][2]int, len(cs))
+	for i, c := range cs {
+		out[i] = cellRC(c)
+	}
+	return out
+}

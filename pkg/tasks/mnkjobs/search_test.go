@@ -1,0 +1,108 @@
+package mnkjobs
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// runSingle plans a one-task job, runs its task and returns the report.
+func runSingle(t *testing.T, k tasks.Kind, params any, rep tasks.Report) {
+	t.Helper()
+	plan, err := k.Plan(context.Background(), mustJSON(params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := plan.Tasks()
+	if len(ts) != 1 {
+		t.Fatalf("%d tasks, want 1", len(ts))
+	}
+	out, err := k.NewRunner(tasks.Env{}).Run(context.Background(), ts[0].Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := plan.Report(func(string) ([]byte, bool) { return out.Data, true }, tasks.Summary{Tasks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if err := json.Unmarshal(b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if got.Text() == "" {
+		t.Error("empty text report")
+	}
+}
+
+func TestSearchJob(t *testing.T) {
+	cases := []struct {
+		p      SearchParams
+		move   [2]int
+		result string
+	}{
+		// X completes the diagonal at once.
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,2 1,1 2,0", Depth: 4}, [2]int{2, 2}, "win in 1 plies"},
+		// O must block at (2,2) and still loses: X forks.
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Position: "XO./.X./...", Depth: 6}, [2]int{2, 2}, "loss in 4 plies"},
+	}
+	for _, c := range cases {
+		var rep SearchReport
+		runSingle(t, Search{}, c.p, &rep)
+		if !rep.Complete || rep.BestMove != c.move || rep.Result != c.result || len(rep.Iterations) == 0 || rep.Nodes == 0 {
+			t.Errorf("%+v: complete %v, move %v, result %q, %d iterations, %d nodes; want move %v, %q",
+				c.p, rep.Complete, rep.BestMove, rep.Result, len(rep.Iterations), rep.Nodes, c.move, c.result)
+		}
+	}
+	var rep SearchReport
+	runSingle(t, Search{}, SearchParams{Rows: 7, Cols: 7, K: 5, Moves: "3,3", Depth: 3}, &rep)
+	if rep.Depth != 3 || len(rep.Iterations) != 3 || rep.Result != "unknown (heuristic)" || rep.ToMove != "O" || len(rep.PV) != 3 {
+		t.Errorf("7,7,5 depth 3: %+v", rep)
+	}
+}
+
+func TestMinimaxJob(t *testing.T) {
+	for _, c := range []struct {
+		cutoff bool
+		calls  uint64
+	}{{false, 340858}, {true, 66275}} {
+		var rep MinimaxReport
+		runSingle(t, Minimax{}, MinimaxParams{Rows: 3, Cols: 3, K: 3, Cutoff: c.cutoff}, &rep)
+		if !rep.Complete || rep.Calls != c.calls || rep.BestMove != [2]int{0, 0} || rep.Score != 0 {
+			t.Errorf("cutoff %v: %+v, want %d calls, move [0 0], score 0", c.cutoff, rep, c.calls)
+		}
+	}
+}
+
+// TestBadPositions: every way a position can be wrong is an
+// invalid-parameters error whose message says what is wrong.
+func TestBadPositions(t *testing.T) {
+	cases := []struct {
+		p    SearchParams
+		want string
+	}{
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "1,1 0,x", Depth: 2}, "want row,col"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "1,1 3,0", Depth: 2}, "outside the 3x3 board"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "1,1 1,1", Depth: 2}, "occupied"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 1,0 0,1 1,1 0,2 2,2", Depth: 2}, "the game is over"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 1,0 0,1 1,1 0,2", Depth: 2}, "the game is over"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Position: "XX./.../...", Depth: 2}, "want as many X as O"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Position: "X../...", Depth: 2}, "2 rows, want 3"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "1,1", Position: "X../.../...", Depth: 2}, "not both"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Depth: 10}, "depth 10"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3}, "a depth or a time"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Depth: 1, TimeSeconds: -1}, "time -1s"},
+	}
+	for _, c := range cases {
+		_, err := Search{}.Plan(context.Background(), mustJSON(c.p))
+		if !errorsIsInvalid(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an invalid-parameters error containing %q", c.p, err, c.want)
+		}
+	}
+	_, err := Minimax{}.Plan(context.Background(), mustJSON(MinimaxParams{Rows: 4, Cols: 4, K: 4}))
+	if !errorsIsInvalid(err) || !strings.Contains(err.Error(), "16 empty cells") {
+		t.Errorf("minimax on 4x4: %v, want an error about 16 empty cells", err)
+	}
+}
