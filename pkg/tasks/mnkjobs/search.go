@@ -151,7 +151,7 @@ type SearchReport struct {
 	Complete bool     `json:"complete"`
 	BestMove [2]int   `json:"best_move"`
 	Score    int      `json:"score"`
-	Result   string   `json:"result"` // "win in 5 plies", "loss in 4 plies" or "unknown (heuristic)"
+	Result   string   `json:"result"` // "win in 5 plies", "loss in 4 plies" or "heuristic"
 	PV       [][2]int `json:"pv"`
 	// Depth is the depth of the last complete iteration.
 	Depth          int               `json:"depth"`
@@ -258,7 +258,7 @@ func mateWords(n int) string {
 	case n < 0:
 		return fmt.Sprintf("loss in %d plies", -n)
 	}
-	return "unknown (heuristic)"
+	return "heuristic"
 }
 
 // cells converts cells to [row, col] pairs.

@@ -58,7 +58,7 @@ func TestSearchJob(t *testing.T) {
 	}
 	var rep SearchReport
 	runSingle(t, Search{}, SearchParams{Rows: 7, Cols: 7, K: 5, Moves: "3,3", Depth: 3}, &rep)
-	if rep.Depth != 3 || len(rep.Iterations) != 3 || rep.Result != "unknown (heuristic)" || rep.ToMove != "O" || len(rep.PV) != 3 {
+	if rep.Depth != 3 || len(rep.Iterations) != 3 || rep.Result != "heuristic" || rep.ToMove != "O" || len(rep.PV) != 3 {
 		t.Errorf("7,7,5 depth 3: %+v", rep)
 	}
 }
