@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+)
+
+func init() { gameCommands = append(gameCommands, sudokuCommand) }
+
+func sudokuCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "sudoku",
+		Usage:        "Sudoku: solve and check corpora, generate puzzles, benchmark and compare solvers",
+		OnUsageError: onUsageError,
+		Subcommands:  append([]*cli.Command{sudokuBenchCommand(), sudokuCompareCommand()}, sudokuJobCommands()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowSubcommandHelp(c)
+			}
+			return usagef("sudoku: no command %q (see analyze sudoku --help)", c.Args().First())
+		},
+	}
+}
+
+// maxShown is how many malformed lines bench and compare print on stderr.
+const maxShown = 10
+
+// readPuzzles parses a puzzle file: the grids with their lines, and the
+// malformed items (the first maxShown are printed on stderr as FILE:LINE:
+// reason). A file that cannot be read is a usage error.
+func readPuzzles(path string, stderr io.Writer) (good []sudoku.Item, bad []sudoku.Item, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, usagef("%s: cannot read: %v", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, nil, usagef("%s: is a directory, want a puzzle file", path)
+	}
+	err = sudoku.Parse(f, func(it sudoku.Item) error {
+		if it.Err != nil {
+			if len(bad) < maxShown {
+				fmt.Fprintf(stderr, "analyze: %s:%d: malformed: %v\n", path, it.Line, it.Err)
+			}
+			bad = append(bad, it)
+			return nil
+		}
+		good = append(good, it)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(bad) > maxShown {
+		fmt.Fprintf(stderr, "analyze: %s: %d more malformed lines\n", path, len(bad)-maxShown)
+	}
+	return good, bad, nil
+}
+
+// benchReport is the output of sudoku bench.
+type benchReport struct {
+	File              string    `json:"file"`
+	Puzzles           int       `json:"puzzles"`
+	Unique            int       `json:"unique"`
+	Multiple          int       `json:"multiple"`
+	Unsolvable        int       `json:"unsolvable"`
+	Invalid           int       `json:"invalid"`
+	Malformed         int       `json:"malformed"`
+	Guesses           int64     `json:"guesses"`
+	Repeat            int       `json:"repeat"`
+	Seconds           float64   `json:"seconds"`
+	PuzzlesPerSecond  float64   `json:"puzzles_per_second"`
+	TotalSeconds      float64   `json:"total_seconds"`
+	SolvedPerRepeat   int       `json:"solved_per_repeat"`
+	SecondsPerRepeats []float64 `json:"seconds_per_repeat"`
+}
+
+func sudokuBenchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bench",
+		Usage:     "measure the engine: classify every puzzle of FILE (limit 2: uniqueness included) in one goroutine",
+		ArgsUsage: "FILE",
+		Description: "Parses FILE first (not timed), then classifies every puzzle --repeat times, each solution\n" +
+			"checked. seconds and puzzles_per_second are those of the median repeat.\n\n" +
+			"Example:\n   analyze sudoku bench ../shared/datasets/sudoku/royle17.txt --repeat 5 --json",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			jsonFlag,
+			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "classify the whole file `N` times"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("sudoku bench: want exactly one puzzle file, got %d arguments", c.NArg())
+			}
+			repeat := c.Int("repeat")
+			if repeat < 1 {
+				return usagef("--repeat %d: want 1 or more", repeat)
+			}
+			path := c.Args().First()
+			good, bad, err := readPuzzles(path, c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			r := benchReport{File: path, Puzzles: len(good) + len(bad), Malformed: len(bad), Repeat: repeat, SolvedPerRepeat: len(good)}
+			s := sudoku.NewSolver()
+			for i := range repeat {
+				if err := c.Context.Err(); err != nil {
+					return err
+				}
+				var counts [5]int
+				var guesses int64
+				start := time.Now()
+				for _, it := range good {
+					res := s.Classify(it.Grid)
+					counts[res.Outcome]++
+					guesses += int64(res.Guesses)
+				}
+				r.SecondsPerRepeats = append(r.SecondsPerRepeats, time.Since(start).Seconds())
+				if i == 0 {
+					r.Unique, r.Multiple, r.Unsolvable, r.Invalid = counts[sudoku.Unique], counts[sudoku.Multiple], counts[sudoku.Unsolvable], counts[sudoku.Invalid]
+					r.Guesses = guesses
+				}
+			}
+			for _, sec := range r.SecondsPerRepeats {
+				r.TotalSeconds += sec
+			}
+			r.Seconds = median(r.SecondsPerRepeats)
+			if r.Seconds > 0 {
+				r.PuzzlesPerSecond = float64(len(good)) / r.Seconds
+			}
+			w := c.App.Writer
+			if c.Bool("json") {
+				return writeJSON(w, r)
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "sudoku bench %s: one goroutine, limit 2, %d repeat(s)\n", path, repeat)
+			fmt.Fprintf(tw, "  puzzles\t%s\n", commas(int64(r.Puzzles)))
+			for _, row := range []struct {
+				name string
+				n    int
+			}{{"unique", r.Unique}, {"multiple", r.Multiple}, {"unsolvable", r.Unsolvable}, {"invalid", r.Invalid}, {"malformed", r.Malformed}} {
+				fmt.Fprintf(tw, "    %s\t%s\n", row.name, commas(int64(row.n)))
+			}
+			fmt.Fprintf(tw, "  guesses\t%s\n", commas(r.Guesses))
+			fmt.Fprintf(tw, "  seconds\t%.3f\n", r.Seconds)
+			fmt.Fprintf(tw, "  puzzles per second\t%s\n", commas(int64(r.PuzzlesPerSecond+0.5)))
+			return tw.Flush()
+		},
+	}
+}
+
+// compareResult is one row of sudoku compare.
+type compareResult struct {
+	Line     int     `json:"line"`
+	Strategy string  `json:"strategy"`
+	Calls    int64   `json:"calls"`
+	Outcome  string  `json:"outcome"`
+	Seconds  float64 `json:"seconds"`
+	Reason   string  `json:"reason,omitempty"`
+}
+
+type compareReport struct {
+	File           string          `json:"file"`
+	Repeat         int             `json:"repeat"`
+	TimeoutSeconds float64         `json:"timeout_seconds"`
+	Results        []compareResult `json:"results"`
+}
+
+func sudokuCompareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "compare search strategies on every puzzle of FILE: calls to the solve function and time",
+		ArgsUsage: "FILE",
+		Description: "Strategies (calls count the root and every recursive call):\n" +
+			"   backtrack   first empty cell, digits 1-9 checked against row, column and box; givens not checked\n" +
+			"   candidates  the same over the cell's candidates only; conflicting givens are invalid (0 calls)\n" +
+			"   mrv         the cell with fewest candidates, with a forward check before recursing\n" +
+			"   fast        the engine (its search nodes)\n" +
+			"Each run stops at --timeout (outcome timeout, with the calls reached); every solution is checked;\n" +
+			"seconds are the median of --repeat runs. Runs in this process, one at a time.\n\n" +
+			"Example:\n   analyze sudoku compare euler96.txt --strategies backtrack,mrv,fast --repeat 3",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			jsonFlag,
+			&cli.StringFlag{Name: "strategies", Value: strings.Join(sudoku.Strategies, ","), Usage: "comma-separated `LIST` of backtrack, candidates, mrv, fast"},
+			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "time limit `D` of each run"},
+			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run each strategy `N` times per puzzle (seconds: the median)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("sudoku compare: want exactly one puzzle file, got %d arguments", c.NArg())
+			}
+			var strategies []string
+			for _, name := range strings.Split(c.String("strategies"), ",") {
+				name = strings.TrimSpace(name)
+				if !slices.Contains(sudoku.Strategies, name) {
+					return usagef("--strategies: no strategy %q (want a list of %s)", name, strings.Join(sudoku.Strategies, ", "))
+				}
+				strategies = append(strategies, name)
+			}
+			repeat, timeout := c.Int("repeat"), c.Duration("timeout")
+			if repeat < 1 {
+				return usagef("--repeat %d: want 1 or more", repeat)
+			}
+			if timeout <= 0 {
+				return usagef("--timeout %v: want a positive duration such as 10s", timeout)
+			}
+			path := c.Args().First()
+			good, bad, err := readPuzzles(path, c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			rep := compareReport{File: path, Repeat: repeat, TimeoutSeconds: timeout.Seconds()}
+			items := append(good, bad...)
+			slices.SortFunc(items, func(a, b sudoku.Item) int { return a.Line - b.Line })
+			s := sudoku.NewSolver()
+			for _, it := range items {
+				if it.Err != nil {
+					for _, name := range strategies {
+						rep.Results = append(rep.Results, compareResult{Line: it.Line, Strategy: name, Outcome: "malformed", Reason: it.Err.Error()})
+					}
+					continue
+				}
+				for _, name := range strategies {
+					res, err := compareRun(c.Context, name, it.Grid, s, repeat, timeout)
+					if err != nil {
+						return fmt.Errorf("%s:%d: %w", path, it.Line, err)
+					}
+					res.Line = it.Line
+					rep.Results = append(rep.Results, res)
+				}
+			}
+			w := c.App.Writer
+			if c.Bool("json") {
+				return writeJSON(w, rep)
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(w, "sudoku compare %s: median of %d run(s), time limit %v each\n", path, repeat, timeout)
+			fmt.Fprintln(tw, "line\tstrategy\tcalls\toutcome\tseconds\t")
+			for _, r := range rep.Results {
+				sec := fmt.Sprintf("%.6f", r.Seconds)
+				if r.Outcome == "malformed" {
+					sec = r.Reason
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Line, r.Strategy, commas(r.Calls), r.Outcome, sec)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// compareRun runs one strategy on one puzzle repeat times (stopping after a
+// timeout, which would only repeat) and returns the median time.
+func compareRun(ctx context.Context, name string, g sudoku.Grid, s *sudoku.Solver, repeat int, timeout time.Duration) (compareResult, error) {
+	res := compareResult{Strategy: name}
+	var secs []float64
+	for range repeat {
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		start := time.Now()
+		run, err := sudoku.RunStrategy(rctx, name, g, s)
+		el := time.Since(start)
+		cancel()
+		if err != nil {
+			return res, err
+		}
+		if run.Outcome == sudoku.TimedOut && ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if name == sudoku.Fast && el > timeout {
+			// The engine is not interruptible (its worst case is
+			// milliseconds); past the limit it counts as timed out.
+			run.Outcome = sudoku.TimedOut
+		}
+		res.Calls, res.Outcome, res.Reason = run.Calls, run.Outcome.String(), run.Reason
+		secs = append(secs, el.Seconds())
+		if run.Outcome == sudoku.TimedOut {
+			break
+		}
+	}
+	res.Seconds = median(secs)
+	return res, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func writeJSON(w io.Writer, v any) error {
+	bw := bufio.NewWriter(w)
+	if err := json.NewEncoder(bw).Encode(v); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
