@@ -1,0 +1,118 @@
+package embedded_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+)
+
+// runJob submits a job, waits for it to finish and decodes its report.
+func runJob(t *testing.T, b *queue.Broker, kind string, params, rep any) *queue.Job {
+	t.Helper()
+	j := wait(t, b, submit(t, b, kind, params))
+	if j.State != queue.StateDone {
+		t.Fatalf("%s job %s: state %s, error %q", kind, j.ID, j.State, j.Error)
+	}
+	if err := json.Unmarshal(j.Report, rep); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// solveFigures keeps what depends on the game only.
+type solveFigures struct {
+	Value      string
+	BestMoves  [][2]int
+	MoveValues map[string]string
+}
+
+// TestSolveDistributedMatchesSingleProcess: the value, best moves and move
+// values of a distributed solve do not depend on the split or the number of
+// workers, and are what one solver in this process finds.
+func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
+	one := startCluster(t, t.TempDir(), 1)
+	three := startCluster(t, t.TempDir(), 3)
+	games := []struct {
+		m, n, k int
+		depths  []int
+	}{
+		{3, 3, 3, []int{1, 3}},
+		{3, 4, 3, []int{1, 2}},
+		{4, 3, 3, []int{-1}},
+		{4, 4, 4, []int{-1, 2}},
+		{5, 5, 4, []int{-1}},
+	}
+	for _, g := range games {
+		game := mnk.MustNew(g.m, g.n, g.k)
+		s := mnk.NewSolver(game, 16<<20)
+		v, _ := s.Solve(context.Background(), mnk.Position{})
+		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
+		want := solveFigures{Value: v.String(), BestMoves: [][2]int{}, MoveValues: map[string]string{}}
+		for _, m := range mv {
+			want.MoveValues[fmt.Sprintf("%d,%d", m.Cell/8, m.Cell%8)] = m.Value.String()
+			if m.Value == v {
+				want.BestMoves = append(want.BestMoves, [2]int{m.Cell / 8, m.Cell % 8})
+			}
+		}
+		for _, d := range g.depths {
+			for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
+				var rep mnkjobs.SolveReport
+				runJob(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true}, &rep)
+				got := solveFigures{rep.Value, rep.BestMoves, rep.MoveValues}
+				label := fmt.Sprintf("%d,%d,%d split %d, %s", g.m, g.n, g.k, d, name)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s:\ngot  %+v\nwant %+v", label, got, want)
+				}
+				if !rep.Complete || len(rep.TaskDetails) != rep.Tasks || rep.Nodes == 0 || rep.Speedup <= 0 || len(rep.PV) == 0 {
+					t.Errorf("%s: complete %v, %d task details for %d tasks, %d nodes, speedup %v, pv %v",
+						label, rep.Complete, len(rep.TaskDetails), rep.Tasks, rep.Nodes, rep.Speedup, rep.PV)
+				}
+			}
+		}
+	}
+}
+
+// TestSolveRerunUsesCaches: a rerun takes every task from the workers'
+// result cache; a new job on the same game with another split (other
+// tasks) finds proven positions in the workers' store of values.
+func TestSolveRerunUsesCaches(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	p := mnkjobs.SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
+	var first, second, deeper mnkjobs.SolveReport
+	runJob(t, c.Broker, "mnk.solve", p, &first)
+	runJob(t, c.Broker, "mnk.solve", p, &second)
+	if second.CacheHits < int64(second.Tasks) || second.Value != first.Value {
+		t.Errorf("rerun: %d cache hits for %d tasks, value %s (first %s)", second.CacheHits, second.Tasks, second.Value, first.Value)
+	}
+	p.SplitDepth = 2
+	runJob(t, c.Broker, "mnk.solve", p, &deeper)
+	if deeper.PositionCacheHits == 0 || deeper.Value != first.Value {
+		t.Errorf("split 2 after split 1: %d proven positions reused, value %s (want %s)", deeper.PositionCacheHits, deeper.Value, first.Value)
+	}
+}
+
+func TestSearchAndMinimaxJobs(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	var mm mnkjobs.MinimaxReport
+	runJob(t, c.Broker, "mnk.minimax", mnkjobs.MinimaxParams{Rows: 3, Cols: 3, K: 3}, &mm)
+	if mm.Calls != 340858 || mm.BestMove != [2]int{0, 0} {
+		t.Errorf("minimax: %d calls, move %v; want 340858 calls, [0 0]", mm.Calls, mm.BestMove)
+	}
+	var sr mnkjobs.SearchReport
+	runJob(t, c.Broker, "mnk.search", mnkjobs.SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,1 1,1", Depth: 9}, &sr)
+	if sr.BestMove != [2]int{2, 2} || !strings.HasPrefix(sr.Result, "loss in") || sr.ToMove != "O" {
+		t.Errorf("search: move %v, result %q, to move %s; want [2 2], a loss, O", sr.BestMove, sr.Result, sr.ToMove)
+	}
+	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: 7, Cols: 7, K: 4, SplitDepth: -1}))
+	if j.State != queue.StateFailed || !strings.Contains(j.Error, "at most 36 cells") {
+		t.Errorf("7x7 solve: state %s, error %q; want failed, naming the limit", j.State, j.Error)
+	}
+}
