@@ -294,6 +294,9 @@ func (b *Board) Make(m Move) Result {
 	b.hash = h ^ zobristNext[b.next+1]
 	b.side = p ^ 1
 	b.ply++
+	if invariants {
+		b.check()
+	}
 	return b.result
 }
 
@@ -304,6 +307,9 @@ func (b *Board) Unmake() {
 	b.side ^= 1
 	b.cells[b.side][u.move.Board()] &^= 1 << u.move.Cell()
 	b.next, b.result, b.won, b.full, b.hash = u.next, u.result, u.won, u.full, u.hash
+	if invariants {
+		b.check()
+	}
 }
 
 // Perft counts the move sequences of exactly depth moves from b (games that

@@ -22,7 +22,8 @@ type referee struct {
 	r          *bufio.Reader
 	rng        *rand.Rand
 	clock, inc time.Duration
-	// moveCap, if set, is the longest reply the test accepts.
+	// moveCap, if set, is the longest reply the test accepts: stricter than
+	// the clock, loose enough for a loaded machine.
 	moveCap time.Duration
 	tally   tally
 }
@@ -219,7 +220,7 @@ func session(t *testing.T, games int, agentX bool, seed uint64, cfg Config) (tal
 	}
 	defer conn.Close()
 	ref := &referee{conn: conn, r: bufio.NewReader(conn), rng: rand.New(rand.NewPCG(seed, 99)),
-		clock: 30 * time.Second, inc: 2 * time.Second, moveCap: cfg.MoveTime + 250*time.Millisecond}
+		clock: 30 * time.Second, inc: 2 * time.Second, moveCap: 2 * time.Second}
 	if err := ref.send("init."); err != nil {
 		t.Fatal(err)
 	}

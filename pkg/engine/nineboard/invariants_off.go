@@ -1,0 +1,5 @@
+//go:build !invariants
+
+package nineboard
+
+const invariants = false
