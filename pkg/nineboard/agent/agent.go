@@ -190,7 +190,7 @@ func (a *player) loop(ctx context.Context) error {
 			a.malformed("%q", msg)
 			continue
 		}
-		done, err := a.handle(name, args, msg, received)
+		done, err := a.handle(ctx, name, args, msg, received)
 		if err != nil || done {
 			return err
 		}
@@ -248,7 +248,7 @@ func cells(args []string, n int) ([]int, bool) {
 }
 
 // handle acts on one message; done ends the session.
-func (a *player) handle(name string, args []string, msg string, received time.Time) (done bool, err error) {
+func (a *player) handle(ctx context.Context, name string, args []string, msg string, received time.Time) (done bool, err error) {
 	switch name {
 	case "init":
 		return false, nil
@@ -293,7 +293,7 @@ func (a *player) handle(name string, args []string, msg string, received time.Ti
 			a.newGame(nineboard.O)
 		}
 		a.opponent(c[0], c[1], msg)
-		return false, a.reply(c[1], received)
+		return false, a.reply(ctx, c[1], received)
 	case "third_move":
 		c, ok := cells(args, 3)
 		if !ok {
@@ -306,7 +306,7 @@ func (a *player) handle(name string, args []string, msg string, received time.Ti
 		}
 		a.own(c[0], c[1], msg)
 		a.opponent(c[1], c[2], msg)
-		return false, a.reply(c[2], received)
+		return false, a.reply(ctx, c[2], received)
 	case "next_move", "last_move":
 		c, ok := cells(args, 1)
 		if !ok {
@@ -321,7 +321,7 @@ func (a *player) handle(name string, args []string, msg string, received time.Ti
 		if name == "last_move" {
 			return false, nil
 		}
-		return false, a.reply(c[0], received)
+		return false, a.reply(ctx, c[0], received)
 	}
 	a.malformed("%q: unknown message", msg)
 	return false, nil
@@ -380,11 +380,12 @@ func (a *player) budget() time.Duration {
 	return max(t, time.Millisecond)
 }
 
-// reply chooses a cell of board bd, plays it and sends it.
-func (a *player) reply(bd int, received time.Time) error {
+// reply chooses a cell of board bd, plays it and sends it. A cancelled ctx
+// cuts the search short; the connection is closed by then anyway.
+func (a *player) reply(ctx context.Context, bd int, received time.Time) error {
 	cell := -1
 	if a.synced && a.board.Result() == nineboard.Ongoing && a.board.Next() == bd {
-		info := a.search.Search(context.Background(), a.board, nineboard.Limits{Time: a.budget()})
+		info := a.search.Search(ctx, a.board, nineboard.Limits{Time: a.budget()})
 		cell = info.Move.Cell()
 		a.log.Info("move", "move", info.Move.String(), "depth", info.Depth, "nodes", info.Nodes,
 			"nps", int64(info.NodesPerSecond()), "score", info.Score, "pv", pv(info.PV))
