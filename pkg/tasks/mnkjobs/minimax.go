@@ -148,11 +148,8 @@ func (minimaxRunner) Run(ctx context.Context, payload []byte) (tasks.Output, err
 	}
 	rep := MinimaxReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Position: g.String(pos), ToMove: "X", Cutoff: p.Cutoff, DepthScore: p.DepthScore,
+		Position: g.String(pos), ToMove: toMove(pos), Cutoff: p.Cutoff, DepthScore: p.DepthScore,
 		Calls: res.Calls, BestMove: cellRC(res.Move), Score: res.Score, SearchSeconds: time.Since(start).Seconds(),
-	}
-	if !pos.XToMove() {
-		rep.ToMove = "O"
 	}
 	data, err := json.Marshal(rep)
 	if err != nil {

@@ -229,11 +229,8 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	rep := SearchReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Position: g.String(pos), ToMove: "X", BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
+		Position: g.String(pos), ToMove: toMove(pos), BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
 		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies()),
-	}
-	if !pos.XToMove() {
-		rep.ToMove = "O"
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.NodesPerSecond = float64(res.Nodes) / s

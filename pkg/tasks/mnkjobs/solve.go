@@ -217,10 +217,12 @@ type SolveReport struct {
 	Speedup     float64 `json:"speedup"`
 }
 
-// SolveTaskDetail is one task of a solve report.
+// SolveTaskDetail is one task of a solve report. Value is for the side to
+// move in the task's position.
 type SolveTaskDetail struct {
 	Task     string  `json:"task"`
 	Position string  `json:"position"`
+	ToMove   string  `json:"to_move"`
 	Value    string  `json:"value"`
 	Nodes    uint64  `json:"nodes"`
 	Seconds  float64 `json:"seconds"`
@@ -272,7 +274,7 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		rep.PositionCacheHits += r.CacheHits
 		rep.TaskSeconds += r.Seconds
 		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
-			Task: t.ID, Position: g.String(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
+			Task: t.ID, Position: g.String(last[i].pos), ToMove: toMove(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
 		})
 	}
 	if rep.ElapsedSeconds > 0 {
@@ -354,6 +356,14 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	return rep, nil
 }
 
+// toMove names the side to move in p.
+func toMove(p mnk.Position) string {
+	if p.XToMove() {
+		return "X"
+	}
+	return "O"
+}
+
 // cellRC converts a cell to [row, col].
 func cellRC(c int) [2]int { return [2]int{c / 8, c % 8} }
 
@@ -418,7 +428,7 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	if most.Task != "" {
-		row("  largest task", "%s %s (%s): %s nodes, %.3f s", most.Task, most.Position, most.Value, group(most.Nodes), most.Seconds)
+		row("  largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, group(most.Nodes), most.Seconds)
 	}
 	row("elapsed", "%.3f s (tasks %.3f s: speedup %.2f over one worker)", r.ElapsedSeconds, r.TaskSeconds, r.Speedup)
 	return b.String()
