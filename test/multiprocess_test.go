@@ -109,7 +109,7 @@ func (p *proc) stop(t *testing.T, sig syscall.Signal) error {
 }
 
 // run runs a command line to its end and returns stdout.
-func run(t *testing.T, name string, args ...string) (string, error) {
+func run(t testing.TB, name string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -1,0 +1,151 @@
+package test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// sharedDataset returns the path of a public corpus in the shared directory
+// beside the repository; a missing one fails the test or benchmark.
+func sharedDataset(tb testing.TB, name string) string {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "shared", "datasets", "sudoku", name)
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("dataset %s not found next to the repository: %v", name, err)
+	}
+	return p
+}
+
+// transform applies a random validity-preserving transformation to an
+// 81-character puzzle: digit relabelling, row permutations within bands,
+// band permutation, column permutations within stacks, stack permutation
+// and transposition. Each preserves the number of solutions.
+func transform(rng *rand.Rand, p string) string {
+	var relabel [10]byte
+	digits := rng.Perm(9)
+	for i, d := range digits {
+		relabel[i+1] = byte('1' + d)
+	}
+	perm := func() [9]int {
+		var m [9]int
+		bands := rng.Perm(3)
+		for b := range 3 {
+			within := rng.Perm(3)
+			for r := range 3 {
+				m[b*3+r] = bands[b]*3 + within[r]
+			}
+		}
+		return m
+	}
+	rows, cols := perm(), perm()
+	transpose := rng.IntN(2) == 1
+	out := make([]byte, 81)
+	for r := range 9 {
+		for c := range 9 {
+			sr, sc := rows[r], cols[c]
+			if transpose {
+				sr, sc = sc, sr
+			}
+			ch := p[sr*9+sc]
+			if ch >= '1' && ch <= '9' {
+				ch = relabel[ch-'0']
+			} else {
+				ch = '.'
+			}
+			out[r*9+c] = ch
+		}
+	}
+	return string(out)
+}
+
+// makeCorpus writes n puzzles made from a shared corpus by random
+// transformations (never committed: made when the benchmark runs).
+func makeCorpus(tb testing.TB, src string, n int, dst string) {
+	tb.Helper()
+	f, err := os.Open(sharedDataset(tb, src))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var base []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); len(line) >= 81 {
+			base = append(base, line[:81])
+		}
+	}
+	f.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		p := base[i%len(base)]
+		if i >= len(base) {
+			p = transform(rng, p)
+		}
+		w.WriteString(p)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// corpusSize is the size of the scale benchmark's corpus: 1,000,000 unless
+// WOPR_CORPUS_N says otherwise.
+func corpusSize() int {
+	if n, err := strconv.Atoi(os.Getenv("WOPR_CORPUS_N")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+// BenchmarkSudokuCorpusEndToEnd solves a generated corpus of a million
+// 17-clue puzzles end to end on the embedded default (all CPUs), from
+// process start to --out written, and reports puzzles/s; compare it with
+// BenchmarkSolveRoyle17 of pkg/engine/sudoku (one core) in the same run.
+//
+//	go test ./test -run '^$' -bench SudokuCorpus -benchtime 1x
+func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
+	dir := b.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	n := corpusSize()
+	makeCorpus(b, "royle17.txt", n, corpus)
+	b.ResetTimer()
+	for i := range b.N {
+		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
+		start := time.Now()
+		out, err := run(b, "analyze", "sudoku", "solve", corpus, "--data", data, "--json", "-q", "--out", filepath.Join(dir, "out.txt"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall := time.Since(start)
+		var rep struct {
+			Puzzles          int     `json:"puzzles"`
+			Unique           int     `json:"unique"`
+			PuzzlesPerSecond float64 `json:"puzzles_per_second"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			b.Fatal(err)
+		}
+		if rep.Puzzles != n || rep.Unique != n {
+			b.Fatalf("%d puzzles, %d unique; want %d and %d", rep.Puzzles, rep.Unique, n, n)
+		}
+		b.ReportMetric(float64(n)/wall.Seconds(), "puzzles/s")
+		b.ReportMetric(rep.PuzzlesPerSecond, "job-puzzles/s")
+	}
+}
