@@ -2,9 +2,11 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -195,4 +197,35 @@ type tWriter struct{ t *testing.T }
 func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// Whatever the referee sends, the agent does not crash or hang, and every
+// reply it writes is one cell number 1-9 on a line.
+func FuzzRun(f *testing.F) {
+	f.Add([]byte("init.\nstart(o).\nsecond_move(5,3).\nnext_move(1).\nlast_move(2).\nloss(triple).\nend.\n"))
+	f.Add([]byte("init.\nstart(x).\nthird_move(1,2,3).\nnext_move(3).\nnext_move(3).\nnext_move(3).\nwin(triple).\nstart(o).\nsecond_move(9,9).\n"))
+	f.Add([]byte("start(x).third_move(5,5,5).next_move(5).next_move(5).next_move(5).next_move(5).next_move(5).next_move(5).next_move(5).next_move(5)."))
+	f.Add([]byte("second_move(1,1).\nthird_move(1,1,1).\nnext_move(1).\n\x00((..)).\nstart(o"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		conn := struct {
+			io.Reader
+			io.Writer
+		}{bytes.NewReader(data), &out}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Run(context.Background(), conn, Config{MoveTime: time.Millisecond, TTBits: 10})
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Duration(len(data)+10) * 50 * time.Millisecond):
+			t.Fatalf("agent hangs on %q", data)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if out.Len() > 0 && (len(line) != 1 || line[0] < '1' || line[0] > '9') {
+				t.Fatalf("reply %q to %q", line, data)
+			}
+		}
+	})
 }
