@@ -106,7 +106,8 @@ func (s *Searcher) Clear() {
 // call from another goroutine. The next Search resets it.
 func (s *Searcher) Stop() { s.stop.Store(true) }
 
-// Search finds a move for the side to move of b, which must have one. ctx
+// Search finds a move for the side to move of b (NoMove if the game is
+// over). ctx
 // stops it like the time limit does; a ctx that can be cancelled costs three
 // allocations per search (context.AfterFunc), none per node.
 func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
@@ -126,7 +127,11 @@ func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
 	}
 	var info Info
 	var rootMoves [81]Move
-	info.Move = s.b.Moves(rootMoves[:0])[0]
+	ms := s.b.Moves(rootMoves[:0])
+	if len(ms) == 0 {
+		return Info{Move: NoMove}
+	}
+	info.Move = ms[0]
 	for depth := 1; depth <= max(maxDepth, 1); depth++ {
 		if depth > 1 && (s.stop.Load() || ctx.Err() != nil) {
 			break
