@@ -107,9 +107,9 @@ func (s *Searcher) Clear() {
 func (s *Searcher) Stop() { s.stop.Store(true) }
 
 // Search finds a move for the side to move of b (NoMove if the game is
-// over). ctx
-// stops it like the time limit does; a ctx that can be cancelled costs three
-// allocations per search (context.AfterFunc), none per node.
+// over). Depth 1 always completes; deeper iterations stop at the time
+// limit, at Stop or when ctx is done. A ctx that can be cancelled costs
+// three allocations per search (context.AfterFunc), none per node.
 func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
 	start := time.Now()
 	s.b = *b
