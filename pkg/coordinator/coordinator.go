@@ -252,7 +252,6 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		return nil, nil
 	}
 	j.started = rec.Started
-	c.active[id] = j
 	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed)
 
 	for i, t := range list {
@@ -272,9 +271,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		}
 		msg := queue.TaskMsg{Job: id, Task: t.ID, Kind: kind.Name(), Epoch: rec.Epoch, Payload: t.Payload}
 		if err := c.b.PublishTask(ctx, msg); err != nil {
+			// The job stays running but inactive: the next result or
+			// reconciliation activates it again and publishes what is missing.
 			return nil, err
 		}
 	}
+	c.active[id] = j
 	return j, nil
 }
 
@@ -567,18 +569,52 @@ func (c *Coordinator) failJob(ctx context.Context, id, reason string) error {
 	return errors.New(reason)
 }
 
-// writeProgress writes the progress of running jobs to their records.
+// reconcileEvery is how often the coordinator looks for unfinished jobs it
+// does not run (a failed activation, a missed watch event) and takes them up.
+const reconcileEvery = 15 * time.Second
+
+// writeProgress writes the progress of running jobs to their records, and
+// reconciles now and then.
 func (c *Coordinator) writeProgress() {
 	defer c.wg.Done()
 	t := time.NewTicker(c.cfg.ProgressEvery)
 	defer t.Stop()
+	r := time.NewTicker(reconcileEvery)
+	defer r.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
 			return
 		case <-t.C:
 			c.flushProgress()
+		case <-r.C:
+			c.reconcile()
 		}
+	}
+}
+
+func (c *Coordinator) reconcile() {
+	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	defer cancel()
+	jobs, err := c.b.ListJobs(ctx)
+	if err != nil {
+		c.log.Warn("reconcile: list jobs", "err", err)
+		return
+	}
+	for _, rec := range jobs {
+		if rec.State.Final() || !c.accepts(rec.ID) {
+			continue
+		}
+		if rec.CancelRequested {
+			c.cancelJob(rec.ID)
+			continue
+		}
+		j, err := c.activate(rec.ID)
+		if err != nil {
+			c.log.Error("reconcile: start job", "job", rec.ID, "err", err)
+			continue
+		}
+		c.maybeFinish(j)
 	}
 }
 
