@@ -1,0 +1,104 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+)
+
+// Bad input to solve, search and minimax: one line on stderr saying what is
+// wrong, exit code 2, nothing started.
+func TestSolveSearchBadInputExitCode2(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mnk", "solve", "--board", "7x7", "--k", "4"}, "at most 36 cells"},
+		{[]string{"mnk", "solve", "--split-depth", "0"}, "split depth 0"},
+		{[]string{"mnk", "solve", "--tt-mb", "0"}, "--tt-mb 0"},
+		{[]string{"mnk", "solve", "extra"}, "no arguments"},
+		{[]string{"mnk", "search", "--moves", "1,1 x", "--depth", "2"}, "want row,col"},
+		{[]string{"mnk", "search", "--moves", "1,1 5,5", "--depth", "2"}, "outside the 3x3 board"},
+		{[]string{"mnk", "search", "--moves", "1,1 1,1", "--depth", "2"}, "occupied"},
+		{[]string{"mnk", "search", "--moves", "0,0 1,0 0,1 1,1 0,2 2,2", "--depth", "2"}, "the game is over"},
+		{[]string{"mnk", "search", "--moves", "0,0 1,0 0,1 1,1 0,2", "--depth", "2"}, "the game is over"},
+		{[]string{"mnk", "search", "--position", "XX./.../...", "--depth", "1"}, "want as many X as O"},
+		{[]string{"mnk", "search"}, "a depth or a time"},
+		{[]string{"mnk", "search", "--time", "soon"}, "--time"},
+		{[]string{"mnk", "search", "--depth", "12"}, "depth 12"},
+		{[]string{"mnk", "minimax", "--board", "4x4"}, "16 empty cells"},
+		{[]string{"mnk", "minimax", "--moves", "1,1", "--position", "X../.../..."}, "not both"},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "data")
+		cmd := exec.Command(filepath.Join(bin, "analyze"), append(c.args, "--data", dir)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Errorf("analyze %s: %v, want exit code 2", strings.Join(c.args, " "), err)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
+		}
+	}
+}
+
+// The solve of 5,5,4 on a real nats-server with a coordinator and two
+// worker processes gives the same value, best moves, move values and
+// principal variation as the embedded default.
+func TestSolveMultiProcessEqualsEmbedded(t *testing.T) {
+	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--root-moves", "--json"}
+	parse := func(out string) mnkjobs.SolveReport {
+		var r mnkjobs.SolveReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("report %q: %v", out, err)
+		}
+		return r
+	}
+	out, err := run(t, "analyze", append(args, "--data", t.TempDir())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := parse(out)
+	c := startCluster(t)
+	out, err = run(t, "analyze", append(args, "--nats", c.url)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := parse(out)
+	if embedded.Value != "draw" || !embedded.Complete {
+		t.Errorf("embedded 5,5,4: value %s, complete %v; want a draw", embedded.Value, embedded.Complete)
+	}
+	type figures struct {
+		Value      string
+		BestMoves  [][2]int
+		PV         [][2]int
+		MoveValues map[string]string
+		Tasks      int
+	}
+	e := figures{embedded.Value, embedded.BestMoves, embedded.PV, embedded.MoveValues, embedded.Tasks}
+	m := figures{multi.Value, multi.BestMoves, multi.PV, multi.MoveValues, multi.Tasks}
+	if !reflect.DeepEqual(e, m) {
+		t.Errorf("multi-process solve differs from embedded:\ngot  %+v\nwant %+v", m, e)
+	}
+	t.Logf("5,5,4: embedded %.2f s (speedup %.2f), multi-process %.2f s (speedup %.2f)",
+		embedded.ElapsedSeconds, embedded.Speedup, multi.ElapsedSeconds, multi.Speedup)
+}
