@@ -2,12 +2,14 @@ package sudoku
 
 import "fmt"
 
-// Solver solves puzzles exactly. A Solver is used by one goroutine at a
-// time; it holds its search stack, so solving allocates nothing once it
-// exists.
+// Solver solves puzzles exactly with the band solver of band.go. A Solver
+// is used by one goroutine at a time; it holds its search stack, so solving
+// allocates nothing once it exists.
 type Solver struct {
-	p       plain
+	stack   [82]state // stack[k]: the state at search depth k
+	sol     [2]Grid
 	n       int
+	limit   int
 	guesses int
 	nodes   int
 }
@@ -17,14 +19,74 @@ func NewSolver() *Solver { return &Solver{} }
 
 // Solve counts the solutions of *g up to limit (limit 2 answers "is it
 // unique?") and returns that count and the number of guesses the search
-// made, a difficulty figure (0 for a puzzle that propagation alone solves).
-// The first solutions found, up to two, are then available from Solution.
-// Givens that conflict give no solution; *g is not changed.
+// made, a difficulty figure: the number of branch points, 0 for a puzzle
+// that propagation alone solves. The first solutions found, up to two, are
+// then available from Solution. Givens that conflict give no solution; *g
+// is not changed.
 func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
-	s.n = s.p.solve(*g, limit)
-	s.guesses = max(s.p.nodes-1, 0)
-	s.nodes = s.p.nodes
+	s.n, s.limit, s.guesses, s.nodes = 0, limit, 0, 0
+	if limit < 1 {
+		return 0, 0
+	}
+	st := &s.stack[0]
+	for i := range st.f {
+		st.f[i], st.prev[i] = bandBits, bandBits
+	}
+	st.unsolved = [3]uint32{bandBits, bandBits, bandBits}
+	for i, v := range g {
+		if v == 0 {
+			continue
+		}
+		d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
+		if v > 9 || st.f[3*d+b]&bit == 0 {
+			s.nodes = 1
+			return 0, 0 // a conflict among the givens (or not a digit)
+		}
+		st.place(d, b, bit)
+	}
+	s.search(0)
 	return s.n, s.guesses
+}
+
+// search explores the node at depth k, whose state is set.
+func (s *Solver) search(k int) {
+	s.nodes++
+	st := &s.stack[k]
+	for {
+		if !st.propagate() {
+			return
+		}
+		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
+			if s.n < len(s.sol) {
+				st.grid(&s.sol[s.n])
+			}
+			s.n++
+			return
+		}
+		s.guesses++
+		b, bit := st.guessCell()
+		var ds [9]int8
+		nd := 0
+		for d := range 9 {
+			if st.f[3*d+b]&bit != 0 {
+				ds[nd] = int8(d)
+				nd++
+			}
+		}
+		// Every candidate but the last gets a copy of the state; the last
+		// one continues in this node's state, as the loop's next turn.
+		for _, d := range ds[:nd-1] {
+			next := &s.stack[k+1]
+			*next = *st
+			next.place(int(d), b, bit)
+			s.search(k + 1)
+			if s.n >= s.limit {
+				return
+			}
+		}
+		st.place(int(ds[nd-1]), b, bit)
+		s.nodes++
+	}
 }
 
 // Solution returns the i-th solution (0 or 1) found by the last Solve; it
@@ -33,11 +95,11 @@ func (s *Solver) Solution(i int) Grid {
 	if i < 0 || i >= min(s.n, 2) {
 		panic(fmt.Sprintf("sudoku: solution %d of %d found", i, s.n))
 	}
-	return s.p.sol[i]
+	return s.sol[i]
 }
 
-// Nodes returns the number of search nodes (the root and every guess) of
-// the last Solve: the "calls" of the fast strategy in comparisons.
+// Nodes returns the number of search nodes of the last Solve (the root and
+// every branch entered): the "calls" of the fast strategy in comparisons.
 func (s *Solver) Nodes() int { return s.nodes }
 
 // Outcome is the verdict on a puzzle.

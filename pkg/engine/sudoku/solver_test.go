@@ -1,0 +1,169 @@
+package sudoku
+
+import (
+	"context"
+	"testing"
+)
+
+// differential holds the fast solver to the plain reference on each puzzle:
+// the same number of solutions up to limit 2 (the reference takes every
+// branch in the same order of candidates, so with one solution they must
+// agree on it) and solutions that pass Check.
+func differential(t *testing.T, name string, gs []Grid, wantN int) {
+	t.Helper()
+	s := NewSolver()
+	var p plain
+	for i, g := range gs {
+		n, _ := s.Solve(&g, 2)
+		pn := p.solve(g, 2)
+		if n != pn || (wantN >= 0 && n != wantN) {
+			t.Errorf("%s #%d %s: fast %d solutions, reference %d, want %d", name, i+1, g, n, pn, wantN)
+			continue
+		}
+		for j := range min(n, 2) {
+			if err := Check(g, s.Solution(j)); err != nil {
+				t.Errorf("%s #%d %s: solution %d %s: %v", name, i+1, g, j, s.Solution(j), err)
+			}
+		}
+		if n == 1 && s.Solution(0) != p.sol[0] {
+			t.Errorf("%s #%d %s: fast %s, reference %s", name, i+1, g, s.Solution(0), p.sol[0])
+		}
+		if n == 2 && s.Solution(0) == s.Solution(1) {
+			t.Errorf("%s #%d %s: the two solutions are the same", name, i+1, g)
+		}
+	}
+}
+
+func TestDifferentialNorvigTop95(t *testing.T) {
+	differential(t, "norvig-top95", corpus(t, "norvig-top95.txt"), 1)
+}
+
+func TestDifferentialEuler96(t *testing.T) {
+	differential(t, "euler96", corpus(t, "euler96.txt"), 1)
+}
+
+// A sample of royle17 (every 97th puzzle): the reference needs about a
+// millisecond per 17-clue puzzle.
+func TestDifferentialRoyle17Sample(t *testing.T) {
+	gs := corpus(t, "royle17.txt")
+	var sample []Grid
+	for i := 0; i < len(gs); i += 97 {
+		sample = append(sample, gs[i])
+	}
+	differential(t, "royle17", sample, 1)
+}
+
+// Every puzzle of Serg's benchmark has several solutions (SOURCES.md: 8
+// have exactly 2, the rest 3 or more); a sample against the reference.
+func TestSergAllMultiple(t *testing.T) {
+	gs := corpus(t, "serg-benchmark.txt")
+	if len(gs) != 10000 {
+		t.Fatalf("serg-benchmark: %d puzzles, want 10,000", len(gs))
+	}
+	s := NewSolver()
+	exactlyTwo := 0
+	for i, g := range gs {
+		r := s.Classify(g)
+		if r.Outcome != Multiple {
+			t.Errorf("serg #%d %s: %v, want multiple", i+1, g, r.Outcome)
+		}
+		if n, _ := s.Solve(&g, 3); n == 2 {
+			exactlyTwo++
+		}
+	}
+	if exactlyTwo != 8 {
+		t.Errorf("serg: %d puzzles with exactly 2 solutions, want 8", exactlyTwo)
+	}
+	var sample []Grid
+	for i := 0; i < len(gs); i += 50 {
+		sample = append(sample, gs[i])
+	}
+	differential(t, "serg", sample, 2)
+}
+
+// The fast solver against backtrack, the strategy that checks nothing but
+// the rules, on every puzzle of norvig-top95 and euler96.
+func TestAgainstBacktrack(t *testing.T) {
+	s := NewSolver()
+	for _, file := range []string{"euler96.txt", "norvig-top95.txt"} {
+		for i, g := range corpus(t, file) {
+			if testing.Short() && file == "norvig-top95.txt" && i%10 != 0 {
+				continue
+			}
+			r, err := RunStrategy(context.Background(), Backtrack, g, s)
+			if err != nil || r.Outcome != Solved {
+				t.Fatalf("%s #%d: backtrack %v, %v", file, i+1, r.Outcome, err)
+			}
+			if n, _ := s.Solve(&g, 2); n != 1 || s.Solution(0) != r.Solution {
+				t.Errorf("%s #%d: fast %d solutions %s, backtrack %s", file, i+1, n, s.Solution(0), r.Solution)
+			}
+		}
+	}
+}
+
+// Limits: 0 finds nothing, 1 stops at the first solution, and larger
+// limits count exactly (the empty grid has more than 1,000 solutions; a
+// grid with one empty unit of a known pattern has exactly 2).
+func TestSolveLimits(t *testing.T) {
+	s := NewSolver()
+	var empty Grid
+	for _, limit := range []int{0, 1, 2, 1000} {
+		if n, _ := s.Solve(&empty, limit); n != limit {
+			t.Errorf("empty grid, limit %d: %d solutions", limit, n)
+		}
+	}
+	// Take a solution and empty a rectangle of two digits swapped between
+	// two rows and two columns in the same band and stack: a deadly
+	// pattern with exactly two solutions.
+	sol := mustParse(t, known[0].solution)
+	for r2 := 0; r2 < 9; r2++ {
+		for c1 := 0; c1 < 9; c1++ {
+			for c2 := c1 + 1; c2 < 9; c2++ {
+				r1 := 0
+				if r2 == r1 || r2/3 != r1/3 && c1/3 != c2/3 {
+					continue
+				}
+				a, b := sol[9*r1+c1], sol[9*r1+c2]
+				if sol[9*r2+c1] != b || sol[9*r2+c2] != a {
+					continue
+				}
+				g := sol
+				g[9*r1+c1], g[9*r1+c2], g[9*r2+c1], g[9*r2+c2] = 0, 0, 0, 0
+				if n, _ := s.Solve(&g, 5); n != 2 {
+					t.Errorf("deadly rectangle r1c%d r%dc%d: %d solutions, want 2", c1+1, r2+1, c2+1, n)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no deadly rectangle in row 1 of the known solution")
+}
+
+// Solving allocates nothing once the solver exists.
+func TestZeroAllocs(t *testing.T) {
+	gs := corpus(t, "norvig-top95.txt")
+	s := NewSolver()
+	i := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		s.Classify(gs[i%len(gs)])
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per puzzle, want 0", allocs)
+	}
+}
+
+// Every puzzle of the complete 17-clue list is unique (SOURCES.md): the
+// whole file, through Classify, as the corpus jobs will run it.
+func TestRoyle17AllUnique(t *testing.T) {
+	gs := corpus(t, "royle17.txt")
+	if len(gs) != 49158 {
+		t.Fatalf("royle17: %d puzzles, want 49,158", len(gs))
+	}
+	s := NewSolver()
+	for i, g := range gs {
+		if r := s.Classify(g); r.Outcome != Unique {
+			t.Errorf("royle17 #%d %s: %v, want unique", i+1, g, r.Outcome)
+		}
+	}
+}
