@@ -44,7 +44,7 @@ type state struct {
 	f        [27]uint32 // f[3*d+b]: band b's cells where digit d+1 may go
 	prev     [27]uint32 // f as last propagated (a word that differs needs work)
 	unsolved [3]uint32  // band b's cells not yet filled
-	_        uint32
+	todo     uint32     // bit i: f[i] may have changed since it was propagated
 }
 
 var (
@@ -61,6 +61,8 @@ var (
 	colMask [9]uint32
 	// otherBands[b]: the two other bands.
 	otherBands = [3][2]int{{1, 2}, {0, 2}, {0, 1}}
+	// bandWords[b]: the todo bits of the 9 digit words of band b.
+	bandWords = [3]uint32{0x1249249, 0x1249249 << 1, 0x1249249 << 2}
 )
 
 func init() {
@@ -117,6 +119,7 @@ func (st *state) place(d, b int, bit uint32) {
 	o := otherBands[b]
 	st.f[3*d+o[0]] &^= c
 	st.f[3*d+o[1]] &^= c
+	st.todo |= bandWords[b] | 1<<(3*d+o[0]) | 1<<(3*d+o[1])
 }
 
 // updateBand propagates a changed band word i = 3*d+b: the permutation
@@ -210,15 +213,11 @@ func (st *state) columnSingles() (progress, ok bool) {
 // fixed point. It returns false on a contradiction.
 func (st *state) propagate() bool {
 	for {
-		for changed := true; changed; {
-			changed = false
-			for i := range st.f {
-				if st.f[i] != st.prev[i] {
-					changed = true
-					if !st.updateBand(i) {
-						return false
-					}
-				}
+		for st.todo != 0 {
+			i := bits.TrailingZeros32(st.todo)
+			st.todo &= st.todo - 1
+			if st.f[i] != st.prev[i] && !st.updateBand(i) {
+				return false
 			}
 		}
 		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {

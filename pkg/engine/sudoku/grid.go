@@ -99,6 +99,9 @@ func cellName(i int) string { return fmt.Sprintf("r%dc%d", i/9+1, i%9+1) }
 // g, else the first such conflict (rows first, then columns, then boxes),
 // e.g. "row 3 has two 5s". A cell value outside 0..9 is also reported.
 func (g Grid) Conflict() error {
+	if g.consistent() {
+		return nil
+	}
 	for i, v := range g {
 		if v > 9 {
 			return fmt.Errorf("cell %s holds %d, not a digit", cellName(i), v)
@@ -118,6 +121,30 @@ func (g Grid) Conflict() error {
 		}
 	}
 	return nil
+}
+
+// consistent is the fast path of Conflict, one pass with a digit mask per
+// unit; Conflict looks for the first conflict only when it returns false.
+// (Conflict's unit-by-unit loop cost a third of Classify's time.)
+func (g *Grid) consistent() bool {
+	var row, col, box [9]uint16
+	for i, v := range g {
+		if v == 0 {
+			continue
+		}
+		if v > 9 {
+			return false
+		}
+		m := uint16(1) << v
+		r, c, b := i/9, i%9, i/27*3+i%9/3
+		if (row[r]|col[c]|box[b])&m != 0 {
+			return false
+		}
+		row[r] |= m
+		col[c] |= m
+		box[b] |= m
+	}
+	return true
 }
 
 // Check reports whether solution is a solution of puzzle: complete, every

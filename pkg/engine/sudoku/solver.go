@@ -33,6 +33,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 		st.f[i], st.prev[i] = bandBits, bandBits
 	}
 	st.unsolved = [3]uint32{bandBits, bandBits, bandBits}
+	st.todo = 0
 	for i, v := range g {
 		if v == 0 {
 			continue

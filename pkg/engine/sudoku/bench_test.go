@@ -1,0 +1,49 @@
+package sudoku
+
+import "testing"
+
+// benchFile classifies every puzzle of a shared dataset per op (limit 2,
+// solutions checked, as Classify does) and reports puzzles/s and guesses
+// per puzzle.
+func benchFile(b *testing.B, name string) {
+	gs := corpus(b, name)
+	s := NewSolver()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n, guesses int
+	for b.Loop() {
+		for _, g := range gs {
+			guesses += s.Classify(g).Guesses
+		}
+		n += len(gs)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
+	b.ReportMetric(float64(guesses)/float64(n), "guesses/puzzle")
+}
+
+// BenchmarkRoyle17 is the speed target: all 49,158 17-clue puzzles.
+func BenchmarkRoyle17(b *testing.B) { benchFile(b, "royle17.txt") }
+
+func BenchmarkNorvigTop95(b *testing.B) { benchFile(b, "norvig-top95.txt") }
+
+func BenchmarkForumHardest1106(b *testing.B) { benchFile(b, "forum-hardest-1106.txt") }
+
+// BenchmarkSerg is uniqueness checking: every puzzle has several solutions.
+func BenchmarkSerg(b *testing.B) { benchFile(b, "serg-benchmark.txt") }
+
+// BenchmarkSolveRoyle17 is Solve alone with limit 2, no conflict test or
+// Check, to show what Classify's checks cost.
+func BenchmarkSolveRoyle17(b *testing.B) {
+	gs := corpus(b, "royle17.txt")
+	s := NewSolver()
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		for i := range gs {
+			s.Solve(&gs[i], 2)
+		}
+		n += len(gs)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
+}
