@@ -35,6 +35,10 @@ func init() { tasks.Register(Solve{}) }
 // table, in MB.
 const DefaultTTMB = 64
 
+// MaxTTMB bounds the table of a worker slot: every slot of every worker
+// allocates one, and an allocation that fails kills the worker.
+const MaxTTMB = 4096
+
 // maxSolveSplit bounds the split depth: the tasks grow about 20-fold per
 // ply on the boards worth distributing.
 const maxSolveSplit = 3
@@ -75,8 +79,8 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 1 to %d",
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
 	}
-	if p.TTMB < 0 || p.TTMB > 1<<16 {
-		return nil, tasks.Invalid("transposition table of %d MB: want 1 to 65536 (0: the default, %d)", p.TTMB, DefaultTTMB)
+	if p.TTMB < 0 || p.TTMB > MaxTTMB {
+		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker slot (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
 	}
 	return g, nil
 }

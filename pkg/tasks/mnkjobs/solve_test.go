@@ -110,6 +110,7 @@ func TestSolveParams(t *testing.T) {
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: 0},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: -1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: MaxTTMB + 1},
 	}
 	for _, p := range bad {
 		_, err := Solve{}.Plan(context.Background(), mustJSON(p))
