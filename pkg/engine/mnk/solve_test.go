@@ -346,8 +346,9 @@ func (s *refSolver) value(p Position, alpha, beta int8) int8 {
 // deep adds the slow differential cases: go test -run Reference -mnk.deep.
 var deep = flag.Bool("mnk.deep", false, "also prove 5,5,4 with the reference alpha-beta (about 30 s)")
 
-// TestSolveAgainstReference proves the values of 4,5,4 and 5,4,4 (and of
-// the 4x4 games; with -mnk.deep of 5,5,4) a second way, with refSolver.
+// TestSolveAgainstReference proves the values of 4,5,4 and 5,4,4 and of
+// their first moves (every one a draw), and of the 4x4 games (with
+// -mnk.deep of 5,5,4 too) a second way, with refSolver.
 func TestSolveAgainstReference(t *testing.T) {
 	for _, r := range []ref{{4, 4, 3}, {4, 4, 4}, {4, 5, 4}, {5, 4, 4}, {5, 5, 4}} {
 		if r.cells() > 16 && testing.Short() {
@@ -358,11 +359,27 @@ func TestSolveAgainstReference(t *testing.T) {
 			t.Logf("%s: run with -mnk.deep (the reference takes about 30 s)", refName(r))
 			continue
 		}
-		want, err := NewSolver(MustNew(r.m, r.n, r.k), 16<<20).Solve(context.Background(), Position{})
+		s := NewSolver(MustNew(r.m, r.n, r.k), 16<<20)
+		want, err := s.Solve(context.Background(), Position{})
 		rs := newRefSolver(r)
 		if got := Value(rs.value(Position{}, -1, 1)); err != nil || got != want {
 			t.Errorf("%s: solver %v (%v), reference alpha-beta %v", refName(r), want, err, got)
 		}
 		t.Logf("%s: %v; the reference kept %d positions", refName(r), want, len(rs.memo))
+		if r.cells() > 20 {
+			continue
+		}
+		// And the value of every first move.
+		mv, _ := s.MoveValues(context.Background(), Position{})
+		for _, m := range mv {
+			q, res := r.play(Position{}, m.Cell/8, m.Cell%8)
+			ref := Win
+			if res == Ongoing {
+				ref = -Value(rs.value(q, -1, 1))
+			}
+			if ref != m.Value {
+				t.Errorf("%s: first move %d,%d: solver %v, reference alpha-beta %v", refName(r), m.Cell/8, m.Cell%8, m.Value, ref)
+			}
+		}
 	}
 }
