@@ -2,6 +2,7 @@ package mnk
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -79,4 +80,11 @@ func BenchmarkTextbook333(b *testing.B) {
 		calls += r.Calls
 	}
 	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+func ExampleGame_Textbook() {
+	g := MustNew(3, 3, 3)
+	r, _ := g.Textbook(context.Background(), Position{}, TextbookOptions{Cutoff: true})
+	fmt.Printf("%d calls, move %d,%d, score %d\n", r.Calls, r.Move/8, r.Move%8, r.Score)
+	// Output: 66275 calls, move 0,0, score 0
 }

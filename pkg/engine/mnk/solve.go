@@ -24,20 +24,21 @@ import (
 // rejected: the scan is a few dozen ANDs and popcounts, while the undo
 // bookkeeping of per-window counters costs as much on every make and unmake.
 //
+// Two more sound prunings: a move that makes two threats at once wins when
+// the opponent has none (it cannot win at once and cannot block both), and
+// of the dead cells (on no window free of either side) only one is tried,
+// since a stone there can never be part of a line. Together they halved the
+// nodes of 4,5,4.
+//
 // Move ordering decides the size of the proof: the table's move first, then
 // the cells by a weight summed over the windows through them that are still
 // open to a side (fourfold per stone of that side on the window, the side to
 // move's windows weighing 8 against the opponent's 3), then by history.
-// Measured on 5,5,4: history and a static centre-first order alone needed
-// 443M nodes (125 s); the window weights 4:3, with the two prunings below,
-// 0.57M (0.2 s); 8:3, 0.39M. Attack first pays most where a side defends a
+// Measured on 5,5,4: history and a static centre-first order needed 443M
+// nodes (125 s); the window weights at 4:3, with the prunings, 0.57M
+// (0.2 s); at 8:3, 0.39M. Attack first pays most where a side defends a
 // lost cause: 6,5,4 after an edge opening (1,0), a draw, took 8.1M nodes at
-// 4:3 and 2.5M at 8:3 (3:4, defence first, took 24M). The prunings alone
-// halved the nodes of 4,5,4.
-// Two more sound prunings: a move that makes two threats at once wins when
-// the opponent has none (it cannot win at once and cannot block both), and
-// of the dead cells (on no window free of either side) only one is tried,
-// since a stone there can never be part of a line.
+// 4:3, 2.5M at 8:3 and 24M at 3:4 (defence first).
 //
 // Positions are canonicalised from the images of the position under every
 // symmetry, kept up to date with one OR per symmetry and move (as Board does
@@ -57,8 +58,9 @@ type ValueCache interface {
 // ErrTooBig reports a game too large for the exact solver.
 var ErrTooBig = errors.New("board too big for exact solving")
 
-// MaxSolveCells bounds the boards the exact solver accepts: beyond 36 cells
-// an exact solve is out of reach of this solver on one machine.
+// MaxSolveCells bounds the boards the exact solver accepts (6x6). Not all
+// of them are within reach: 6,6,4 is solved in a second, 6,6,5 was not in
+// 20 s.
 const MaxSolveCells = 36
 
 // ttEntry is a slot of the transposition table: the full canonical key, so
