@@ -116,7 +116,7 @@ func submit(c *cli.Context, kind string, validate func() error, params any) erro
 
 func positionFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "moves", Usage: "start from the position after `MOVES`, row,col pairs from 0 separated by spaces, e.g. \"1,1 0,0\""},
+		&cli.StringFlag{Name: "moves", Usage: "start from the position after `MOVES`, row,col pairs from 0 separated by spaces, e.g. \"1,1 0,0\" (or a board, as --position)"},
 		&cli.StringFlag{Name: "position", Usage: "start from `BOARD`: rows of X, O and '.', top first, separated by '/', e.g. X.O/.X./..."},
 	}
 }

@@ -27,7 +27,8 @@ type SearchParams struct {
 	K    int `json:"k"`
 	// Moves ("1,1 0,0 2,2": row,col pairs from 0, from the empty board) or
 	// Position (rows of X, O and '.', top first, separated by '/') give the
-	// position to search; neither means the empty board.
+	// position to search; neither means the empty board. A board in Moves
+	// is read as a Position.
 	Moves    string `json:"moves,omitempty"`
 	Position string `json:"position,omitempty"`
 	// Depth is the depth in plies (0: no limit but the time budget);
@@ -39,6 +40,9 @@ type SearchParams struct {
 // startPosition reads the position of a job: moves from the empty board or
 // a board; an error names the parameter and says what is wrong.
 func startPosition(g *mnk.Game, moves, board string) (mnk.Position, error) {
+	if board == "" && strings.Contains(moves, "/") {
+		moves, board = "", moves // a board given where moves were expected
+	}
 	switch {
 	case moves != "" && board != "":
 		return mnk.Position{}, tasks.Invalid("give the moves or the position, not both")

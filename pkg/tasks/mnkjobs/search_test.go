@@ -47,6 +47,7 @@ func TestSearchJob(t *testing.T) {
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,2 1,1 2,0", Depth: 4}, [2]int{2, 2}, "win in 1 plies"},
 		// O must block at (2,2) and still loses: X forks.
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Position: "XO./.X./...", Depth: 6}, [2]int{2, 2}, "loss in 4 plies"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "XO./.X./...", Depth: 6}, [2]int{2, 2}, "loss in 4 plies"},
 	}
 	for _, c := range cases {
 		var rep SearchReport
