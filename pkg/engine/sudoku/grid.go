@@ -80,6 +80,9 @@ func init() {
 	}
 }
 
+// boxOf returns the box (0-8, row-major) of cell i.
+func boxOf(i int) int { return i/27*3 + i%9/3 }
+
 // unitName names unit u for messages: "row 3", "column 7", "box 4" (1-based;
 // boxes numbered row-major).
 func unitName(u int) string {

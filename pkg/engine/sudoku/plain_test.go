@@ -46,8 +46,6 @@ func (p *plain) unset(i int) {
 	p.g[i] = 0
 }
 
-func boxOf(i int) int { return i/27*3 + i%9/3 }
-
 // free returns the candidate digits of cell i as a 9-bit mask.
 func (p *plain) free(i int) uint16 {
 	return ^(p.row[i/9] | p.col[i%9] | p.box[boxOf(i)]) & 0x1FF
