@@ -343,7 +343,8 @@ func (s *refSolver) value(p Position, alpha, beta int8) int8 {
 	return best
 }
 
-// deep adds the slow differential cases: go test -run Reference -mnk.deep.
+// deep adds the slow differential cases:
+// go test -run Reference ./pkg/engine/mnk -args -mnk.deep
 var deep = flag.Bool("mnk.deep", false, "also prove 5,5,4 with the reference alpha-beta (about 30 s)")
 
 // TestSolveAgainstReference proves the values of 4,5,4 and 5,4,4 and of
