@@ -41,9 +41,9 @@ const (
 
 // state is one node of the search.
 type state struct {
-	f        [27]uint32 // f[3*d+b]: band b's cells where digit d+1 may go
-	prev     [27]uint32 // f as last propagated (a word that differs needs work)
-	unsolved [3]uint32  // band b's cells not yet filled
+	f        [32]uint32 // f[3*d+b]: band b's cells where digit d+1 may go (27-31 unused)
+	prev     [32]uint32 // f as last propagated (a word that differs needs work)
+	unsolved [4]uint32  // band b's cells not yet filled (3 unused)
 	todo     uint32     // bit i: f[i] may have changed since it was propagated
 }
 
@@ -56,13 +56,22 @@ var (
 	complexMask [512]uint32
 	// bandPeers[pos]: a band word with the row, box and column of pos
 	// cleared, pos itself kept.
-	bandPeers [27]uint32
+	bandPeers [32]uint32
 	// colMask[c]: column c in a band word.
 	colMask [9]uint32
 	// otherBands[b]: the two other bands.
 	otherBands = [3][2]int{{1, 2}, {0, 2}, {0, 1}}
 	// bandWords[b]: the todo bits of the 9 digit words of band b.
 	bandWords = [3]uint32{0x1249249, 0x1249249 << 1, 0x1249249 << 2}
+	// placeTodo[i]: the words that placing digit d in band b may change,
+	// for i = 3*d+b: the band's 9 words and the digit's other two.
+	placeTodo [32]uint32
+	// sameDigit[i]: the digit's words in the two other bands.
+	sameDigit [32][2]uint8
+	// colOf[pos]: the column of band cell pos.
+	colOf [32]uint8
+	// bandOf[i]: the band of word i.
+	bandOf [32]uint8
 )
 
 func init() {
@@ -94,6 +103,16 @@ func init() {
 	for c := range 9 {
 		colMask[c] = 1<<c | 1<<(9+c) | 1<<(18+c)
 	}
+	for i := range 27 {
+		d, b := i/3, i%3
+		o := otherBands[b]
+		sameDigit[i] = [2]uint8{uint8(3*d + o[0]), uint8(3*d + o[1])}
+		placeTodo[i] = bandWords[b] | 1<<(3*d+o[0]) | 1<<(3*d+o[1])
+		bandOf[i] = uint8(b)
+	}
+	for pos := range 27 {
+		colOf[pos] = uint8(pos % 9)
+	}
 	for pos := range 27 {
 		r, c := pos/9, pos%9
 		m := uint32(rowBits) << (9 * r)
@@ -105,40 +124,45 @@ func init() {
 	}
 }
 
-// place fills cell bit of band b with digit d (0-based). The caller knows
-// that d is a candidate of the cell.
-func (st *state) place(d, b int, bit uint32) {
-	pos := bits.TrailingZeros32(bit)
-	st.unsolved[b] &^= bit
-	own := st.f[3*d+b] & bandPeers[pos]
-	for i := b; i < 27; i += 3 {
-		st.f[i] &^= bit
+// place fills cell bit of band b with digit d (0-based), given as its word
+// i = 3*d+b. The caller knows that d is a candidate of the cell.
+func (st *state) place(i int, bit uint32) {
+	i &= 31
+	b := int(bandOf[i])
+	pos := bits.TrailingZeros32(bit) & 31
+	st.unsolved[b&3] &^= bit
+	own := st.f[i] & bandPeers[pos&31]
+	for j := b; j < 27; j += 3 {
+		st.f[j] &^= bit
 	}
-	st.f[3*d+b] = own
-	c := colMask[pos%9]
-	o := otherBands[b]
-	st.f[3*d+o[0]] &^= c
-	st.f[3*d+o[1]] &^= c
-	st.todo |= bandWords[b] | 1<<(3*d+o[0]) | 1<<(3*d+o[1])
+	st.f[i] = own
+	c := colMask[colOf[pos]]
+	o := &sameDigit[i]
+	st.f[o[0]&31] &^= c
+	st.f[o[1]&31] &^= c
+	st.todo |= placeTodo[i]
 }
 
 // updateBand propagates a changed band word i = 3*d+b: the permutation
 // mask, then row hidden singles. It returns false on a contradiction.
 func (st *state) updateBand(i int) bool {
+	i &= 31
 	w := st.f[i]
-	p := uint32(shrink[w&rowBits]) | uint32(shrink[w>>9&rowBits])<<3 | uint32(shrink[w>>18])<<6
-	w &= complexMask[p]
+	p := uint32(shrink[w&rowBits]) | uint32(shrink[w>>9&rowBits])<<3 | uint32(shrink[w>>18&rowBits])<<6
+	w &= complexMask[p&511]
 	if w == 0 {
 		return false
 	}
 	st.f[i], st.prev[i] = w, w
-	d, b := i/3, i%3
-	u := st.unsolved[b]
-	for r := 0; r < 27; r += 9 {
-		x := w & (rowBits << r)
-		if x&(x-1) == 0 && x&u != 0 {
-			st.place(d, b, x)
-		}
+	u := st.unsolved[bandOf[i]&3]
+	if x := w & rowBits; x&(x-1) == 0 && x&u != 0 {
+		st.place(i, x)
+	}
+	if x := w & (rowBits << 9); x&(x-1) == 0 && x&u != 0 {
+		st.place(i, x)
+	}
+	if x := w & (rowBits << 18); x&(x-1) == 0 && x&u != 0 {
+		st.place(i, x)
 	}
 	return true
 }
@@ -169,7 +193,7 @@ func (st *state) nakedSingles() (progress, ok bool) {
 			if d == 9 {
 				return false, false // emptied by an earlier single of this loop
 			}
-			st.place(d, b, bit)
+			st.place(3*d+b, bit)
 			progress = true
 		}
 	}
@@ -200,7 +224,7 @@ func (st *state) columnSingles() (progress, ok bool) {
 					return false, false // cleared by a placement of this loop
 				}
 				if bit&st.unsolved[b] != 0 {
-					st.place(d, b, bit)
+					st.place(3*d+b, bit)
 					progress = true
 				}
 			}

@@ -32,7 +32,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	for i := range st.f {
 		st.f[i], st.prev[i] = bandBits, bandBits
 	}
-	st.unsolved = [3]uint32{bandBits, bandBits, bandBits}
+	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
 	st.todo = 0
 	for i, v := range g {
 		if v == 0 {
@@ -43,7 +43,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 			s.nodes = 1
 			return 0, 0 // a conflict among the givens (or not a digit)
 		}
-		st.place(d, b, bit)
+		st.place(3*d+b, bit)
 	}
 	s.search(0)
 	return s.n, s.guesses
@@ -79,13 +79,13 @@ func (s *Solver) search(k int) {
 		for _, d := range ds[:nd-1] {
 			next := &s.stack[k+1]
 			*next = *st
-			next.place(int(d), b, bit)
+			next.place(3*int(d)+b, bit)
 			s.search(k + 1)
 			if s.n >= s.limit {
 				return
 			}
 		}
-		st.place(int(ds[nd-1]), b, bit)
+		st.place(3*int(ds[nd-1])+b, bit)
 		s.nodes++
 	}
 }
