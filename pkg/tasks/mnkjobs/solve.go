@@ -216,7 +216,9 @@ type SolveReport struct {
 	PositionCacheHits uint64  `json:"position_cache_hits"`
 	ElapsedSeconds    float64 `json:"elapsed_seconds"`
 	// TaskSeconds is the sum of the tasks' times, about what one worker
-	// would have taken; Speedup is TaskSeconds / ElapsedSeconds.
+	// would have taken; Speedup is TaskSeconds / ElapsedSeconds. When the
+	// workers share cores with other work, task times stretch and Speedup
+	// overstates the gain: a run with one worker gives the real figure.
 	TaskSeconds float64 `json:"task_seconds"`
 	Speedup     float64 `json:"speedup"`
 }
