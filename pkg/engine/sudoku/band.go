@@ -45,6 +45,7 @@ type state struct {
 	prev     [32]uint32 // f as last propagated (a word that differs needs work)
 	unsolved [4]uint32  // band b's cells not yet filled (3 unused)
 	todo     uint32     // bit i: f[i] may have changed since it was propagated
+	colDirty uint32     // bit d: digit d's words changed since its column singles were sought
 }
 
 var (
@@ -154,6 +155,7 @@ func (st *state) updateBand(i int) bool {
 		return false
 	}
 	st.f[i], st.prev[i] = w, w
+	st.colDirty |= 1 << (i / 3)
 	u := st.unsolved[bandOf[i]&3]
 	if x := w & rowBits; x&(x-1) == 0 && x&u != 0 {
 		st.place(i, x)
@@ -203,7 +205,8 @@ func (st *state) nakedSingles() (progress, ok bool) {
 // columnSingles fills the cells that are the only place of a digit in
 // their column, and fails if a digit has no place left in some column.
 func (st *state) columnSingles() (progress, ok bool) {
-	for d := range 9 {
+	for ; st.colDirty != 0; st.colDirty &= st.colDirty - 1 {
+		d := bits.TrailingZeros32(st.colDirty)
 		var any, multi [3]uint32
 		for b := range 3 {
 			w := st.f[3*d+b]

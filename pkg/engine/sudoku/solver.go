@@ -33,7 +33,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 		st.f[i], st.prev[i] = bandBits, bandBits
 	}
 	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
-	st.todo = 0
+	st.todo, st.colDirty = 0, 1<<9-1
 	for i, v := range g {
 		if v == 0 {
 			continue
