@@ -139,7 +139,8 @@ func (g *Grid) consistent() bool {
 			return false
 		}
 		m := uint16(1) << v
-		r, c, b := i/9, i%9, i/27*3+i%9/3
+		u := &cellUnits[i]
+		r, c, b := u[0], u[1], u[2]
 		if (row[r]|col[c]|box[b])&m != 0 {
 			return false
 		}
@@ -148,6 +149,15 @@ func (g *Grid) consistent() bool {
 		box[b] |= m
 	}
 	return true
+}
+
+// cellUnits[i]: the row, column and box of cell i (each 0-8).
+var cellUnits [81][3]uint8
+
+func init() {
+	for i := range cellUnits {
+		cellUnits[i] = [3]uint8{uint8(i / 9), uint8(i % 9), uint8(boxOf(i))}
+	}
 }
 
 // Check reports whether solution is a solution of puzzle: complete, every
