@@ -3,6 +3,7 @@ package mnk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/bits"
 )
 
@@ -317,6 +318,10 @@ func (s *Solver) store(key Position, lo, hi int8, move int, work uint64) {
 			victim = i
 		}
 	}
+	if invariants && (lo > hi || lo < -1 || hi > 1) {
+		// Bounds from sound searches always overlap.
+		panic(fmt.Sprintf("mnk: bounds [%d, %d] for %s", lo, hi, s.g.String(key)))
+	}
 	s.tt[victim] = ttEntry{key.X, key.O, uint32(lo+1) | uint32(hi+1)<<2 | uint32(move+1)<<4 | w<<11}
 }
 
@@ -335,6 +340,9 @@ func (s *Solver) make(cell int) {
 		}
 	}
 	s.ply++
+	if invariants {
+		s.check()
+	}
 }
 
 func (s *Solver) unmake(cell int) {
@@ -349,6 +357,24 @@ func (s *Solver) unmake(cell int) {
 		s.pos.O &^= 1 << uint(cell)
 		for i := range g.nsym {
 			s.im[i].O &^= 1 << uint(g.perm[i][cell])
+		}
+	}
+	if invariants {
+		s.check()
+	}
+}
+
+// check recomputes what make and unmake maintain incrementally (the ply and
+// the images under the symmetries) and panics on a difference. Called only
+// with the invariants build tag.
+func (s *Solver) check() {
+	im, n := s.g.images(s.pos)
+	if s.ply != s.pos.Ply() {
+		panic(fmt.Sprintf("mnk: solver at ply %d, position %s has %d stones", s.ply, s.g.String(s.pos), s.pos.Ply()))
+	}
+	for i := range n {
+		if im[i] != s.im[i] {
+			panic(fmt.Sprintf("mnk: solver image %d of %s is %s, want %s", i, s.g.String(s.pos), s.g.String(s.im[i]), s.g.String(im[i])))
 		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !invariants
+
+package mnk
+
+const invariants = false
