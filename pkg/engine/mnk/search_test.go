@@ -95,8 +95,15 @@ func TestSearchBudget(t *testing.T) {
 		t.Fatalf("depth %d with %d iterations", r.Depth, len(r.Iterations))
 	}
 	for i, it := range r.Iterations {
-		if it.Depth != i+1 || it.Nodes == 0 || i > 0 && it.EBF <= 0 || len(it.PV) == 0 {
+		if it.Depth != i+1 || it.Nodes == 0 || i > 0 && it.EBF <= 0 || len(it.PV) == 0 || len(it.PV) > it.Depth {
 			t.Errorf("iteration %d: %+v", i, it)
+		}
+		p := Position{}
+		for _, c := range it.PV {
+			if g.Empty(p)>>uint(c)&1 == 0 {
+				t.Fatalf("iteration %d: pv %v plays an occupied or outside cell %d", i, it.PV, c)
+			}
+			p, _ = g.Play(p, c)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
