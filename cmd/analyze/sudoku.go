@@ -122,7 +122,10 @@ func sudokuBenchCommand() *cli.Command {
 				var counts [5]int
 				var guesses int64
 				start := time.Now()
-				for _, it := range good {
+				for j, it := range good {
+					if j&4095 == 4095 && c.Context.Err() != nil {
+						return c.Context.Err()
+					}
 					res := s.Classify(it.Grid)
 					counts[res.Outcome]++
 					guesses += int64(res.Guesses)
