@@ -15,7 +15,7 @@ func TestSearchFullDepth(t *testing.T) {
 	check := func(g *Game, p Position) {
 		t.Helper()
 		want, _ := NewSolver(g, 1<<16).Solve(ctx, p)
-		r, err := NewSearcher(g).Search(ctx, p, 0, 0)
+		r, err := NewSearcher(g, 1<<16).Search(ctx, p, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestSearchMate(t *testing.T) {
 	}
 	for _, c := range cases {
 		p, _ := g.Parse(c.pos)
-		r, err := NewSearcher(g).Search(ctx, p, c.depth, 0)
+		r, err := NewSearcher(g, 1<<20).Search(ctx, p, c.depth, 0)
 		if err != nil || r.MatePlies() != c.mate || r.Move != c.move {
 			t.Errorf("%s depth %d: mate %d move %d (%v), want %d %d", c.pos, c.depth, r.MatePlies(), r.Move, err, c.mate, c.move)
 		}
@@ -84,7 +84,7 @@ func TestSearchMate(t *testing.T) {
 func TestSearchBudget(t *testing.T) {
 	g := MustNew(8, 8, 5)
 	start := time.Now()
-	r, err := NewSearcher(g).Search(context.Background(), Position{}, 0, 200*time.Millisecond)
+	r, err := NewSearcher(g, 1<<20).Search(context.Background(), Position{}, 0, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,14 +108,14 @@ func TestSearchBudget(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewSearcher(g).Search(ctx, Position{}, 0, 0); err != context.Canceled {
+	if _, err := NewSearcher(g, 1<<20).Search(ctx, Position{}, 0, 0); err != context.Canceled {
 		t.Errorf("cancelled: %v, want %v", err, context.Canceled)
 	}
 }
 
 func TestSearchAllocs(t *testing.T) {
 	g := MustNew(5, 5, 4)
-	s := NewSearcher(g)
+	s := NewSearcher(g, 1<<20)
 	s.ctx = context.Background()
 	if n := testing.AllocsPerRun(3, func() {
 		s.pos, s.ply, s.onPV[0] = Position{}, 0, true
@@ -131,8 +131,47 @@ func BenchmarkSearch885(b *testing.B) {
 	b.ReportAllocs()
 	var nodes uint64
 	for b.Loop() {
-		r, _ := NewSearcher(g).Search(context.Background(), Position{}, 5, 0)
+		r, _ := NewSearcher(g, 16<<20).Search(context.Background(), Position{}, 5, 0)
 		nodes += r.Nodes
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+// TestSearchTable: the table changes the work, never the score, at every
+// depth (entries cut only at their own depth).
+func TestSearchTable(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, r := range []ref{{3, 3, 3}, {4, 4, 4}, {5, 5, 4}, {6, 6, 5}} {
+		g := MustNew(r.m, r.n, r.k)
+		var with, without uint64
+		for range 20 {
+			p, res := randomGame(g, rng, rng.IntN(g.Cells()/2))
+			if res != Ongoing {
+				continue
+			}
+			depth := 1 + rng.IntN(4)
+			a, err1 := NewSearcher(g, 1<<20).Search(ctx, p, depth, 0)
+			b, err2 := NewSearcher(g, 0).Search(ctx, p, depth, 0)
+			if err1 != nil || err2 != nil || a.Score != b.Score || a.Depth != b.Depth {
+				t.Fatalf("%s %s depth %d: score %d with the table, %d without", refName(r), g.String(p), depth, a.Score, b.Score)
+			}
+			with, without = with+a.Nodes, without+b.Nodes
+		}
+		t.Logf("%s: %d nodes with the table, %d without", refName(r), with, without)
+	}
+}
+
+// BenchmarkSearch885NoTable is BenchmarkSearch885 without the table.
+func BenchmarkSearch885NoTable(b *testing.B) {
+	g := MustNew(8, 8, 5)
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		r, _ := NewSearcher(g, 0).Search(context.Background(), Position{}, 5, 0)
+		nodes += r.Nodes
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -127,6 +128,16 @@ type memCache map[string][]byte
 
 func (m memCache) Get(k []byte) ([]byte, bool, error) { v, ok := m[string(k)]; return v, ok, nil }
 func (m memCache) Put(k, v []byte) error              { m[string(k)] = v; return nil }
+func (m memCache) Keys(prefix []byte, fn func([]byte) error) error {
+	for k := range m {
+		if strings.HasPrefix(k, string(prefix)) {
+			if err := fn([]byte(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // TestSolveCache: proven shallow positions go to the worker's cache, and a
 // new runner (another process, or a rerun) takes them from there.
