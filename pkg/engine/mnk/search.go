@@ -233,10 +233,12 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 	if depth == 0 {
 		return eval
 	}
-	key, sym := g.canonical(s.pos)
+	var key Position
+	var sym int
 	var entry *searchEntry
 	ttMove := -1
 	if s.tt != nil {
+		key, sym = g.canonical(s.pos)
 		entry = &s.tt[hash(key)&s.mask]
 		if entry.bound != 0 && entry.x == key.X && entry.o == key.O {
 			if entry.move >= 0 {
