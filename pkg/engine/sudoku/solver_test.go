@@ -2,6 +2,7 @@ package sudoku
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -206,4 +207,35 @@ func TestRoyle17AllUnique(t *testing.T) {
 			t.Errorf("royle17 #%d %s: %v, want unique", i+1, g, r.Outcome)
 		}
 	}
+}
+
+// FuzzSolve holds the fast solver to the reference on any grid that
+// parses: the same count up to 2, and Classify's own checks (which panic
+// on a solution that fails Check).
+func FuzzSolve(f *testing.F) {
+	for _, k := range known {
+		f.Add(k.puzzle)
+	}
+	f.Add("12345678." + strings.Repeat(".", 8) + "9" + strings.Repeat(".", 63))
+	f.Add(strings.Repeat(".", 81))
+	s := NewSolver()
+	var p plain
+	f.Fuzz(func(t *testing.T, line string) {
+		g, err := ParseLine(line)
+		if err != nil {
+			return
+		}
+		r := s.Classify(g)
+		n := p.solve(g, 2)
+		want := map[int]Outcome{0: Unsolvable, 1: Unique, 2: Multiple}[n]
+		if g.Conflict() != nil {
+			want = Invalid
+		}
+		if r.Outcome != want {
+			t.Fatalf("%s: %v, reference %d solutions", g, r.Outcome, n)
+		}
+		if n == 1 && r.Solution != p.sol[0] {
+			t.Fatalf("%s: %s, reference %s", g, r.Solution, p.sol[0])
+		}
+	})
 }
