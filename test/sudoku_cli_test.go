@@ -1,0 +1,167 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// datasets is the shared Sudoku corpus directory beside the repository.
+const sudokuDatasets = "../../shared/datasets/sudoku/"
+
+func sudokuDataset(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(sudokuDatasets, name)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("dataset %s: %v (the shared datasets must sit beside the repository: ../shared/datasets/sudoku)", name, err)
+	}
+	return path
+}
+
+// sudokuRun runs analyze and returns stdout, stderr and the exit code.
+func sudokuRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("analyze %s: %v", strings.Join(args, " "), err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func sudokuDecode(t *testing.T, out string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("stdout %q: %v", out, err)
+	}
+	if dec.More() {
+		t.Errorf("stdout %q: more than one JSON value", out)
+	}
+}
+
+// bench counts every outcome of a file with bad lines, names each bad line
+// on stderr, and reports its speed.
+func TestSudokuEngineBench(t *testing.T) {
+	euler01 := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+	file := filepath.Join(t.TempDir(), "mixed.txt")
+	text := "# header\n" +
+		euler01 + "\n" + // 2 unique
+		strings.Repeat(".", 81) + "\n" + // 3 multiple
+		"12345678." + strings.Repeat(".", 8) + "9" + strings.Repeat(".", 63) + "\n" + // 4 unsolvable
+		"55" + strings.Repeat(".", 79) + "\n" + // 5 invalid
+		euler01[:80] + "\n" + // 6 malformed
+		euler01[:16] + "x" + euler01[17:] + "\n" // 7 malformed
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := sudokuRun(t, "sudoku", "bench", file, "--json", "--repeat", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r map[string]any
+	sudokuDecode(t, out, &r)
+	want := map[string]float64{"puzzles": 6, "unique": 1, "multiple": 1, "unsolvable": 1, "invalid": 1, "malformed": 2, "repeat": 2}
+	for k, v := range want {
+		if r[k] != v {
+			t.Errorf("%s = %v, want %v", k, r[k], v)
+		}
+	}
+	if pps, _ := r["puzzles_per_second"].(float64); pps <= 0 {
+		t.Errorf("puzzles_per_second = %v, want > 0", r["puzzles_per_second"])
+	}
+	for _, line := range []string{file + ":6: malformed: 80 cells, want 81", file + ":7: malformed: column 17: 'x' is not a digit or an empty mark"} {
+		if !strings.Contains(stderr, line) {
+			t.Errorf("stderr %q lacks %q", stderr, line)
+		}
+	}
+	out, _, code = sudokuRun(t, "sudoku", "bench", sudokuDataset(t, "euler96.txt"))
+	if code != 0 || !strings.Contains(out, "unique") || !strings.Contains(out, "puzzles per second") {
+		t.Errorf("readable bench: exit %d, %q", code, out)
+	}
+}
+
+// compare reproduces the published call counts of Project Euler 96 grid 01
+// and stops a run at its time limit.
+func TestSudokuEngineCompare(t *testing.T) {
+	dir := t.TempDir()
+	euler := filepath.Join(dir, "euler01.txt")
+	lines, err := os.ReadFile(sudokuDataset(t, "euler96.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(lines), "\n")
+	if err := os.WriteFile(euler, []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := sudokuRun(t, "sudoku", "compare", euler, "--strategies", "backtrack,candidates,mrv,fast", "--repeat", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	type result struct {
+		Line     int     `json:"line"`
+		Strategy string  `json:"strategy"`
+		Calls    int64   `json:"calls"`
+		Outcome  string  `json:"outcome"`
+		Seconds  float64 `json:"seconds"`
+	}
+	var rep struct{ Results []result }
+	sudokuDecode(t, out, &rep)
+	wantCalls := map[string]int64{"backtrack": 201, "candidates": 201, "mrv": 50}
+	if len(rep.Results) != 4 {
+		t.Fatalf("results %+v, want 4", rep.Results)
+	}
+	for _, r := range rep.Results {
+		if r.Line != 1 || r.Outcome != "solved" || r.Calls < 1 || r.Seconds <= 0 {
+			t.Errorf("%+v: want line 1 solved, calls and seconds", r)
+		}
+		if w, ok := wantCalls[r.Strategy]; ok && r.Calls != w {
+			t.Errorf("%s: %d calls, want %d", r.Strategy, r.Calls, w)
+		}
+	}
+	// Wikipedia's puzzle against brute force: backtrack needs far more
+	// than 50 ms, the engine much less.
+	hard := filepath.Join(dir, "hard.txt")
+	if err := os.WriteFile(hard, []byte("..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code = sudokuRun(t, "sudoku", "compare", hard, "--strategies", "backtrack,fast", "--timeout", "50ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`backtrack\s+[0-9,]+\s+timeout`).MatchString(out) || !regexp.MustCompile(`fast\s+[0-9,]+\s+solved`).MatchString(out) {
+		t.Errorf("table %q: want backtrack timeout and fast solved", out)
+	}
+}
+
+func TestSudokuEngineUsageErrors(t *testing.T) {
+	euler := sudokuDataset(t, "euler96.txt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sudoku", "bench"}, "exactly one puzzle file"},
+		{[]string{"sudoku", "bench", "/nonexistent/file.txt"}, "cannot read"},
+		{[]string{"sudoku", "bench", euler, "--repeat", "0"}, "--repeat 0"},
+		{[]string{"sudoku", "compare", euler, "--strategies", "magic"}, `no strategy "magic"`},
+		{[]string{"sudoku", "compare", euler, "--timeout", "0s"}, "--timeout"},
+		{[]string{"sudoku", "nosuch"}, "nosuch"},
+	} {
+		out, stderr, code := sudokuRun(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("analyze %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, stderr, c.want)
+		}
+	}
+}
