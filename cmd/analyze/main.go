@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -36,6 +38,27 @@ func newApp() *cli.App {
 			"submitted to the coordinator and workers of that cluster.",
 		HideHelpCommand: true,
 		OnUsageError:    onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of this process to `FILE`", Hidden: true},
+		},
+		Before: func(c *cli.Context) error {
+			if path := c.String("cpuprofile"); path != "" {
+				f, err := os.Create(path)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			if c.String("cpuprofile") != "" {
+				pprof.StopCPUProfile()
+			}
+			return nil
+		},
 		CommandNotFound: func(_ *cli.Context, name string) {
 			fmt.Fprintf(os.Stderr, "analyze: no command %q (see analyze --help)\n", name)
 			os.Exit(2)
@@ -143,6 +166,16 @@ func oneArg(c *cli.Context) (string, error) {
 // URL ID" (urfave/cli/v2 stops reading flags at the first argument).
 func permuteArgs(app *cli.App, args []string) []string {
 	cmds, depth := app.Commands, 1
+	// Skip the global flags.
+	for depth < len(args) && strings.HasPrefix(args[depth], "-") {
+		name := strings.TrimLeft(args[depth], "-")
+		depth++
+		for _, f := range app.Flags {
+			if _, isBool := f.(*cli.BoolFlag); !isBool && slices.Contains(f.Names(), name) {
+				depth++
+			}
+		}
+	}
 	var cmd *cli.Command
 	for depth < len(args) {
 		var next *cli.Command

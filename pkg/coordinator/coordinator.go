@@ -334,8 +334,8 @@ func (c *Coordinator) consume(cons jetstream.Consumer, handle func(jetstream.Msg
 
 // handleResult merges one task result, unless it was merged before.
 func (c *Coordinator) handleResult(msg jetstream.Msg) {
-	var r queue.ResultMsg
-	if err := queue.Decode(msg.Data(), &r); err != nil {
+	r, err := queue.DecodeResult(msg.Headers(), msg.Data())
+	if err != nil {
 		c.log.Warn("dropping undecodable result", "subject", msg.Subject(), "err", err)
 		_ = msg.Term()
 		return
@@ -366,8 +366,7 @@ func (c *Coordinator) handleDead(msg jetstream.Msg) {
 		_ = msg.NakWithDelay(time.Second)
 		return
 	}
-	var t queue.TaskMsg
-	if err := queue.Decode(raw.Data, &t); err == nil {
+	if t, err := queue.DecodeTask(raw.Header, raw.Data); err == nil {
 		reason := fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", adv.Deliveries)
 		c.log.Warn("task dead-lettered", "job", t.Job, "task", t.Task, "deliveries", adv.Deliveries)
 		c.merge(t.Job, storedResult{Task: t.Task, Failed: reason})

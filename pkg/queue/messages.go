@@ -2,10 +2,14 @@ package queue
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -72,7 +76,9 @@ func (j *Job) Elapsed() time.Duration {
 	return time.Since(j.Started)
 }
 
-// TaskMsg is a task on the work queue.
+// TaskMsg is a task on the work queue. On the wire the fields are headers
+// and the payload is the message body, as it is: no encoding of a payload
+// (which may be 100 KB of puzzles) inside another.
 type TaskMsg struct {
 	Job     string `json:"job"`
 	Task    string `json:"task"`
@@ -82,7 +88,7 @@ type TaskMsg struct {
 }
 
 // ResultMsg is a worker's answer to one task: its output, or the reason it
-// can never succeed.
+// can never succeed. On the wire the fields are headers and Data is the body.
 type ResultMsg struct {
 	Job       string  `json:"job"`
 	Task      string  `json:"task"`
@@ -118,4 +124,80 @@ func sortJobs(jobs []*Job) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// Header names of task and result messages.
+const (
+	hdrJob       = "Wopr-Job"
+	hdrTask      = "Wopr-Task"
+	hdrKind      = "Wopr-Kind"
+	hdrEpoch     = "Wopr-Epoch"
+	hdrWorker    = "Wopr-Worker"
+	hdrFailed    = "Wopr-Failed"
+	hdrCacheHits = "Wopr-Cache-Hits"
+	hdrCached    = "Wopr-Cached"
+	hdrSeconds   = "Wopr-Seconds"
+)
+
+// ErrMalformed is returned for a task or result message that is not one.
+var ErrMalformed = errors.New("malformed message")
+
+// EncodeTask builds the message of a task.
+func EncodeTask(subject string, t TaskMsg) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Header.Set(hdrJob, t.Job)
+	m.Header.Set(hdrTask, t.Task)
+	m.Header.Set(hdrKind, t.Kind)
+	m.Header.Set(hdrEpoch, strconv.Itoa(t.Epoch))
+	m.Data = t.Payload
+	return m
+}
+
+// DecodeTask reads a task message.
+func DecodeTask(h nats.Header, data []byte) (TaskMsg, error) {
+	t := TaskMsg{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Kind: h.Get(hdrKind), Payload: data}
+	epoch, err := strconv.Atoi(h.Get(hdrEpoch))
+	if err != nil || !ValidToken(t.Job) || !ValidToken(t.Task) || t.Kind == "" {
+		return TaskMsg{}, fmt.Errorf("%w: task headers job %q task %q kind %q epoch %q", ErrMalformed, t.Job, t.Task, t.Kind, h.Get(hdrEpoch))
+	}
+	t.Epoch = epoch
+	return t, nil
+}
+
+// EncodeResult builds the message of a result.
+func EncodeResult(subject string, r ResultMsg) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Header.Set(hdrJob, r.Job)
+	m.Header.Set(hdrTask, r.Task)
+	m.Header.Set(hdrWorker, r.Worker)
+	if r.Failed != "" {
+		m.Header.Set(hdrFailed, r.Failed)
+	}
+	if r.CacheHits != 0 {
+		m.Header.Set(hdrCacheHits, strconv.FormatInt(r.CacheHits, 10))
+	}
+	if r.Cached {
+		m.Header.Set(hdrCached, "1")
+	}
+	m.Header.Set(hdrSeconds, strconv.FormatFloat(r.Seconds, 'f', -1, 64))
+	m.Data = r.Data
+	return m
+}
+
+// DecodeResult reads a result message.
+func DecodeResult(h nats.Header, data []byte) (ResultMsg, error) {
+	r := ResultMsg{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Worker: h.Get(hdrWorker), Failed: h.Get(hdrFailed),
+		Cached: h.Get(hdrCached) == "1", Data: data}
+	if !ValidToken(r.Job) || !ValidToken(r.Task) {
+		return ResultMsg{}, fmt.Errorf("%w: result headers job %q task %q", ErrMalformed, r.Job, r.Task)
+	}
+	if v := h.Get(hdrCacheHits); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return ResultMsg{}, fmt.Errorf("%w: cache hits %q", ErrMalformed, v)
+		}
+		r.CacheHits = n
+	}
+	r.Seconds, _ = strconv.ParseFloat(h.Get(hdrSeconds), 64)
+	return r, nil
 }

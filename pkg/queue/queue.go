@@ -289,12 +289,8 @@ func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error)
 // PublishTask puts a task on the work queue. The message id makes a
 // re-publication in the same epoch a no-op within the dedup window.
 func (b *Broker) PublishTask(ctx context.Context, t TaskMsg) error {
-	data, err := Encode(t)
-	if err != nil {
-		return err
-	}
 	id := fmt.Sprintf("%s/%s/%d", t.Job, t.Task, t.Epoch)
-	if _, err := b.JS.Publish(ctx, TaskSubject(t.Job, t.Task), data, jetstream.WithMsgID(id)); err != nil {
+	if _, err := b.JS.PublishMsg(ctx, EncodeTask(TaskSubject(t.Job, t.Task), t), jetstream.WithMsgID(id)); err != nil {
 		return fmt.Errorf("publish task %s/%s: %w", t.Job, t.Task, err)
 	}
 	return nil
@@ -303,11 +299,7 @@ func (b *Broker) PublishTask(ctx context.Context, t TaskMsg) error {
 // PublishResult sends a task's result to the coordinator and waits for
 // JetStream to store it.
 func (b *Broker) PublishResult(ctx context.Context, r ResultMsg) error {
-	data, err := Encode(r)
-	if err != nil {
-		return err
-	}
-	if _, err := b.JS.Publish(ctx, ResultSubject(r.Job), data); err != nil {
+	if _, err := b.JS.PublishMsg(ctx, EncodeResult(ResultSubject(r.Job), r)); err != nil {
 		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
 	}
 	return nil

@@ -133,6 +133,9 @@ type Cache interface {
 	Get(key []byte) ([]byte, bool, error)
 	// Put stores a value; writes may be batched and become durable later.
 	Put(key, value []byte) error
+	// Keys calls fn with every stored key that starts with prefix (the key
+	// is valid only during the call).
+	Keys(prefix []byte, fn func(key []byte) error) error
 }
 
 // ErrInvalid marks bad job parameters (a usage error).

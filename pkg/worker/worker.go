@@ -169,8 +169,8 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 	if err == nil {
 		delivered = meta.NumDelivered
 	}
-	var t queue.TaskMsg
-	if err := queue.Decode(msg.Data(), &t); err != nil {
+	t, err := queue.DecodeTask(msg.Headers(), msg.Data())
+	if err != nil {
 		job, task := subjectIDs(msg.Subject())
 		w.fail(msg, job, task, fmt.Sprintf("undecodable task payload: %v", err))
 		return
