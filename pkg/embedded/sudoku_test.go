@@ -173,3 +173,41 @@ func TestSudokuGenerate(t *testing.T) {
 		}
 	}
 }
+
+// A hard puzzle that repeats is solved once: the second copy is a hit in
+// the worker's per-puzzle cache (in the same run, and in another corpus).
+func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
+	data, err := os.ReadFile(shared(t, "royle17.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sudoku.NewSolver()
+	var hard string
+	for _, line := range strings.Split(string(data), "\n") {
+		if len(line) < 81 {
+			continue
+		}
+		g, err := sudoku.ParseLine(line[:81])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, guesses := s.Solve(&g, 2); guesses >= 20 {
+			hard = line[:81]
+			break
+		}
+	}
+	if hard == "" {
+		t.Fatal("no puzzle with 20 guesses in royle17.txt")
+	}
+	c := startCluster(t, t.TempDir(), 1)
+	corpus := []byte(hard + "\n" + hard + "\n")
+	_, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "twice.txt", Object: upload(t, c.Broker, corpus)}}})
+	if rep.Unique != 2 || rep.CacheHits != 1 {
+		t.Errorf("%d unique, %d cache hits; want 2 and 1", rep.Unique, rep.CacheHits)
+	}
+	other := []byte("# another corpus\n" + hard + "\n")
+	_, rep = solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "other.txt", Object: upload(t, c.Broker, other)}}})
+	if rep.Unique != 1 || rep.CacheHits != 1 {
+		t.Errorf("other corpus: %d unique, %d cache hits; want 1 and 1", rep.Unique, rep.CacheHits)
+	}
+}
