@@ -247,6 +247,9 @@ func (st *state) propagate() bool {
 				return false
 			}
 		}
+		if invariants {
+			st.checkInvariants("after the band updates")
+		}
 		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
 			return true
 		}
