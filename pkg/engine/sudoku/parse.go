@@ -2,6 +2,7 @@ package sudoku
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +90,9 @@ func Parse(r io.Reader, yield func(Item) error) error {
 			return flushGrid()
 		}
 		lineNo++
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff")) // a UTF-8 byte order mark
+		}
 		var s lineScan
 		if long {
 			s = lineScan{badCol: -1, cells: len(line)}

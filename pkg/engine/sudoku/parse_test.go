@@ -1,6 +1,8 @@
 package sudoku
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -103,6 +105,13 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestParseByteOrderMark(t *testing.T) {
+	items := parseAll(t, "\ufeff"+known[0].puzzle+"\n\ufeff"+known[0].puzzle+"\n")
+	if len(items) != 2 || items[0].Err != nil || items[1].Err == nil {
+		t.Fatalf("got %+v, want a puzzle on line 1 (mark skipped) and an error on line 2", items)
+	}
+}
+
 func TestParseLongLine(t *testing.T) {
 	items := parseAll(t, strings.Repeat("1", 200000)+"\n"+known[0].puzzle+"\n")
 	if len(items) != 2 || items[0].Err == nil || items[0].Line != 1 || items[1].Err != nil || items[1].Line != 2 {
@@ -162,4 +171,19 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkParse reads royle17 (4 MB, 49,158 lines).
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(datasets + "royle17.txt")
+	if err != nil {
+		b.Fatalf("dataset royle17.txt: %v (the shared datasets must sit beside the repository)", err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	n := 0
+	for b.Loop() {
+		Parse(bytes.NewReader(data), func(it Item) error { n++; return it.Err })
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
 }
