@@ -106,7 +106,7 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 	tail := out[nEuler:]
 	wantPrefix := []string{"", "malformed", "invalid", "multiple", "", "unsolvable", "malformed"}
 	for i, w := range wantPrefix {
-		if w != "" && !strings.HasPrefix(tail[i], w+" ") {
+		if w != "" && !strings.HasPrefix(tail[i], w+": ") {
 			t.Errorf("bad.txt item %d: out line %q, want it to start with %q", i+1, tail[i], w)
 		}
 	}

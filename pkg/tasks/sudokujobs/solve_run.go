@@ -123,6 +123,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	}
 	res := chunkResult{Guesses: make([]int, len(c.Lines)), Answers: make([]string, len(c.Lines))}
 	outcomes := make([]byte, len(c.Lines))
+	res.Outcomes = outcomes
 	var hits int64
 	for i := range c.Lines {
 		if i&255 == 0 && ctx.Err() != nil {
@@ -167,10 +168,5 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 			}
 		}
 	}
-	res.Outcomes = string(outcomes)
-	data, err := json.Marshal(res)
-	if err != nil {
-		return tasks.Output{}, err
-	}
-	return tasks.Output{Data: data, CacheHits: hits}, nil
+	return tasks.Output{Data: res.encode(), CacheHits: hits}, nil
 }

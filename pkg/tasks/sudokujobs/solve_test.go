@@ -1,0 +1,96 @@
+package sudokujobs
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+func TestChunkResultRoundTrip(t *testing.T) {
+	r := chunkResult{
+		Outcomes: []byte("umxi"),
+		Guesses:  []int{0, 12, 0, 0},
+		Answers:  []string{strings.Repeat("1", 81), "at least 2 solutions: a b", "column 17: 'x' is not a digit", "row 1 has two 5s"},
+	}
+	got, err := decodeChunkResult(r.encode(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, r) {
+		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, r)
+	}
+	for _, bad := range []string{"u 1 x", "uu 1 x\n", "u x y\n", "u 1\n"} {
+		if _, err := decodeChunkResult([]byte(bad), 1); err == nil {
+			t.Errorf("%q decoded without error", bad)
+		}
+	}
+	if _, err := decodeChunkResult(r.encode(), 5); err == nil {
+		t.Error("a short result decoded without error")
+	}
+}
+
+// memObjects is an in-memory tasks.Objects for planning without a cluster.
+type memObjects map[string][]byte
+
+func (m memObjects) Get(_ context.Context, name string) ([]byte, error) { return m[name], nil }
+
+func (m memObjects) Put(_ context.Context, name string, data []byte) error {
+	m[name] = data
+	return nil
+}
+
+// Plan, run every task, report: chunking does not change the outputs.
+func TestSolveOutputsIndependentOfChunking(t *testing.T) {
+	corpus := "# c\n" +
+		"..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n" +
+		strings.Repeat(".", 81) + "\n" +
+		"bad line\n" +
+		"\n" +
+		"2...8.3...6..7..84.3.5..2.9...1.54.8.........4.27.6...3.1..7.4.72..4..6...4.1...3\n"
+	var outs []string
+	for _, size := range []int{1, 2, 3, 100} {
+		objs := memObjects{"in": []byte(corpus)}
+		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
+		plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Solve{}.NewRunner(tasks.Env{})
+		results := map[string][]byte{}
+		for _, task := range plan.Tasks() {
+			out, err := r.Run(context.Background(), task.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[task.ID] = out.Data
+		}
+		rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Job: "j", Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr := rep.(*SolveReport)
+		if sr.Puzzles != 4 || sr.Unique != 2 || sr.Multiple != 1 || sr.Malformed != 1 {
+			t.Errorf("chunk %d: %+v", size, sr)
+		}
+		outs = append(outs, string(objs[sr.Outputs()["out"]])+"|"+string(objs[sr.Outputs()["rejects"]]))
+	}
+	for i := 1; i < len(outs); i++ {
+		if outs[i] != outs[0] {
+			t.Errorf("outputs differ with chunk size:\n%s\n%s", outs[0], outs[i])
+		}
+	}
+	lines := strings.Split(strings.Split(outs[0], "|")[0], "\n")
+	pz, _ := sudoku.ParseLine("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..")
+	sol, err := sudoku.ParseLine(lines[0])
+	if err != nil || sudoku.Check(pz, sol) != nil {
+		t.Errorf("first output line %q is not the solution", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "multiple: at least 2 solutions: ") || !strings.HasPrefix(lines[2], "malformed: ") {
+		t.Errorf("outputs %q", lines)
+	}
+}
