@@ -55,6 +55,10 @@ var (
 	// row r has a candidate in box x), the union of the mini-rows of the
 	// row-to-box permutations allowed by p; 0 if there is none.
 	complexMask [512]uint32
+	// allowed9[p]: for the presence p of a digit's mini-columns in a
+	// stack (bit 3*b+j: band b has a candidate in the stack's column j),
+	// the mini-columns of the band-to-column permutations allowed by p.
+	allowed9 [512]uint32
 	// bandPeers[pos]: a band word with the row, box and column of pos
 	// cleared, pos itself kept.
 	bandPeers [32]uint32
@@ -100,6 +104,13 @@ func init() {
 			}
 		}
 		complexMask[p] = m
+		for r := range 3 {
+			for x := range 3 {
+				if m&(1<<(9*r+3*x)) != 0 {
+					allowed9[p] |= 1 << (3*r + x)
+				}
+			}
+		}
 	}
 	for c := range 9 {
 		colMask[c] = 1<<c | 1<<(9+c) | 1<<(18+c)
@@ -216,6 +227,35 @@ func (st *state) columnSingles() (progress, ok bool) {
 		}
 		if any[0]|any[1]|any[2] != rowBits {
 			return false, false
+		}
+		// In each stack the digit's columns map to its bands by a
+		// permutation too: a mini-column (band, column) outside every
+		// permutation still possible is cleared (locked candidates
+		// between columns and boxes, which the band words cannot see).
+		var clear [3]uint32
+		for sh := 0; sh < 9; sh += 3 {
+			p := any[0]>>sh&7 | (any[1]>>sh&7)<<3 | (any[2]>>sh&7)<<6
+			a := allowed9[p]
+			if a == 0 {
+				return false, false
+			}
+			if x := p &^ a; x != 0 {
+				clear[0] |= (x & 7) << sh
+				clear[1] |= (x >> 3 & 7) << sh
+				clear[2] |= (x >> 6 & 7) << sh
+			}
+		}
+		for b, cols := range clear {
+			if cols == 0 {
+				continue
+			}
+			w := st.f[3*d+b] &^ (cols | cols<<9 | cols<<18)
+			st.f[3*d+b] = w
+			st.todo |= 1 << (3*d + b)
+			progress = true
+			r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18
+			any[b] = r0 | r1 | r2
+			multi[b] = r0&r1 | r0&r2 | r1&r2
 		}
 		for b := range 3 {
 			o := otherBands[b]
