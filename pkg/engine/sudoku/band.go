@@ -19,19 +19,29 @@ import "math/bits"
 //   - A row of a band word reduced to one bit is a row hidden single.
 //   - Placing a digit clears the cell in the 8 other digits' words of the
 //     band (one AND each), its row, box and column in its own band word,
-//     and its column in the two other band words of the digit.
+//     and its column in the two other band words of the digit. Only words
+//     marked in a todo set, and actually changed, are propagated again.
 //   - Naked singles and empty cells come from counting, over the 9 digit
 //     words of a band, which cells have at least one and at least two
 //     candidates (two ORs and an AND per digit).
-//   - Column hidden singles come from the same at-least-one/at-least-two
-//     counts over the three rows of each band word and across the bands.
-//   - A guess is made on a cell with two candidates (the first such cell
-//     in row-major order), falling back to the cell with fewest candidates;
-//     the state is copied for the first branch (copy-make: 232 bytes), and
-//     the second branch, the last possibility, reuses the parent's state.
+//   - Once those are exhausted, for each digit whose words changed: the
+//     same permutation argument per stack (columns to bands, on the 9
+//     mini-column presence bits) and column hidden singles. Without this
+//     pass royle17 needed 14.5 guesses a puzzle and ran at half the speed;
+//     the stack permutation alone took it from 2.34 to 1.28 guesses (+15%).
+//   - A guess is made on a cell with two candidates, in the band with the
+//     most empty cells (+6% over the first such cell in row-major order),
+//     else on the first cell with fewest candidates. The first branches get
+//     a copy of the state (copy-make: about 250 bytes, cheaper than undoing
+//     the propagation); the last, the only possibility left, continues in
+//     the parent's state.
 //
-// The simpler candidate-mask solver (plain_test.go) ran about 40 times
-// slower on royle17 and is kept as the reference of the differential tests.
+// Measured on royle17 with Classify (limit 2, solutions checked): about
+// 190,000 puzzles per CPU-second, 1.1 guesses a puzzle. The simpler
+// candidate-mask solver (plain_test.go) is about 200 times slower there and
+// is kept as the reference of the differential tests. Words are indexed
+// 3*d+b, and arrays have 32 entries so that masked indexes need no bounds
+// checks (+6%); a band-major layout measured 10% slower.
 
 const (
 	bandBits  = 0x7FFFFFF // 27 cells
@@ -324,6 +334,7 @@ func (st *state) grid(g *Grid) {
 // guessCell picks the cell to branch on: the first cell with two
 // candidates, else the first with fewest. It returns the band and the bit.
 func (st *state) guessCell() (b int, bit uint32) {
+	bestB, bestBit, bestU := -1, uint32(0), -1
 	for b := range 3 {
 		u := st.unsolved[b]
 		if u == 0 {
@@ -337,8 +348,13 @@ func (st *state) guessCell() (b int, bit uint32) {
 			ones |= x
 		}
 		if biv := u & twos &^ threes; biv != 0 {
-			return b, biv & -biv
+			if n := bits.OnesCount32(u); n > bestU {
+				bestB, bestBit, bestU = b, biv&-biv, n
+			}
 		}
+	}
+	if bestB >= 0 {
+		return bestB, bestBit
 	}
 	best, bestN := -1, 10
 	for b := range 3 {
