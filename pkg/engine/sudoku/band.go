@@ -38,7 +38,7 @@ import "math/bits"
 //
 // Measured on royle17 with Classify (limit 2, solutions checked): about
 // 190,000 puzzles per CPU-second, 1.1 guesses a puzzle. The simpler
-// candidate-mask solver (plain_test.go) is about 200 times slower there and
+// candidate-mask solver (plain_test.go) is about 35 times slower there and
 // is kept as the reference of the differential tests. Words are indexed
 // 3*d+b, and arrays have 32 entries so that masked indexes need no bounds
 // checks (+6%); a band-major layout measured 10% slower.
