@@ -215,6 +215,9 @@ func (s *DB) Keys(prefix []byte, f func(key []byte) error) error {
 
 // DeletePrefix removes every key with the given prefix.
 func (s *DB) DeletePrefix(prefix []byte) error {
+	if err := s.Flush(); err != nil {
+		return err
+	}
 	if err := s.db.DropPrefix(prefix); err != nil {
 		return fmt.Errorf("badger drop prefix: %w", err)
 	}
