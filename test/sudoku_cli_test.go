@@ -131,6 +131,14 @@ func TestSudokuEngineCompare(t *testing.T) {
 			t.Errorf("%s: %d calls, want %d", r.Strategy, r.Calls, w)
 		}
 	}
+	// The totals over a file: mrv's calls on all 50 Euler grids.
+	out, stderr, code = sudokuRun(t, "sudoku", "compare", sudokuDataset(t, "euler96.txt"), "--strategies", "mrv,fast")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`mrv\s+50\s+0\s+0\s+0\s+7,927\s`).MatchString(out) {
+		t.Errorf("totals %q: want mrv 50 solved in 7,927 calls", out)
+	}
 	// Wikipedia's puzzle against brute force: backtrack needs far more
 	// than 50 ms, the engine much less.
 	hard := filepath.Join(dir, "hard.txt")

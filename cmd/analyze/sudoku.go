@@ -259,6 +259,29 @@ func sudokuCompareCommand() *cli.Command {
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Line, r.Strategy, commas(r.Calls), r.Outcome, sec)
 			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(items) < 2 {
+				return nil
+			}
+			// Totals per strategy over the file.
+			fmt.Fprintln(w)
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "strategy	solved	unsolvable	invalid	timeout	calls	seconds	")
+			for _, name := range strategies {
+				var calls int64
+				var secs float64
+				n := map[string]int{}
+				for _, r := range rep.Results {
+					if r.Strategy == name {
+						calls += r.Calls
+						secs += r.Seconds
+						n[r.Outcome]++
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", name, n["solved"], n["unsolvable"], n["invalid"], n["timeout"], commas(calls), secs)
+			}
 			return tw.Flush()
 		},
 	}
