@@ -34,12 +34,14 @@ import (
 // Move ordering decides the size of the proof: the table's move first, then
 // the cells by a weight summed over the windows through them that are still
 // open to a side (fourfold per stone of that side on the window, the side to
-// move's windows weighing 8 against the opponent's 3), then by history.
+// move's windows weighing 11 against the opponent's 3), then by history.
 // Measured on 5,5,4: history and a static centre-first order needed 443M
 // nodes (125 s); the window weights at 4:3, with the prunings, 0.57M
-// (0.2 s); at 8:3, 0.39M. Attack first pays most where a side defends a
-// lost cause: 6,5,4 after an edge opening (1,0), a draw, took 8.1M nodes at
-// 4:3, 2.5M at 8:3 and 24M at 3:4 (defence first).
+// (0.2 s). Attack first pays most where a side defends a lost cause: 6,5,4
+// after an edge opening (1,0), a draw, took 8.1M nodes at 4:3, 2.5M at 8:3
+// and 24M at 3:4 (defence first). Over seven proofs (5,5,4, 6,5,4, 4,5,4,
+// 6,6,4, 6,5,4 after (1,0), 6,6,4 after (1,2) and after (0,1)) 8:3 took
+// 29.2M nodes, 4:1 11.1M, and 11:3 with a wider history tie-break 9.4M.
 //
 // Positions are canonicalised from the images of the position under every
 // symmetry, kept up to date with one OR per symmetry and move (as Board does
@@ -512,8 +514,11 @@ func (s *Solver) search(alpha, beta int8) int8 {
 		hist := &s.hist[side]
 		// Dynamic order: every window still open to a side adds to its
 		// empty cells a weight that grows fourfold per stone of that side
-		// on it, 8 for the side to move's windows (attack), 3 for the
-		// opponent's (defence); see the top of the file.
+		// on it, 11 for the side to move's windows (attack), 3 for the
+		// opponent's (defence); see the top of the file. No window here
+		// has k-1 stones of a side (that was a win or a forced block), so
+		// a cell's weight stays below 24 windows x 14<<8 on the boards the
+		// solver takes, and the shift by 12 below the table move's 1<<30.
 		cs := &s.cellScore
 		for e := empty; e != 0; e &= e - 1 {
 			cs[bits.TrailingZeros64(e)] = 0
@@ -522,7 +527,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 			a, b := w&me, w&them
 			var wt int32
 			if b == 0 {
-				wt = 8 << (2 * bits.OnesCount64(a))
+				wt = 11 << (2 * bits.OnesCount64(a))
 			}
 			if a == 0 {
 				wt += 3 << (2 * bits.OnesCount64(b))
@@ -547,7 +552,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 			if int(c) == ttMove || dead>>uint(c)&1 != 0 && oneDead>>uint(c)&1 == 0 {
 				continue
 			}
-			v := cs[c]<<8 + int32(min(hist[c]>>4, 255))
+			v := cs[c]<<12 + int32(min(hist[c]>>4, 4095))
 			j := n
 			for j > 0 && sc[j-1] < v {
 				moves[j], sc[j] = moves[j-1], sc[j-1]
