@@ -30,7 +30,15 @@ func BenchmarkRoyle17(b *testing.B) { benchFile(b, "royle17.txt") }
 
 func BenchmarkNorvigTop95(b *testing.B) { benchFile(b, "norvig-top95.txt") }
 
+func BenchmarkTop1465(b *testing.B) { benchFile(b, "top1465.txt") }
+
+func BenchmarkPLBTop50k(b *testing.B) { benchFile(b, "plb-top50k.txt") }
+
 func BenchmarkForumHardest1106(b *testing.B) { benchFile(b, "forum-hardest-1106.txt") }
+
+// BenchmarkForumHardest1905 takes about 10 s per op; run it with
+// -benchtime=1x.
+func BenchmarkForumHardest1905(b *testing.B) { benchFile(b, "forum-hardest-1905-11plus.txt") }
 
 // BenchmarkSerg is uniqueness checking: every puzzle has several solutions.
 func BenchmarkSerg(b *testing.B) { benchFile(b, "serg-benchmark.txt") }
