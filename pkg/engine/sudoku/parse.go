@@ -33,8 +33,11 @@ const maxLine = 64 << 10
 //     blank line or the ninth row.
 //
 // Spaces, tabs and separators are ignored anywhere in a line; blank lines
-// and lines whose first non-blank character is '#' are skipped. A line of 9
-// cells starts a grid; any other line outside a grid must have 81 cells.
+// and lines whose first non-blank character is '#' are skipped (a UTF-8 byte
+// order mark at the start too). A line of 9 cells starts a grid, in which
+// every other line counts as a row (a bad row makes the whole grid one
+// malformed item); any other line outside a grid must have 81 cells. Any
+// other text is an error, labels such as "Grid 01" included.
 //
 // Parse stops only when yield returns an error (which it returns) or at
 // the end of r (a read error is returned as such).
