@@ -2,6 +2,7 @@ package sudoku
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -238,4 +239,72 @@ func FuzzSolve(f *testing.F) {
 			t.Fatalf("%s: %s, reference %s", g, r.Solution, p.sol[0])
 		}
 	})
+}
+
+// transform applies a validity-preserving transformation to g: digits
+// relabelled, bands and rows within bands permuted, stacks and columns
+// within stacks permuted, optionally transposed.
+type transform struct {
+	digit     [10]uint8
+	row, col  [9]int
+	transpose bool
+}
+
+func randomTransform(rng *rand.Rand) transform {
+	var t transform
+	for i, d := range rng.Perm(9) {
+		t.digit[i+1] = uint8(d + 1)
+	}
+	lines := func() (p [9]int) {
+		bands := rng.Perm(3)
+		for b := range 3 {
+			for r, x := range rng.Perm(3) {
+				p[3*b+r] = 3*bands[b] + x
+			}
+		}
+		return p
+	}
+	t.row, t.col, t.transpose = lines(), lines(), rng.IntN(2) == 1
+	return t
+}
+
+func (t transform) apply(g Grid) Grid {
+	var out Grid
+	for r := range 9 {
+		for c := range 9 {
+			v := t.digit[g[9*t.row[r]+t.col[c]]]
+			if t.transpose {
+				out[9*c+r] = v
+			} else {
+				out[9*r+c] = v
+			}
+		}
+	}
+	return out
+}
+
+// Metamorphic: a transformed puzzle has the transformed solution, as the
+// corpus jobs' scale test assumes when it makes puzzles this way.
+func TestTransformInvariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 96))
+	s := NewSolver()
+	gs := corpus(t, "norvig-top95.txt")
+	royle := corpus(t, "royle17.txt")
+	for i := 0; i < len(royle); i += 499 {
+		gs = append(gs, royle[i])
+	}
+	for i, g := range gs {
+		r := s.Classify(g)
+		for range 3 {
+			tr := randomTransform(rng)
+			tg := tr.apply(g)
+			if tg.Clues() != g.Clues() {
+				t.Fatalf("transform changed the clues of %s", g)
+			}
+			tres := s.Classify(tg)
+			if tres.Outcome != r.Outcome || tres.Solution != tr.apply(r.Solution) {
+				t.Errorf("#%d %s transformed to %s: %v %s, want %v %s", i+1, g, tg, tres.Outcome, tres.Solution, r.Outcome, tr.apply(r.Solution))
+			}
+		}
+	}
 }
