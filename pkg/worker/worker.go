@@ -130,6 +130,19 @@ func (w *Worker) Counts() (done, failed, cached int64) {
 
 func (w *Worker) slot(i int) {
 	defer w.wg.Done()
+	// The slot's finisher publishes results and acks their tasks while the
+	// slot already fetches and runs the next task: with short tasks (a
+	// chunk of puzzles takes 5 ms) waiting for the publish and the ack
+	// left the cores idle a third of the time. At most one result waits.
+	finish := make(chan finished, 1)
+	finisherDone := make(chan struct{})
+	go func() {
+		defer close(finisherDone)
+		for f := range finish {
+			w.finish(f)
+		}
+	}()
+	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
 	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.ObjectStore()}
 	backoff := 100 * time.Millisecond
@@ -155,7 +168,7 @@ func (w *Worker) slot(i int) {
 		}
 		backoff = 100 * time.Millisecond
 		for msg := range batch.Messages() {
-			w.handle(msg, runners, env)
+			w.handle(msg, runners, env, finish)
 		}
 		cancel()
 	}
@@ -163,7 +176,7 @@ func (w *Worker) slot(i int) {
 
 // handle runs one delivered task to its end: a published result and an ack,
 // a published failure and a term, or a nak.
-func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env tasks.Env) {
+func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env tasks.Env, finish chan<- finished) {
 	meta, err := msg.Metadata()
 	delivered := uint64(1)
 	if err == nil {
@@ -217,19 +230,30 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
-	if err := w.publish(res); err != nil {
-		w.log.Warn("publish result", "job", t.Job, "task", t.Task, "err", err)
-		_ = msg.Nak()
+	finish <- finished{msg: msg, res: res}
+}
+
+// finished is a task whose result is ready to be published.
+type finished struct {
+	msg jetstream.Msg
+	res queue.ResultMsg
+}
+
+// finish publishes a result and only then acknowledges its task.
+func (w *Worker) finish(f finished) {
+	if err := w.publish(f.res); err != nil {
+		w.log.Warn("publish result", "job", f.res.Job, "task", f.res.Task, "err", err)
+		_ = f.msg.Nak()
 		return
 	}
 	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := msg.DoubleAck(actx); err != nil {
+	if err := f.msg.DoubleAck(actx); err != nil {
 		// The result is published; a redelivery is merged once.
-		w.log.Debug("ack task", "job", t.Job, "task", t.Task, "err", err)
+		w.log.Debug("ack task", "job", f.res.Job, "task", f.res.Task, "err", err)
 	}
 	w.done.Add(1)
-	if res.Cached {
+	if f.res.Cached {
 		w.cached.Add(1)
 	}
 }
