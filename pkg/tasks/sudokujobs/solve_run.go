@@ -2,11 +2,11 @@ package sudokujobs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -50,6 +50,7 @@ type puzzleSet struct {
 	once sync.Once
 	mu   sync.RWMutex
 	fp   map[uint64]struct{}
+	n    atomic.Int64 // len(fp), read without the lock
 }
 
 var puzzleSets sync.Map // tasks.Cache -> *puzzleSet
@@ -62,6 +63,7 @@ func knownPuzzles(c tasks.Cache) *puzzleSet {
 			ps.fp[fingerprint(key[len(cachePrefix):])] = struct{}{}
 			return nil
 		})
+		ps.n.Store(int64(len(ps.fp)))
 	})
 	return ps
 }
@@ -77,6 +79,9 @@ func fingerprint[S string | []byte](cells S) uint64 {
 }
 
 func (ps *puzzleSet) has(cells string) bool {
+	if ps.n.Load() == 0 {
+		return false
+	}
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	_, ok := ps.fp[fingerprint(cells)]
@@ -87,6 +92,7 @@ func (ps *puzzleSet) add(cells string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.fp[fingerprint(cells)] = struct{}{}
+	ps.n.Store(int64(len(ps.fp)))
 }
 
 // puzzleKey is the cache key of a puzzle's result.
@@ -114,8 +120,8 @@ func decodeAnswer(v []byte) (o byte, guesses int, answer string, ok bool) {
 }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
-	var c chunk
-	if err := json.Unmarshal(payload, &c); err != nil {
+	c, err := decodeChunk(payload)
+	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}
 	if len(c.Cells) != 81*len(c.Lines) {

@@ -94,3 +94,24 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 		t.Errorf("outputs %q", lines)
 	}
 }
+
+func TestChunkRoundTrip(t *testing.T) {
+	c := &chunk{
+		File:  `dir/odd "name" with spaces.txt`,
+		Lines: []int{1, 5, 9},
+		Cells: strings.Repeat("1", 81) + emptyCells + strings.Repeat(".", 80) + "9",
+		Bad:   []string{"", "80 cells, want 81"},
+	}
+	got, err := decodeChunk(c.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, c)
+	}
+	for _, bad := range []string{"", "nope\n", chunkMagic + "\"f\"\nx 123\n", chunkMagic + "\"f\"\n1 12\n", chunkMagic + "\"f\"\n1 " + emptyCells} {
+		if _, err := decodeChunk([]byte(bad)); err == nil {
+			t.Errorf("%q decoded without error", bad)
+		}
+	}
+}
