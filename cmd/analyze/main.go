@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -143,6 +144,7 @@ func options(c *cli.Context) (client.Options, error) {
 		Detach:   c.Bool("detach"),
 		Workers:  c.Int("workers"),
 		Progress: c.Bool("progress"),
+		Log:      logger(),
 	}
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)
@@ -224,4 +226,15 @@ func permuteArgs(app *cli.App, args []string) []string {
 		out = append(append(out, "--"), positional...)
 	}
 	return out
+}
+
+// logger logs the embedded cluster's events to stderr at the level named by
+// WOPR_LOG (debug, info, warn, error); without it, nothing is logged.
+func logger() *slog.Logger {
+	var level slog.Level
+	name := os.Getenv("WOPR_LOG")
+	if name == "" || level.UnmarshalText([]byte(name)) != nil {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }

@@ -201,6 +201,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	if !ok {
 		return nil, c.failJob(ctx, id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
+	pickedUp := time.Now()
 	var plan tasks.Plan
 	if ep, ok := kind.(tasks.EnvPlanner); ok {
 		plan, err = ep.PlanEnv(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.ObjectStore()})
@@ -238,7 +239,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 			return queue.ErrNoChange
 		}
 		if r.State == queue.StateSubmitted {
-			r.Started = time.Now()
+			r.Started = pickedUp // planning is part of the job's time
 		}
 		r.State = queue.StateRunning
 		r.Epoch++
@@ -253,7 +254,8 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		return nil, nil
 	}
 	j.started = rec.Started
-	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed)
+	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed,
+		"plan_seconds", time.Since(pickedUp).Seconds())
 
 	for i, t := range list {
 		if j.done[i] {
@@ -530,7 +532,7 @@ func (c *Coordinator) finish(j *job) {
 		c.log.Error("write report", "job", j.id, "err", uerr)
 		return // stays running; a restarted coordinator finishes it again
 	}
-	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures))
+	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures), "elapsed", time.Since(j.started))
 	c.forget(j.id)
 }
 
