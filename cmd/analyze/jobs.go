@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
@@ -22,13 +24,14 @@ func jobsCommand() *cli.Command {
 	}
 }
 
-func statusCommand() *cli.Command {
+// jobIDCommand is a command that acts on one job given by its id.
+func jobIDCommand(name, usage string, flags []cli.Flag, act func(ctx context.Context, c *cli.Context, o client.Options, id string) error) *cli.Command {
 	return &cli.Command{
-		Name:         "status",
-		Usage:        "show a job's state and progress",
+		Name:         name,
+		Usage:        usage,
 		ArgsUsage:    "ID",
 		OnUsageError: onUsageError,
-		Flags:        clusterFlags(),
+		Flags:        append(clusterFlags(), flags...),
 		Action: func(c *cli.Context) error {
 			id, err := oneArg(c)
 			if err != nil {
@@ -38,49 +41,29 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return client.Status(c.Context, o, id)
+			return act(c.Context, c, o, id)
 		},
 	}
+}
+
+func statusCommand() *cli.Command {
+	return jobIDCommand("status", "show a job's state and progress", nil,
+		func(ctx context.Context, _ *cli.Context, o client.Options, id string) error {
+			return client.Status(ctx, o, id)
+		})
 }
 
 func reportCommand() *cli.Command {
-	return &cli.Command{
-		Name:         "report",
-		Usage:        "print a job's report (with --wait, wait for it to finish)",
-		ArgsUsage:    "ID",
-		OnUsageError: onUsageError,
-		Flags:        append(clusterFlags(), &cli.BoolFlag{Name: "wait", Usage: "wait for a running job to finish"}),
-		Action: func(c *cli.Context) error {
-			id, err := oneArg(c)
-			if err != nil {
-				return err
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			return client.Report(c.Context, o, id, c.Bool("wait"))
-		},
-	}
+	return jobIDCommand("report", "print a job's report (with --wait, wait for it to finish)",
+		[]cli.Flag{&cli.BoolFlag{Name: "wait", Usage: "wait for a running job to finish"}},
+		func(ctx context.Context, c *cli.Context, o client.Options, id string) error {
+			return client.Report(ctx, o, id, c.Bool("wait"))
+		})
 }
 
 func cancelCommand() *cli.Command {
-	return &cli.Command{
-		Name:         "cancel",
-		Usage:        "cancel a job",
-		ArgsUsage:    "ID",
-		OnUsageError: onUsageError,
-		Flags:        clusterFlags(),
-		Action: func(c *cli.Context) error {
-			id, err := oneArg(c)
-			if err != nil {
-				return err
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			return client.Cancel(c.Context, o, id)
-		},
-	}
+	return jobIDCommand("cancel", "cancel a job", nil,
+		func(ctx context.Context, _ *cli.Context, o client.Options, id string) error {
+			return client.Cancel(ctx, o, id)
+		})
 }

@@ -146,19 +146,7 @@ func (c *Coordinator) watchJobs(w jetstream.KeyWatcher) {
 				c.log.Warn("bad job record", "key", e.Key(), "err", err)
 				continue
 			}
-			if rec.State.Final() || !c.accepts(rec.ID) {
-				continue
-			}
-			if rec.CancelRequested {
-				c.cancelJob(rec.ID)
-				continue
-			}
-			j, err := c.activate(rec.ID)
-			if err != nil {
-				c.log.Error("start job", "job", rec.ID, "err", err)
-				continue
-			}
-			c.maybeFinish(j)
+			c.takeUp(&rec)
 		}
 	}
 }
@@ -626,20 +614,26 @@ func (c *Coordinator) reconcile() {
 		return
 	}
 	for _, rec := range jobs {
-		if rec.State.Final() || !c.accepts(rec.ID) {
-			continue
-		}
-		if rec.CancelRequested {
-			c.cancelJob(rec.ID)
-			continue
-		}
-		j, err := c.activate(rec.ID)
-		if err != nil {
-			c.log.Error("reconcile: start job", "job", rec.ID, "err", err)
-			continue
-		}
-		c.maybeFinish(j)
+		c.takeUp(rec)
 	}
+}
+
+// takeUp acts on a job record: an unfinished job of ours is started (or
+// resumed, or finished if all its tasks are merged), or cancelled if asked.
+func (c *Coordinator) takeUp(rec *queue.Job) {
+	if rec.State.Final() || !c.accepts(rec.ID) {
+		return
+	}
+	if rec.CancelRequested {
+		c.cancelJob(rec.ID)
+		return
+	}
+	j, err := c.activate(rec.ID)
+	if err != nil {
+		c.log.Error("start job", "job", rec.ID, "err", err)
+		return
+	}
+	c.maybeFinish(j)
 }
 
 func (c *Coordinator) flushProgress() {
