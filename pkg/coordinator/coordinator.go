@@ -4,11 +4,13 @@
 // report back to the job's record.
 //
 // Task results are kept in the coordinator's Badger store, keyed by job and
-// task, until the job's report is written; the key doubles as the done-marker
-// that makes merging idempotent whatever JetStream redelivers. A coordinator
-// restarted with the same store resumes every running job: it recomputes the
-// (deterministic) plan, counts what is done, and republishes, under a new
-// epoch, each unfinished task that is no longer in the work queue.
+// task, until the job's report is written. A per-job done flag per task makes
+// merging idempotent whatever JetStream redelivers; it is rebuilt from the
+// stored keys when a coordinator restarted with the same store resumes a
+// running job: it recomputes the (deterministic) plan, counts what is done,
+// and republishes, under a new epoch, each unfinished task that is no longer
+// in the work queue (including any whose result was acknowledged but not yet
+// written when the previous coordinator died).
 package coordinator
 
 import (

@@ -152,36 +152,6 @@ func (s *DB) flushLocked() error {
 	return nil
 }
 
-// Set writes key synchronously in its own transaction (state that must not be
-// lost before the caller acknowledges a message).
-func (s *DB) Set(key, value []byte) error {
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(key, value) }); err != nil {
-		return fmt.Errorf("badger set: %w", err)
-	}
-	return nil
-}
-
-// SetIfAbsent writes key only if it does not exist, and reports whether it
-// wrote. This is the done-marker that makes merging idempotent.
-func (s *DB) SetIfAbsent(key, value []byte) (bool, error) {
-	wrote := false
-	err := s.db.Update(func(txn *badger.Txn) error {
-		_, err := txn.Get(key)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, badger.ErrKeyNotFound) {
-			return err
-		}
-		wrote = true
-		return txn.Set(key, value)
-	})
-	if err != nil {
-		return false, fmt.Errorf("badger set-if-absent: %w", err)
-	}
-	return wrote, nil
-}
-
 // Scan calls f for every key with the given prefix, in key order. The slices
 // are valid only during the call.
 func (s *DB) Scan(prefix []byte, f func(key, value []byte) error) error {
