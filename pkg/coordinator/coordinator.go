@@ -503,6 +503,10 @@ func (c *Coordinator) finish(j *job) {
 	if or, ok := rep.(tasks.OutputReport); ok && err == nil {
 		outputs = or.Outputs()
 	}
+	// Every task is merged: whatever is left in the queue (copies of
+	// redelivered or republished tasks, a dead-lettered one) goes before the
+	// job is seen as done.
+	c.purge(ctx, j.id)
 	_, uerr := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
 		if r.State.Final() {
 			return queue.ErrNoChange
@@ -526,17 +530,19 @@ func (c *Coordinator) finish(j *job) {
 	c.forget(j.id)
 }
 
-// forget drops a finished or cancelled job: its queued tasks and stored
-// results.
+// purge removes a job's tasks from the work queue.
+func (c *Coordinator) purge(ctx context.Context, id string) {
+	if err := c.b.PurgeJob(ctx, id); err != nil {
+		c.log.Warn("purge job tasks", "job", id, "err", err)
+	}
+}
+
+// forget drops a finished or cancelled job (whose tasks are purged already)
+// and its stored results.
 func (c *Coordinator) forget(id string) {
 	c.mu.Lock()
 	delete(c.active, id)
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
-	defer cancel()
-	if err := c.b.PurgeJob(ctx, id); err != nil {
-		c.log.Warn("purge job tasks", "job", id, "err", err)
-	}
 	if err := c.cfg.DB.DeletePrefix(resultPrefix(id)); err != nil {
 		c.log.Warn("drop job results", "job", id, "err", err)
 	}
@@ -554,6 +560,7 @@ func (c *Coordinator) cancelJob(id string) {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()
+	c.purge(ctx, id)
 	_, err := c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
 		if r.State.Final() {
 			return queue.ErrNoChange

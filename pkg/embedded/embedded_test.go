@@ -199,7 +199,8 @@ func sumReportOf(t *testing.T, j *queue.Job) sumReport {
 func TestDuplicatesMergedOnce(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
 	ctx := ctxFor(t)
-	p := sumParams{N: 12, Gated: true, Tag: "dup"}
+	dupTag := uniqueTag("dup")
+	p := sumParams{N: 12, Gated: true, Tag: dupTag}
 	id := submit(t, c.Broker, "test.sum", p)
 	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
 	plan, _ := sumKind{}.Plan(ctx, mustJSON(p))
@@ -215,7 +216,7 @@ func TestDuplicatesMergedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	openGate("dup")
+	openGate(dupTag)
 	r := sumReportOf(t, wait(t, c.Broker, id))
 	if r.Sum != sumOfSquares(12) || r.Merged != 12 {
 		t.Errorf("sum %d over %d tasks, want %d over 12", r.Sum, r.Merged, sumOfSquares(12))
@@ -260,7 +261,8 @@ func TestPoisonTaskReported(t *testing.T) {
 func TestUndecodableAndUnknownKindTasks(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 4)
 	ctx := ctxFor(t)
-	id := submit(t, c.Broker, "test.sum", sumParams{N: 3, Gated: true, Tag: "bad"})
+	badTag := uniqueTag("bad")
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 3, Gated: true, Tag: badTag})
 	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
 	// Three worker slots are blocked on the gated tasks, so the fourth
 	// answers these bad copies of t1 and t2 first.
@@ -270,7 +272,7 @@ func TestUndecodableAndUnknownKindTasks(t *testing.T) {
 	if err := c.Broker.PublishTask(ctx, queue.TaskMsg{Job: id, Task: "t2", Kind: "no.such.kind", Epoch: 7}); err != nil {
 		t.Fatal(err)
 	}
-	openGateWhen(t, c.Broker, id, "bad", func(j *queue.Job) bool { return j.Failed == 2 })
+	openGateWhen(t, c.Broker, id, badTag, func(j *queue.Job) bool { return j.Failed == 2 })
 	j := wait(t, c.Broker, id)
 	reasons := map[string]string{}
 	for _, f := range j.Failures {
@@ -312,7 +314,8 @@ func TestFlakyTaskDeadLettered(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
-	id := submit(t, c.Broker, "test.sum", sumParams{N: 50, Gated: true, Tag: "cancel"})
+	cancelTag := uniqueTag("cancel")
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 50, Gated: true, Tag: cancelTag})
 	waitFor(t, c.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
 	if _, err := c.Broker.Cancel(ctxFor(t), id); err != nil {
 		t.Fatal(err)
@@ -388,7 +391,8 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 
 	client := connect("client")
 	const n = 30
-	id := submit(t, client, "test.sum", sumParams{N: n, Gated: true, Tag: "restart"})
+	restartTag := uniqueTag("restart")
+	id := submit(t, client, "test.sum", sumParams{N: n, Gated: true, Tag: restartTag})
 	// Every task is gated: stop the coordinator while the worker holds two
 	// of them, and let them finish while it is down.
 	waitFor(t, client, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
@@ -403,7 +407,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	if err := client.PurgeJob(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	openGate("restart")
+	openGate(restartTag)
 	coord, db = startCoord()
 	t.Cleanup(func() { _ = coord.Close(context.Background()); _ = db.Close() })
 	j := wait(t, client, id)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -53,6 +54,12 @@ func gate(tag string) chan struct{} {
 }
 
 func openGate(tag string) { close(gate(tag)) }
+
+var tags atomic.Int64
+
+// uniqueTag makes a gate tag of its own for each run of a test (go test
+// -count N runs a test N times in one process; a gate opens only once).
+func uniqueTag(base string) string { return fmt.Sprintf("%s-%d", base, tags.Add(1)) }
 
 func runCount(payload string) int {
 	mu.Lock()
