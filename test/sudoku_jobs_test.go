@@ -20,7 +20,7 @@ import (
 func TestSudokuSolveKilledAndResumed(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
-	makeCorpus(t, "royle17.txt", 60_000, corpus)
+	makeCorpus(t, "royle17.txt", 300_000, corpus)
 	// A few bad lines among the good ones.
 	f, err := os.OpenFile(corpus, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -85,11 +85,11 @@ func TestSudokuSolveKilledAndResumed(t *testing.T) {
 		}
 	}
 	lines := bytes.Count(mustRead(t, out3), []byte("\n"))
-	if lines != 60_002 {
-		t.Errorf("--out has %d lines, want 60,002 (one per puzzle line, comments excluded)", lines)
+	if lines != 300_002 {
+		t.Errorf("--out has %d lines, want 300,002 (one per puzzle line, comments excluded)", lines)
 	}
 	rej := string(mustRead(t, rej3))
-	if !strings.Contains(rej, "corpus.txt:60002: malformed: 80 cells, want 81") || !strings.Contains(rej, "corpus.txt:60003: invalid: ") {
+	if !strings.Contains(rej, "corpus.txt:300002: malformed: 80 cells, want 81") || !strings.Contains(rej, "corpus.txt:300003: invalid: ") {
 		t.Errorf("rejects:\n%s", rej)
 	}
 }
