@@ -17,10 +17,7 @@ import (
 // Bad input: one line on stderr saying what is wrong and what is allowed,
 // exit code 2, nothing started.
 func TestBadInputExitCode2(t *testing.T) {
-	cases := []struct {
-		args []string
-		want string
-	}{
+	cases := []usageCase{
 		{[]string{"mnk", "count", "--board", "0x3"}, "1 to 8"},
 		{[]string{"mnk", "count", "--board", "3by3"}, "want RxC"},
 		{[]string{"mnk", "count", "--k", "5"}, "1 <= k <= 3"},
@@ -35,28 +32,7 @@ func TestBadInputExitCode2(t *testing.T) {
 		{[]string{"status"}, "exactly one job id"},
 		{[]string{"nosuchcommand"}, "nosuchcommand"},
 	}
-	for _, c := range cases {
-		dir := filepath.Join(t.TempDir(), "data")
-		cmd := exec.Command(filepath.Join(bin, "analyze"), append(c.args, "--data", dir)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("analyze %s: %v, want exit code 2", strings.Join(c.args, " "), err)
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
-			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
-		}
-		if stdout.Len() != 0 {
-			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
-		}
-		if _, err := os.Stat(dir); err == nil {
-			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
-		}
-	}
+	expectUsageErrors(t, cases, always)
 }
 
 // --json prints exactly one JSON object with the documented fields; --quiet
@@ -139,3 +115,44 @@ func TestEmbeddedInterruptAndResume(t *testing.T) {
 	t.Logf("resumed run took %v", time.Since(start))
 	sameFigures(t, parseReport(t, stdout.String()), want)
 }
+
+// usageCase is a command line that must be refused as a usage error.
+type usageCase struct {
+	args []string
+	want string
+}
+
+// expectUsageErrors runs each command line (with a fresh --data when
+// withData says so) and checks what a usage error must do: exit code 2, one
+// line on stderr that says what is wrong, nothing on stdout, nothing started.
+func expectUsageErrors(t *testing.T, cases []usageCase, withData func(args []string) bool) {
+	t.Helper()
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "data")
+		args := c.args
+		if withData(args) {
+			args = append(append([]string{}, args...), "--data", dir)
+		}
+		cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Errorf("analyze %s: %v, want exit code 2 (stderr %q)", strings.Join(c.args, " "), err, stderr.String())
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
+		}
+	}
+}
+
+func always([]string) bool { return true }

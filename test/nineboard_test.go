@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -17,10 +16,7 @@ import (
 
 // Bad nineboard input: one line on stderr, exit code 2, nothing started.
 func TestNineboardBadInputExitCode2(t *testing.T) {
-	cases := []struct {
-		args []string
-		want string
-	}{
+	cases := []usageCase{
 		{[]string{"nineboard", "perft"}, "--depth"},
 		{[]string{"nineboard", "perft", "--depth", "13"}, "0 to 12"},
 		{[]string{"nineboard", "perft", "--depth", "-1"}, "0 to 12"},
@@ -40,32 +36,7 @@ func TestNineboardBadInputExitCode2(t *testing.T) {
 		{[]string{"nineboard", "match", "--detach"}, "--detach needs --nats"},
 		{[]string{"nineboard", "nosuch"}, "nosuch"},
 	}
-	for _, c := range cases {
-		dir := filepath.Join(t.TempDir(), "data")
-		args := c.args
-		if args[1] == "match" {
-			args = append(args, "--data", dir)
-		}
-		cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("analyze %s: %v, want exit code 2 (stderr %q)", strings.Join(c.args, " "), err, stderr.String())
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
-			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
-		}
-		if stdout.Len() != 0 {
-			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
-		}
-		if _, err := os.Stat(dir); err == nil {
-			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
-		}
-	}
+	expectUsageErrors(t, cases, func(args []string) bool { return args[1] == "match" })
 }
 
 func TestNineboardPerftJSON(t *testing.T) {

@@ -1,14 +1,8 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
@@ -17,10 +11,7 @@ import (
 // Bad input to solve, search and minimax: one line on stderr saying what is
 // wrong, exit code 2, nothing started.
 func TestSolveSearchBadInputExitCode2(t *testing.T) {
-	cases := []struct {
-		args []string
-		want string
-	}{
+	cases := []usageCase{
 		{[]string{"mnk", "solve", "--board", "7x7", "--k", "4"}, "at most 36 cells"},
 		{[]string{"mnk", "solve", "--split-depth", "0"}, "split depth 0"},
 		{[]string{"mnk", "solve", "--tt-mb", "0"}, "--tt-mb 0"},
@@ -37,28 +28,7 @@ func TestSolveSearchBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "minimax", "--board", "4x4"}, "16 empty cells"},
 		{[]string{"mnk", "minimax", "--moves", "1,1", "--position", "X../.../..."}, "not both"},
 	}
-	for _, c := range cases {
-		dir := filepath.Join(t.TempDir(), "data")
-		cmd := exec.Command(filepath.Join(bin, "analyze"), append(c.args, "--data", dir)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("analyze %s: %v, want exit code 2", strings.Join(c.args, " "), err)
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], c.want) {
-			t.Errorf("analyze %s: stderr %q, want one line containing %q", strings.Join(c.args, " "), stderr.String(), c.want)
-		}
-		if stdout.Len() != 0 {
-			t.Errorf("analyze %s: stdout %q, want nothing", strings.Join(c.args, " "), stdout.String())
-		}
-		if _, err := os.Stat(dir); err == nil {
-			t.Errorf("analyze %s: created %s: something was started", strings.Join(c.args, " "), dir)
-		}
-	}
+	expectUsageErrors(t, cases, always)
 }
 
 // The solve of 5,5,4 on a real nats-server with a coordinator and two
