@@ -118,7 +118,12 @@ type GenerateReport struct {
 	CacheHits         int64           `json:"cache_hits"`
 
 	outputs map[string]string
+	// listed: the puzzles go into the text (no --out, and not too many).
+	listed bool
 }
+
+// maxListed is the most puzzles the readable report lists itself.
+const maxListed = 100
 
 // Outputs implements tasks.OutputReport.
 func (r *GenerateReport) Outputs() map[string]string { return r.outputs }
@@ -156,6 +161,7 @@ func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summ
 		}
 	}
 	rep.Count = len(rep.Puzzles)
+	rep.listed = !gp.params.Out && rep.Count <= maxListed
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
 	}
@@ -188,6 +194,14 @@ func (r *GenerateReport) Text() string {
 	}
 	b.WriteString("clues:   " + histogram(r.CluesHistogram) + "\n")
 	b.WriteString("guesses: " + histogram(r.GuessesHistogram) + "\n")
+	switch {
+	case r.listed:
+		for _, p := range r.Puzzles {
+			b.WriteString(p + "\n")
+		}
+	case len(r.outputs) == 0:
+		fmt.Fprintf(&b, "(more than %d puzzles: --out FILE writes them, --json lists them)\n", maxListed)
+	}
 	return b.String()
 }
 
