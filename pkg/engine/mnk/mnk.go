@@ -226,6 +226,32 @@ func (g *Game) LineThrough(stones uint64, cell int) bool {
 	return false
 }
 
+// windowWeights sets cs[c], for every empty cell c, to the move-ordering
+// score of the solver and the search: the sum, over the windows through c
+// still open to a side, of that side's weight (attack for me, defence for
+// them) times four to the power of its stones on the window.
+func (g *Game) windowWeights(cs *[64]int32, me, them, empty uint64, attack, defence int32) {
+	for e := empty; e != 0; e &= e - 1 {
+		cs[bits.TrailingZeros64(e)] = 0
+	}
+	for _, w := range g.windows {
+		a, b := w&me, w&them
+		var wt int32
+		if b == 0 {
+			wt = attack << (2 * bits.OnesCount64(a))
+		}
+		if a == 0 {
+			wt += defence << (2 * bits.OnesCount64(b))
+		}
+		if wt == 0 {
+			continue
+		}
+		for e := w & empty; e != 0; e &= e - 1 {
+			cs[bits.TrailingZeros64(e)] += wt
+		}
+	}
+}
+
 // HasLine reports whether stones contain k in a row anywhere (a full scan).
 func (g *Game) HasLine(stones uint64) bool {
 	for _, w := range g.windows {

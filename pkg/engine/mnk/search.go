@@ -269,22 +269,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 		}
 		sc := &s.scores[ply]
 		cs := &s.cs
-		for e := empty; e != 0; e &= e - 1 {
-			cs[bits.TrailingZeros64(e)] = 0
-		}
-		for _, w := range g.windows {
-			a, b := w&me, w&them
-			var wt int32
-			if b == 0 {
-				wt = 4 << (2 * bits.OnesCount64(a))
-			}
-			if a == 0 {
-				wt += 3 << (2 * bits.OnesCount64(b))
-			}
-			for e := w & empty; wt != 0 && e != 0; e &= e - 1 {
-				cs[bits.TrailingZeros64(e)] += wt
-			}
-		}
+		g.windowWeights(cs, me, them, empty, 4, 3)
 		for e := empty; e != 0; e &= e - 1 {
 			c := int8(bits.TrailingZeros64(e))
 			v := cs[c]

@@ -520,25 +520,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 		// a cell's weight stays below 24 windows x 14<<8 on the boards the
 		// solver takes, and the shift by 12 below the table move's 1<<30.
 		cs := &s.cellScore
-		for e := empty; e != 0; e &= e - 1 {
-			cs[bits.TrailingZeros64(e)] = 0
-		}
-		for _, w := range g.windows {
-			a, b := w&me, w&them
-			var wt int32
-			if b == 0 {
-				wt = 11 << (2 * bits.OnesCount64(a))
-			}
-			if a == 0 {
-				wt += 3 << (2 * bits.OnesCount64(b))
-			}
-			if wt == 0 {
-				continue
-			}
-			for e := w & empty; e != 0; e &= e - 1 {
-				cs[bits.TrailingZeros64(e)] += wt
-			}
-		}
+		g.windowWeights(cs, me, them, empty, 11, 3)
 		oneDead := dead & -dead
 		if ttMove >= 0 {
 			moves[0], sc[0] = int8(ttMove), 1<<30
