@@ -15,6 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
 	"github.com/woprlabs/wopr/pkg/nineboard/agent"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
 )
 
@@ -106,7 +107,7 @@ func nineboardPerftCommand() *cli.Command {
 					"elapsed_seconds": el.Seconds(), "nodes_per_second": float64(nodes) / max(el.Seconds(), 1e-9),
 				})
 			}
-			fmt.Printf("nine-board tic-tac-toe (%s) perft %d: %s nodes in %.3f s\n", v, depth, groupInt(nodes), el.Seconds())
+			fmt.Printf("nine-board tic-tac-toe (%s) perft %d: %s nodes in %.3f s\n", v, depth, tasks.Thousands(nodes), el.Seconds())
 			return nil
 		},
 	}
@@ -198,17 +199,4 @@ func nineboardMatchCommand() *cli.Command {
 			return client.Run(c.Context, o, queue.Spec{Kind: nineboardjobs.Match{}.Name(), Params: params})
 		},
 	}
-}
-
-// groupInt formats n with thousands separators.
-func groupInt(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 func init() { gameCommands = append(gameCommands, sudokuCommand) }
@@ -149,16 +150,16 @@ func sudokuBenchCommand() *cli.Command {
 			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "sudoku bench %s: one goroutine, limit 2, %d repeat(s)\n", path, repeat)
-			fmt.Fprintf(tw, "  puzzles\t%s\n", commas(int64(r.Puzzles)))
+			fmt.Fprintf(tw, "  puzzles\t%s\n", tasks.Thousands(uint64(r.Puzzles)))
 			for _, row := range []struct {
 				name string
 				n    int
 			}{{"unique", r.Unique}, {"multiple", r.Multiple}, {"unsolvable", r.Unsolvable}, {"invalid", r.Invalid}, {"malformed", r.Malformed}} {
-				fmt.Fprintf(tw, "    %s\t%s\n", row.name, commas(int64(row.n)))
+				fmt.Fprintf(tw, "    %s\t%s\n", row.name, tasks.Thousands(uint64(row.n)))
 			}
-			fmt.Fprintf(tw, "  guesses\t%s\n", commas(r.Guesses))
+			fmt.Fprintf(tw, "  guesses\t%s\n", tasks.Thousands(uint64(r.Guesses)))
 			fmt.Fprintf(tw, "  seconds\t%.3f\n", r.Seconds)
-			fmt.Fprintf(tw, "  puzzles per second\t%s\n", commas(int64(r.PuzzlesPerSecond+0.5)))
+			fmt.Fprintf(tw, "  puzzles per second\t%s\n", tasks.Thousands(uint64(r.PuzzlesPerSecond+0.5)))
 			return tw.Flush()
 		},
 	}
@@ -257,7 +258,7 @@ func sudokuCompareCommand() *cli.Command {
 				if r.Outcome == "malformed" {
 					sec = r.Reason
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Line, r.Strategy, commas(r.Calls), r.Outcome, sec)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Line, r.Strategy, tasks.Thousands(uint64(r.Calls)), r.Outcome, sec)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -280,7 +281,7 @@ func sudokuCompareCommand() *cli.Command {
 						n[r.Outcome]++
 					}
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", name, n["solved"], n["unsolvable"], n["invalid"], n["timeout"], commas(calls), secs)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", name, n["solved"], n["unsolvable"], n["invalid"], n["timeout"], tasks.Thousands(uint64(calls)), secs)
 			}
 			return tw.Flush()
 		},
@@ -337,20 +338,4 @@ func writeJSON(w io.Writer, v any) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// commas writes n with thousands separators.
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	var b strings.Builder
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
 }

@@ -17,6 +17,7 @@ package mnkjobs
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,13 +52,9 @@ type CountParams struct {
 
 // Validate checks the parameters and returns the game.
 func (p CountParams) Validate() (*mnk.Game, error) {
-	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	g, err := newGame(p.Rows, p.Cols, p.K, MaxCountCells, "exact counting", "4x4, 3x5, 2x8")
 	if err != nil {
-		return nil, tasks.Invalid("%v", err)
-	}
-	if g.Cells() > MaxCountCells {
-		return nil, tasks.Invalid("board %dx%d has %d cells: exact counting is limited to boards of at most %d cells (e.g. 4x4, 3x5, 2x8)",
-			p.Rows, p.Cols, g.Cells(), MaxCountCells)
+		return nil, err
 	}
 	if p.SplitDepth < -1 || p.SplitDepth > g.Cells() {
 		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 0 to %d",
@@ -74,6 +71,28 @@ func (Count) Name() string { return "mnk.count" }
 
 // Version implements tasks.Kind.
 func (Count) Version() int { return 1 }
+
+// newGame makes the game of a job's parameters; maxCells > 0 limits its
+// size for what the job does (e.g. "exact counting"), naming boards that fit.
+// Its errors are usage errors.
+func newGame(rows, cols, k, maxCells int, what, fits string) (*mnk.Game, error) {
+	g, err := mnk.New(rows, cols, k)
+	if err != nil {
+		return nil, tasks.Invalid("%v", err)
+	}
+	if maxCells > 0 && g.Cells() > maxCells {
+		return nil, tasks.Invalid("board %dx%d has %d cells: %s is limited to boards of at most %d cells (e.g. %s)",
+			rows, cols, g.Cells(), what, maxCells, fits)
+	}
+	return g, nil
+}
+
+// positionKey is the cache key of a position under a game's prefix.
+func positionKey(prefix []byte, p mnk.Position) []byte {
+	k := append([]byte(nil), prefix...)
+	k = binary.BigEndian.AppendUint64(k, p.X)
+	return binary.BigEndian.AppendUint64(k, p.O)
+}
 
 // countTask is the payload of one task: a canonical position at the split
 // depth.
@@ -446,12 +465,12 @@ func (r *CountReport) Text() string {
 		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
 	}
 	row("value (first player)", "%s", r.Value)
-	row("tree nodes", "%s", group(r.Nodes))
-	row("complete games", "%s", group(r.Games))
-	row("  X wins", "%s", group(r.XWins))
-	row("  O wins", "%s", group(r.OWins))
-	row("  draws", "%s", group(r.Draws))
-	row("games up to symmetry", "%s", group(r.CanonicalGames))
+	row("tree nodes", "%s", tasks.Thousands(r.Nodes))
+	row("complete games", "%s", tasks.Thousands(r.Games))
+	row("  X wins", "%s", tasks.Thousands(r.XWins))
+	row("  O wins", "%s", tasks.Thousands(r.OWins))
+	row("  draws", "%s", tasks.Thousands(r.Draws))
+	row("games up to symmetry", "%s", tasks.Thousands(r.CanonicalGames))
 	lengths := make([]int, 0, len(r.GamesByLength))
 	for l := range r.GamesByLength {
 		n, _ := strconv.Atoi(l)
@@ -463,28 +482,15 @@ func (r *CountReport) Text() string {
 		if i == 0 {
 			label = "games by length (plies)"
 		}
-		row(label, "%2d: %s", l, group(r.GamesByLength[strconv.Itoa(l)]))
+		row(label, "%2d: %s", l, tasks.Thousands(r.GamesByLength[strconv.Itoa(l)]))
 	}
-	row("positions", "%s (%s up to symmetry)", group(r.Positions), group(r.CanonicalPositions))
-	row("terminal positions", "%s (%s up to symmetry)", group(r.TerminalPositions), group(r.CanonicalTerminalPositions))
+	row("positions", "%s (%s up to symmetry)", tasks.Thousands(r.Positions), tasks.Thousands(r.CanonicalPositions))
+	row("terminal positions", "%s (%s up to symmetry)", tasks.Thousands(r.TerminalPositions), tasks.Thousands(r.CanonicalTerminalPositions))
 	t, ct := r.TerminalByResult, r.CanonicalTerminalByResult
-	row("  X wins", "%s (%s)", group(t.XWins), group(ct.XWins))
-	row("  O wins", "%s (%s)", group(t.OWins), group(ct.OWins))
-	row("  draws", "%s (%s)", group(t.Draws), group(ct.Draws))
+	row("  X wins", "%s (%s)", tasks.Thousands(t.XWins), tasks.Thousands(ct.XWins))
+	row("  O wins", "%s (%s)", tasks.Thousands(t.OWins), tasks.Thousands(ct.OWins))
+	row("  draws", "%s (%s)", tasks.Thousands(t.Draws), tasks.Thousands(ct.Draws))
 	row("tasks", "%d at split depth %d, %d failed, %d cache hits", r.Tasks, r.SplitDepth, r.FailedTasks, r.CacheHits)
 	row("elapsed", "%.3f s", r.ElapsedSeconds)
-	return b.String()
-}
-
-// group formats n with thousands separators.
-func group(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
 	return b.String()
 }

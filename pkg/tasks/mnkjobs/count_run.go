@@ -2,7 +2,6 @@ package mnkjobs
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -88,11 +87,7 @@ type statsCache struct {
 	prefix []byte
 }
 
-func (c statsCache) key(p mnk.Position) []byte {
-	k := append([]byte(nil), c.prefix...)
-	k = binary.BigEndian.AppendUint64(k, p.X)
-	return binary.BigEndian.AppendUint64(k, p.O)
-}
+func (c statsCache) key(p mnk.Position) []byte { return positionKey(c.prefix, p) }
 
 func (c statsCache) Load(p mnk.Position) (mnk.Stats, bool) {
 	v, ok, err := c.cache.Get(c.key(p))

@@ -36,9 +36,9 @@ type MinimaxParams struct {
 
 // Validate checks the parameters and returns the game and the position.
 func (p MinimaxParams) Validate() (*mnk.Game, mnk.Position, error) {
-	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	g, err := newGame(p.Rows, p.Cols, p.K, 0, "", "")
 	if err != nil {
-		return nil, mnk.Position{}, tasks.Invalid("%v", err)
+		return nil, mnk.Position{}, err
 	}
 	pos, err := startPosition(g, p.Moves, p.Position)
 	if err != nil {
@@ -120,7 +120,7 @@ func (r *MinimaxReport) Text() string {
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
 	}
-	row("calls", "%s", group(r.Calls))
+	row("calls", "%s", tasks.Thousands(r.Calls))
 	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
 	row("score", "%d", r.Score)
 	row("elapsed", "%.3f s (minimax %.3f s)", r.ElapsedSeconds, r.SearchSeconds)

@@ -84,9 +84,9 @@ func trimSentinel(err error) string {
 
 // Validate checks the parameters and returns the game and the position.
 func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
-	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	g, err := newGame(p.Rows, p.Cols, p.K, 0, "", "")
 	if err != nil {
-		return nil, mnk.Position{}, tasks.Invalid("%v", err)
+		return nil, mnk.Position{}, err
 	}
 	pos, err := startPosition(g, p.Moves, p.Position)
 	if err != nil {
@@ -208,10 +208,10 @@ func (r *SearchReport) Text() string {
 	row("score", "%d (%s)", r.Score, r.Result)
 	row("principal variation", "%s", cellList(r.PV))
 	row("depth", "%d plies", r.Depth)
-	row("nodes", "%s (%s/s)", group(r.Nodes), group(uint64(r.NodesPerSecond)))
+	row("nodes", "%s (%s/s)", tasks.Thousands(r.Nodes), tasks.Thousands(uint64(r.NodesPerSecond)))
 	fmt.Fprintf(&b, "  %-5s %-12s %-7s %14s %8s %9s\n", "depth", "score", "move", "nodes", "EBF", "seconds")
 	for _, it := range r.Iterations {
-		fmt.Fprintf(&b, "  %-5d %-12d %-7s %14s %8.2f %9.3f\n", it.Depth, it.Score, fmt.Sprintf("%d,%d", it.BestMove[0], it.BestMove[1]), group(it.Nodes), it.EBF, it.Seconds)
+		fmt.Fprintf(&b, "  %-5d %-12d %-7s %14s %8.2f %9.3f\n", it.Depth, it.Score, fmt.Sprintf("%d,%d", it.BestMove[0], it.BestMove[1]), tasks.Thousands(it.Nodes), it.EBF, it.Seconds)
 	}
 	row("elapsed", "%.3f s", r.ElapsedSeconds)
 	return b.String()

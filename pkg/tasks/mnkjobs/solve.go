@@ -2,7 +2,6 @@ package mnkjobs
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/bits"
@@ -67,13 +66,9 @@ type SolveParams struct {
 
 // Validate checks the parameters and returns the game.
 func (p SolveParams) Validate() (*mnk.Game, error) {
-	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	g, err := newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving", "6x6, 5x7")
 	if err != nil {
-		return nil, tasks.Invalid("%v", err)
-	}
-	if g.Cells() > mnk.MaxSolveCells {
-		return nil, tasks.Invalid("board %dx%d has %d cells: exact solving is limited to boards of at most %d cells (e.g. 6x6, 5x7)",
-			p.Rows, p.Cols, g.Cells(), mnk.MaxSolveCells)
+		return nil, err
 	}
 	if p.SplitDepth != -1 && (p.SplitDepth < 1 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
 		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 1 to %d",
@@ -424,8 +419,8 @@ func (r *SolveReport) Text() string {
 			row(label, "%-5s %s", k, r.MoveValues[k])
 		}
 	}
-	row("nodes", "%s", group(r.Nodes))
-	row("table hits", "%s", group(r.TTHits))
+	row("nodes", "%s", tasks.Thousands(r.Nodes))
+	row("table hits", "%s", tasks.Thousands(r.TTHits))
 	row("tasks", "%d at split depth %d, %d failed, %d cache hits", r.Tasks, r.SplitDepth, r.FailedTasks, r.CacheHits)
 	var most SolveTaskDetail
 	for _, t := range r.TaskDetails {
@@ -434,7 +429,7 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	if most.Task != "" {
-		row("  largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, group(most.Nodes), most.Seconds)
+		row("  largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
 	}
 	row("elapsed", "%.3f s (tasks %.3f s: speedup %.2f over one worker)", r.ElapsedSeconds, r.TaskSeconds, r.Speedup)
 	return b.String()
@@ -519,11 +514,7 @@ type valueCache struct {
 	prefix []byte
 }
 
-func (c valueCache) key(p mnk.Position) []byte {
-	k := append([]byte(nil), c.prefix...)
-	k = binary.BigEndian.AppendUint64(k, p.X)
-	return binary.BigEndian.AppendUint64(k, p.O)
-}
+func (c valueCache) key(p mnk.Position) []byte { return positionKey(c.prefix, p) }
 
 func (c valueCache) LoadValue(p mnk.Position) (mnk.Value, bool) {
 	v, ok, err := c.cache.Get(c.key(p))

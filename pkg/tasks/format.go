@@ -1,0 +1,17 @@
+package tasks
+
+import "strconv"
+
+// Thousands formats n with commas between groups of three digits, as the
+// readable reports print counts: 255,168.
+func Thousands(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	b := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
