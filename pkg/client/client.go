@@ -121,6 +121,17 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 	return s, nil
 }
 
+// inspect runs f on a session that reads and changes job records (in
+// embedded mode: the server alone, no coordinator or workers).
+func inspect(ctx context.Context, o *Options, f func(*session) error) error {
+	s, err := open(ctx, o, nil, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return f(s)
+}
+
 // Run submits a job, follows it and prints its report. In embedded mode an
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
@@ -163,11 +174,10 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 	if j == nil {
 		// Reserve the id before the record exists, so the embedded
 		// coordinator takes the job as soon as it appears.
-		id := queue.NewJobID(time.Now())
+		j = queue.NewJob(spec)
 		mu.Lock()
-		mine[id] = true
+		mine[j.ID] = true
 		mu.Unlock()
-		j = &queue.Job{ID: id, Spec: spec, State: queue.StateSubmitted, Submitted: time.Now()}
 		if err := s.b.CreateJob(ctx, j); err != nil {
 			return err
 		}
@@ -300,12 +310,11 @@ func printJSON(w io.Writer, v any) error {
 
 // Jobs lists every job.
 func Jobs(ctx context.Context, o Options) error {
-	s, err := open(ctx, &o, nil, false)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	jobs, err := s.b.ListJobs(ctx)
+	return inspect(ctx, &o, func(s *session) error { return listJobs(ctx, o, s.b) })
+}
+
+func listJobs(ctx context.Context, o Options, b *queue.Broker) error {
+	jobs, err := b.ListJobs(ctx)
 	if err != nil {
 		return err
 	}
@@ -348,12 +357,11 @@ func summarize(j *queue.Job) jobSummary {
 
 // Status prints a job's state and progress.
 func Status(ctx context.Context, o Options, id string) error {
-	s, err := open(ctx, &o, nil, false)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	j, _, err := s.b.GetJob(ctx, id)
+	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.b, id) })
+}
+
+func status(ctx context.Context, o Options, b *queue.Broker, id string) error {
+	j, _, err := b.GetJob(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -373,28 +381,24 @@ func Status(ctx context.Context, o Options, id string) error {
 
 // Report prints a finished job's report, or waits for it with wait.
 func Report(ctx context.Context, o Options, id string, wait bool) error {
-	s, err := open(ctx, &o, nil, false)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	j, _, err := s.b.GetJob(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !j.State.Final() && wait && s.cluster == nil {
-		return follow(ctx, s.b, id, o)
-	}
-	return printReport(ctx, s.b, o, j)
+	return inspect(ctx, &o, func(s *session) error {
+		j, _, err := s.b.GetJob(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !j.State.Final() && wait && s.cluster == nil {
+			return follow(ctx, s.b, id, o)
+		}
+		return printReport(ctx, s.b, o, j)
+	})
 }
 
 // Cancel asks for a job to be cancelled.
 func Cancel(ctx context.Context, o Options, id string) error {
-	s, err := open(ctx, &o, nil, false)
-	if err != nil {
-		return err
-	}
-	defer s.close()
+	return inspect(ctx, &o, func(s *session) error { return cancel(ctx, o, s, id) })
+}
+
+func cancel(ctx context.Context, o Options, s *session, id string) error {
 	j, err := s.b.Cancel(ctx, id)
 	if err != nil {
 		return err

@@ -94,14 +94,15 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dead-letter consumer: %w", err)
 	}
-	watcher, err := cfg.Broker.Jobs.WatchAll(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("watch jobs: %w", err)
-	}
 	cctx, cancel := context.WithCancel(context.Background())
+	jobs, err := cfg.Broker.WatchJobs(cctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel, active: map[string]*job{}}
 	c.wg.Add(4)
-	go c.watchJobs(watcher)
+	go c.watchJobs(jobs)
 	go c.consume(results, c.handleResult)
 	go c.consume(dead, c.handleDead)
 	go c.writeProgress()
@@ -128,28 +129,11 @@ func (c *Coordinator) accepts(id string) bool {
 }
 
 // watchJobs reacts to every change of a job record: new jobs are started,
-// cancellations carried out.
-func (c *Coordinator) watchJobs(w jetstream.KeyWatcher) {
+// cancellations carried out. It ends when the coordinator's context does.
+func (c *Coordinator) watchJobs(jobs <-chan *queue.Job) {
 	defer c.wg.Done()
-	defer w.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case e, ok := <-w.Updates():
-			if !ok {
-				return
-			}
-			if e == nil || e.Operation() != jetstream.KeyValuePut {
-				continue
-			}
-			var rec queue.Job
-			if err := queue.Decode(e.Value(), &rec); err != nil {
-				c.log.Warn("bad job record", "key", e.Key(), "err", err)
-				continue
-			}
-			c.takeUp(&rec)
-		}
+	for rec := range jobs {
+		c.takeUp(rec)
 	}
 }
 

@@ -16,11 +16,16 @@ func NewJobID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// NewJob returns the record of a job about to be submitted, with a fresh id.
+func NewJob(spec Spec) *Job {
+	now := time.Now()
+	return &Job{ID: NewJobID(now), Spec: spec, State: StateSubmitted, Submitted: now}
+}
+
 // Submit stores a new job for the coordinator to pick up and returns its
 // record.
 func (b *Broker) Submit(ctx context.Context, spec Spec) (*Job, error) {
-	now := time.Now()
-	j := &Job{ID: NewJobID(now), Spec: spec, State: StateSubmitted, Submitted: now}
+	j := NewJob(spec)
 	if err := b.CreateJob(ctx, j); err != nil {
 		return nil, err
 	}

@@ -425,11 +425,23 @@ func (b *Broker) ListJobs(ctx context.Context) ([]*Job, error) {
 }
 
 // WatchJob sends the job's record every time it changes, starting with the
-// current one, until ctx is done.
+// current one, until ctx is done. A slow reader gets the newest record.
 func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *Job, error) {
-	w, err := b.Jobs.Watch(ctx, id)
+	return b.watch(ctx, id, true)
+}
+
+// WatchJobs sends every job record as it is written, the existing ones
+// first, until ctx is done; it drops none.
+func (b *Broker) WatchJobs(ctx context.Context) (<-chan *Job, error) {
+	return b.watch(ctx, ">", false)
+}
+
+// watch decodes the records of the keys matching keys. Records that do not
+// decode (not written by wopr) are skipped.
+func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *Job, error) {
+	w, err := b.Jobs.Watch(ctx, keys)
 	if err != nil {
-		return nil, fmt.Errorf("watch job %s: %w", id, err)
+		return nil, fmt.Errorf("watch jobs %s: %w", keys, err)
 	}
 	out := make(chan *Job, 1)
 	go func() {
@@ -450,12 +462,17 @@ func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *Job, error) {
 				if err := Decode(e.Value(), &j); err != nil {
 					continue
 				}
-				// Keep only the newest record for a slow reader.
-				select {
-				case <-out:
-				default:
+				if newestOnly {
+					select {
+					case <-out:
+					default:
+					}
 				}
-				out <- &j
+				select {
+				case out <- &j:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 	}()

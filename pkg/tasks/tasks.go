@@ -123,8 +123,6 @@ type Env struct {
 	// Cache is the worker's persistent key-value cache (Badger on disk), or
 	// nil when the worker runs without one.
 	Cache Cache
-	// Objects gives access to job inputs (nil if there is no cluster).
-	Objects Objects
 }
 
 // Cache is a persistent byte cache shared by the runners of one worker
