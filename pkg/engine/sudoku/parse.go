@@ -43,30 +43,8 @@ const maxLine = 64 << 10
 // the end of r (a read error is returned as such).
 func Parse(r io.Reader, yield func(Item) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var (
-		buf    []byte // the current line when it spans several buffers
-		lineNo int
-		grid   struct {
-			start int // line of the first row; 0: not in a grid
-			rows  int // rows read, good or bad
-			g     Grid
-			err   error
-		}
-	)
-	flushGrid := func() error {
-		if grid.start == 0 {
-			return nil
-		}
-		it := Item{Line: grid.start, Grid: grid.g, Err: grid.err}
-		if it.Err == nil && grid.rows < 9 {
-			it.Err = fmt.Errorf("grid of %d rows, want 9 (or 81 cells on one line)", grid.rows)
-		}
-		if it.Err != nil {
-			it.Grid = Grid{}
-		}
-		grid.start, grid.rows, grid.g, grid.err = 0, 0, Grid{}, nil
-		return yield(it)
-	}
+	p := parser{yield: yield}
+	var buf []byte // the current line when it spans several buffers
 	for {
 		line, rerr := br.ReadSlice('\n')
 		long := false
@@ -90,62 +68,208 @@ func Parse(r io.Reader, yield func(Item) error) error {
 			return rerr
 		}
 		if len(line) == 0 && rerr == io.EOF {
-			return flushGrid()
+			return p.end()
 		}
-		lineNo++
-		if lineNo == 1 {
-			line = bytes.TrimPrefix(line, []byte("\ufeff")) // a UTF-8 byte order mark
-		}
-		var s lineScan
-		if long {
-			s = lineScan{badCol: -1, cells: len(line)}
-			s.err = fmt.Errorf("line longer than %d bytes, want 81 cells", maxLine)
-		} else {
-			s = scanLine(line)
-		}
-		switch {
-		case s.blank:
-			if err := flushGrid(); err != nil {
-				return err
-			}
-		case s.comment, s.separators:
-			// skipped, also inside a grid
-		case grid.start != 0:
-			if grid.err == nil {
-				switch {
-				case s.err != nil:
-					grid.err = fmt.Errorf("row %d (line %d): %w", grid.rows+1, lineNo, s.err)
-				case s.cells != 9:
-					grid.err = fmt.Errorf("row %d (line %d): %d cells, want 9", grid.rows+1, lineNo, s.cells)
-				default:
-					copy(grid.g[9*grid.rows:], s.grid[:9])
-				}
-			}
-			grid.rows++
-			if grid.rows == 9 {
-				if err := flushGrid(); err != nil {
-					return err
-				}
-			}
-		case s.err == nil && s.cells == 9:
-			grid.start, grid.rows = lineNo, 1
-			copy(grid.g[:9], s.grid[:9])
-		default:
-			it := Item{Line: lineNo, Err: s.err}
-			if it.Err == nil && s.cells != 81 {
-				it.Err = fmt.Errorf("%d cells, want 81", s.cells)
-			}
-			if it.Err == nil {
-				it.Grid = s.grid
-			}
-			if err := yield(it); err != nil {
-				return err
-			}
+		if err := p.line(line, long); err != nil {
+			return err
 		}
 		if rerr == io.EOF {
-			return flushGrid()
+			return p.end()
 		}
 	}
+}
+
+// ParseBytes is Parse of a text in memory whose first line is line
+// firstLine of its file (1 for a whole file): items and the reasons inside
+// grids carry the file's line numbers, and a byte order mark is skipped only
+// at line 1. Parsing the pieces that Cut makes, each from its own first
+// line, gives exactly the items of parsing the whole text.
+func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
+	p := parser{yield: yield, lineNo: firstLine - 1}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		data = data[len(line):]
+		if err := p.line(line, len(line) > maxLine); err != nil {
+			return err
+		}
+	}
+	return p.end()
+}
+
+// Cut splits the text data (a whole file) into pieces of per items each
+// (the last one may have fewer), cutting only between lines and never
+// inside a grid, and calls yield with each piece, the line number of its
+// first line, and its number of items. The pieces cover data exactly and
+// ParseBytes(piece, line, ...) reads each piece's items; lines that hold no
+// item (comments, blank lines) go with the piece before them. Cut reads
+// each line once, without building the grids of one-line puzzles.
+func Cut(data []byte, per int, yield func(piece []byte, line, items int) error) error {
+	if per < 1 {
+		per = 1
+	}
+	items := 0
+	p := parser{yield: func(Item) error { items++; return nil }, countOnly: true}
+	start, startLine := 0, 1
+	for off := 0; off < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := data[off:end]
+		off = end
+		if err := p.line(line, len(line) > maxLine); err != nil {
+			return err
+		}
+		if items >= per && p.grid.start == 0 {
+			if err := yield(data[start:off], startLine, items); err != nil {
+				return err
+			}
+			start, startLine, items = off, p.lineNo+1, 0
+		}
+	}
+	if err := p.end(); err != nil {
+		return err
+	}
+	if start < len(data) {
+		return yield(data[start:], startLine, items)
+	}
+	return nil
+}
+
+// parser is the state of Parse between lines: the line number and the grid
+// being read, if any.
+type parser struct {
+	yield     func(Item) error
+	lineNo    int
+	countOnly bool // Cut: one-line puzzles need not be built
+	grid      struct {
+		start int // line of the first row; 0: not in a grid
+		rows  int // rows read, good or bad
+		g     Grid
+		err   error
+	}
+}
+
+// flushGrid yields the grid being read, if any.
+func (p *parser) flushGrid() error {
+	if p.grid.start == 0 {
+		return nil
+	}
+	it := Item{Line: p.grid.start, Grid: p.grid.g, Err: p.grid.err}
+	if it.Err == nil && p.grid.rows < 9 {
+		it.Err = fmt.Errorf("grid of %d rows, want 9 (or 81 cells on one line)", p.grid.rows)
+	}
+	if it.Err != nil {
+		it.Grid = Grid{}
+	}
+	p.grid.start, p.grid.rows, p.grid.g, p.grid.err = 0, 0, Grid{}, nil
+	return p.yield(it)
+}
+
+// end finishes the text: a grid still open is yielded.
+func (p *parser) end() error { return p.flushGrid() }
+
+// line reads one line, with its '\n' if it has one; long says that the line
+// was longer than maxLine (and was cut).
+func (p *parser) line(line []byte, long bool) error {
+	p.lineNo++
+	if p.lineNo == 1 {
+		line = bytes.TrimPrefix(line, []byte("\ufeff")) // a UTF-8 byte order mark
+	}
+	if p.grid.start == 0 && !long {
+		// The common case first: one puzzle of 81 plain cells.
+		if it, ok := plainLine(line, p.countOnly); ok {
+			it.Line = p.lineNo
+			return p.yield(it)
+		}
+	}
+	var s lineScan
+	if long {
+		s = lineScan{badCol: -1, cells: len(line)}
+		s.err = fmt.Errorf("line longer than %d bytes, want 81 cells", maxLine)
+	} else {
+		s = scanLine(line)
+	}
+	switch {
+	case s.blank:
+		return p.flushGrid()
+	case s.comment, s.separators:
+		// skipped, also inside a grid
+	case p.grid.start != 0:
+		if p.grid.err == nil {
+			switch {
+			case s.err != nil:
+				p.grid.err = fmt.Errorf("row %d (line %d): %w", p.grid.rows+1, p.lineNo, s.err)
+			case s.cells != 9:
+				p.grid.err = fmt.Errorf("row %d (line %d): %d cells, want 9", p.grid.rows+1, p.lineNo, s.cells)
+			default:
+				copy(p.grid.g[9*p.grid.rows:], s.grid[:9])
+			}
+		}
+		p.grid.rows++
+		if p.grid.rows == 9 {
+			return p.flushGrid()
+		}
+	case s.err == nil && s.cells == 9:
+		p.grid.start, p.grid.rows = p.lineNo, 1
+		copy(p.grid.g[:9], s.grid[:9])
+	default:
+		it := Item{Line: p.lineNo, Err: s.err}
+		if it.Err == nil && s.cells != 81 {
+			it.Err = fmt.Errorf("%d cells, want 81", s.cells)
+		}
+		if it.Err == nil {
+			it.Grid = s.grid
+		}
+		return p.yield(it)
+	}
+	return nil
+}
+
+// cellValue maps a byte of a plain line to its digit (0 for an empty mark),
+// or to 255 for any other byte.
+var cellValue = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 255
+	}
+	for c := byte('1'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	t['.'], t['0'], t['_'] = 0, 0, 0
+	return t
+}()
+
+// plainLine reads a line of exactly 81 cells and nothing else but its line
+// end; ok is false for any other line, which scanLine then reads. Without
+// build, the grid is not filled in.
+func plainLine(line []byte, countOnly bool) (it Item, ok bool) {
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	if n != 81 {
+		return it, false
+	}
+	line = line[:81]
+	var bad uint8
+	if countOnly {
+		for _, c := range line {
+			bad |= cellValue[c] & 0xf0
+		}
+		return it, bad == 0
+	}
+	for i, c := range line {
+		v := cellValue[c]
+		bad |= v & 0xf0
+		it.Grid[i] = v
+	}
+	return it, bad == 0
 }
 
 // lineScan is what scanLine found in one line.

@@ -2,6 +2,7 @@ package sudoku
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -186,4 +187,74 @@ func BenchmarkParse(b *testing.B) {
 		Parse(bytes.NewReader(data), func(it Item) error { n++; return it.Err })
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
+}
+
+// cutMatchesParse checks Cut and ParseBytes against Parse: the pieces cover
+// the text, each but the last has per items, and their items, read with
+// ParseBytes from their first lines, are exactly the items of Parse.
+func cutMatchesParse(t *testing.T, text string, per int) {
+	t.Helper()
+	var want []Item
+	if err := Parse(strings.NewReader(text), func(it Item) error { want = append(want, it); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var got []Item
+	var whole []byte
+	pieces, total := 0, 0
+	err := Cut([]byte(text), per, func(piece []byte, line, items int) error {
+		if pieces > 0 && total%max(per, 1) != 0 {
+			t.Fatalf("piece %d follows a short piece", pieces)
+		}
+		pieces++
+		total += items
+		whole = append(whole, piece...)
+		n := 0
+		err := ParseBytes(piece, line, func(it Item) error { n++; got = append(got, it); return nil })
+		if n != items {
+			t.Fatalf("piece %d at line %d: Cut counted %d items, ParseBytes read %d", pieces, line, items, n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(whole) != text {
+		t.Fatalf("pieces do not cover the text")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("per %d: %d items from the pieces, %d from Parse", per, len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Line != w.Line || g.Grid != w.Grid || fmt.Sprint(g.Err) != fmt.Sprint(w.Err) {
+			t.Fatalf("per %d item %d: %+v, want %+v", per, i, g, w)
+		}
+	}
+}
+
+func TestCutAndParseBytes(t *testing.T) {
+	e01 := known[0].puzzle
+	texts := []string{
+		"",
+		"\n\n# only comments\n",
+		"\ufeff" + e01 + "\n" + e01,
+		euler01Grid + "\n" + euler01Boxed + e01 + "\n" + euler01Grid[:30] + "\n\n" + e01 + "\r\n",
+		strings.Repeat("1", 200000) + "\n" + e01 + "\n" + strings.Repeat("2", maxLine-1) + "\n" + e01,
+		"# x\n" + e01[:80] + "\n" + e01[:16] + "x" + e01[17:] + "\n" + euler01Grid + euler01Grid + "123\n",
+	}
+	for _, text := range texts {
+		for per := 1; per <= 4; per++ {
+			cutMatchesParse(t, text, per)
+		}
+	}
+}
+
+// FuzzCut: any text cut into pieces of any size reads as the whole text.
+func FuzzCut(f *testing.F) {
+	f.Add(known[0].puzzle+"\n"+euler01Boxed+"\n"+euler01Grid, 1)
+	f.Add(euler01Grid+"\n\n"+"1 2 3\n# x\n"+known[0].puzzle, 2)
+	f.Add("\ufeff123456789\n\n---\n"+known[0].puzzle, 3)
+	f.Fuzz(func(t *testing.T, text string, per int) {
+		cutMatchesParse(t, text, per%7)
+	})
 }
