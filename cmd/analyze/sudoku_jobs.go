@@ -103,12 +103,11 @@ func sudokuSolveCommand() *cli.Command {
 			}
 			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (queue.Spec, error) {
 				for _, f := range files {
-					fh, err := os.Open(f)
+					data, err := os.ReadFile(f)
 					if err != nil {
 						return queue.Spec{}, usagef("%s: cannot read: %v", f, err)
 					}
-					name, err := b.UploadInput(ctx, fh)
-					fh.Close()
+					name, err := b.UploadInputBytes(ctx, data)
 					if err != nil {
 						return queue.Spec{}, fmt.Errorf("%s: %w", f, err)
 					}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -190,6 +191,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	coordBroker.EnableHandoff() // the client shares it: inputs and outputs pass in memory
 	c.Broker = coordBroker
 	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept})
 	if err != nil {
@@ -245,13 +247,21 @@ func (c *Cluster) Close(ctx context.Context) error {
 	for _, nc := range c.conns {
 		nc.Close()
 	}
+	// The server and the stores no longer depend on each other: each
+	// flushes its files at the same time as the others.
+	var wg sync.WaitGroup
 	if c.Server != nil {
-		c.Server.Shutdown()
-		c.Server.WaitForShutdown()
+		wg.Go(func() {
+			c.Server.Shutdown()
+			c.Server.WaitForShutdown()
+		})
 	}
-	for _, db := range c.dbs {
-		errs = append(errs, db.Close())
+	dbErrs := make([]error, len(c.dbs))
+	for i, db := range c.dbs {
+		wg.Go(func() { dbErrs[i] = db.Close() })
 	}
+	wg.Wait()
+	errs = append(errs, dbErrs...)
 	if c.lock != nil {
 		errs = append(errs, c.lock.Close())
 	}

@@ -15,14 +15,41 @@ import (
 )
 
 // ObjectStore returns the cluster's object store as the kinds see it.
-func (b *Broker) ObjectStore() tasks.Objects { return objects{b.Objects} }
+func (b *Broker) ObjectStore() tasks.Objects { return objects{b.Objects, b.handoff} }
 
-type objects struct{ os jetstream.ObjectStore }
+type objects struct {
+	os jetstream.ObjectStore
+	h  *handoff
+}
 
+// Get returns an object's content, which the caller must not change.
 func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
-	data, err := o.os.GetBytes(ctx, name)
+	if data, ok := o.h.take(name); ok {
+		return data, nil
+	}
+	return getObject(ctx, o.os, name)
+}
+
+// getObject reads an object into a buffer of its size.
+func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
+	res, err := os.Get(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("get object %s: %w", name, err)
+	}
+	defer res.Close()
+	info, err := res.Info()
+	if err != nil {
+		return nil, fmt.Errorf("get object %s: %w", name, err)
+	}
+	data := make([]byte, info.Size)
+	if _, err := io.ReadFull(res, data); err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	// Reading to the end checks the digest.
+	if n, err := res.Read(make([]byte, 1)); n != 0 {
+		return nil, fmt.Errorf("read object %s: longer than its size %d", name, info.Size)
+	} else if err != io.EOF {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
 	}
 	return data, nil
 }
@@ -31,6 +58,7 @@ func (o objects) Put(ctx context.Context, name string, data []byte) error {
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}
+	o.h.put(name, data)
 	return nil
 }
 
@@ -42,10 +70,16 @@ func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read input: %w", err)
 	}
+	return b.UploadInputBytes(ctx, data)
+}
+
+// UploadInputBytes is UploadInput of data, which must not change afterwards.
+func (b *Broker) UploadInputBytes(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	name := "input/" + hex.EncodeToString(sum[:])
 	info, err := b.Objects.GetInfo(ctx, name)
 	if err == nil && info.Size == uint64(len(data)) {
+		b.handoff.put(name, data)
 		return name, nil
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -54,11 +88,16 @@ func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
 	if _, err := b.Objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
 		return "", fmt.Errorf("upload input: %w", err)
 	}
+	b.handoff.put(name, data)
 	return name, nil
 }
 
 // DownloadTo writes an object to w.
 func (b *Broker) DownloadTo(ctx context.Context, name string, w io.Writer) error {
+	if data, ok := b.handoff.take(name); ok {
+		_, err := w.Write(data)
+		return err
+	}
 	res, err := b.Objects.Get(ctx, name)
 	if err != nil {
 		return fmt.Errorf("get object %s: %w", name, err)

@@ -92,6 +92,8 @@ type Broker struct {
 	Dead    jetstream.Stream
 	Objects jetstream.ObjectStore
 	Config  Config
+
+	handoff *handoff // nil unless EnableHandoff
 }
 
 // Connect dials a NATS server the way every wopr process should: named,

@@ -70,98 +70,51 @@ type Solve struct{}
 func (Solve) Name() string { return "sudoku.solve" }
 
 // Version implements tasks.Kind.
-func (Solve) Version() int { return 1 }
+func (Solve) Version() int { return 2 }
 
 // Plan implements tasks.Kind; a corpus job needs its inputs (PlanEnv).
 func (Solve) Plan(context.Context, json.RawMessage) (tasks.Plan, error) {
 	return nil, tasks.Invalid("sudoku.solve reads its inputs from the object store: plan it with PlanEnv")
 }
 
-// chunk is the payload of one task: puzzles of one file with their lines.
-// Malformed lines travel too, so that the output has a line for each.
+// A task's payload is a piece of an input file as it is, cut by sudoku.Cut
+// between puzzles: the header line "wopr-sudoku-chunk/2 <first line>
+// <quoted file name>", then the piece's bytes. The coordinator only finds
+// where to cut; the workers parse.
+const chunkMagic = "wopr-sudoku-chunk/2 "
+
+// chunk is a decoded payload.
 type chunk struct {
-	File  string
-	Lines []int
-	Cells string // 81 characters a puzzle, '.' for empty; dots for malformed items
-	Bad   []string
+	File string
+	Line int    // the line of the file where Text starts
+	Text []byte // the piece of the file
 }
 
-// chunkMagic starts a chunk on the wire: then the quoted file name, then a
-// line per puzzle, "<line> <81 cells>" or "<line> !<reason>". Text, not
-// JSON: decoding JSON cost 5% of a corpus job.
-const chunkMagic = "wopr-sudoku-chunk/1 "
-
 func (c *chunk) encode() []byte {
-	var b bytes.Buffer
-	b.Grow(len(c.Lines)*90 + 64)
-	b.WriteString(chunkMagic)
-	b.WriteString(strconv.Quote(c.File))
-	b.WriteByte('\n')
-	for i, line := range c.Lines {
-		b.WriteString(strconv.Itoa(line))
-		b.WriteByte(' ')
-		if bad := c.badReason(i); bad != "" {
-			b.WriteByte('!')
-			b.WriteString(strings.ReplaceAll(bad, "\n", " "))
-		} else {
-			b.WriteString(c.Cells[81*i : 81*i+81])
-		}
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+	head := chunkMagic + strconv.Itoa(c.Line) + " " + strconv.Quote(c.File) + "\n"
+	b := make([]byte, 0, len(head)+len(c.Text))
+	return append(append(b, head...), c.Text...)
 }
 
 func decodeChunk(data []byte) (*chunk, error) {
-	head, rest, ok := bytes.Cut(data, []byte{'\n'})
+	head, text, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok || !bytes.HasPrefix(head, []byte(chunkMagic)) {
 		return nil, errors.New("not a sudoku chunk")
 	}
-	file, err := strconv.Unquote(string(head[len(chunkMagic):]))
+	num, file, ok := bytes.Cut(head[len(chunkMagic):], []byte{' '})
+	line, err := strconv.Atoi(string(num))
+	if !ok || err != nil || line < 1 {
+		return nil, fmt.Errorf("bad chunk header %q", head)
+	}
+	name, err := strconv.Unquote(string(file))
 	if err != nil {
 		return nil, fmt.Errorf("chunk file name: %w", err)
 	}
-	c := &chunk{File: file}
-	var cells strings.Builder
-	cells.Grow(len(rest))
-	for len(rest) > 0 {
-		var line []byte
-		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
-		if !ok {
-			return nil, errors.New("unterminated chunk line")
-		}
-		num, item, ok := bytes.Cut(line, []byte{' '})
-		n, err := strconv.Atoi(string(num))
-		if !ok || err != nil {
-			return nil, fmt.Errorf("bad chunk line %q", line)
-		}
-		c.Lines = append(c.Lines, n)
-		if len(item) > 0 && item[0] == '!' {
-			for len(c.Bad) < len(c.Lines)-1 {
-				c.Bad = append(c.Bad, "")
-			}
-			c.Bad = append(c.Bad, string(item[1:]))
-			cells.WriteString(emptyCells)
-			continue
-		}
-		if len(item) != 81 {
-			return nil, fmt.Errorf("bad chunk line %q", line)
-		}
-		cells.Write(item)
-	}
-	c.Cells = cells.String()
-	return c, nil
+	return &chunk{File: name, Line: line, Text: text}, nil
 }
 
-// badReason is the reason an item is malformed, or "".
-func (c *chunk) badReason(i int) string {
-	if i < len(c.Bad) {
-		return c.Bad[i]
-	}
-	return ""
-}
-
-// PlanEnv implements tasks.EnvPlanner: it parses every input and cuts it into
-// chunks.
+// PlanEnv implements tasks.EnvPlanner: it cuts every input into chunks of
+// whole puzzles, without parsing them.
 func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -175,143 +128,146 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 		size = DefaultChunk
 	}
 	sp := &solvePlan{params: p}
+	var payloads [][]byte
 	for _, in := range p.Inputs {
 		data, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		cur := &chunk{File: in.File}
-		var cells strings.Builder
-		flush := func() {
-			if len(cur.Lines) == 0 {
-				return
+		err = sudoku.Cut(data, size, func(text []byte, line, items int) error {
+			if items == 0 {
+				return nil // comments and blank lines only
 			}
-			cur.Cells = cells.String()
-			sp.chunks = append(sp.chunks, cur)
-			cur, cells = &chunk{File: in.File}, strings.Builder{}
-		}
-		err = sudoku.Parse(bytes.NewReader(data), func(it sudoku.Item) error {
-			cur.Lines = append(cur.Lines, it.Line)
-			if it.Err != nil {
-				for len(cur.Bad) < len(cur.Lines)-1 {
-					cur.Bad = append(cur.Bad, "")
-				}
-				cur.Bad = append(cur.Bad, it.Err.Error())
-				cells.WriteString(emptyCells)
-			} else {
-				cells.WriteString(it.Grid.String())
-			}
-			if len(cur.Lines) == size {
-				flush()
-			}
+			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
+			c := chunk{File: in.File, Line: line, Text: text}
+			payloads = append(payloads, c.encode())
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", in.File, err)
 		}
-		flush()
 	}
-	width := len(strconv.Itoa(max(len(sp.chunks)-1, 0)))
-	for i, c := range sp.chunks {
-		payload := c.encode()
+	width := len(strconv.Itoa(max(len(payloads)-1, 0)))
+	for i, payload := range payloads {
 		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("c%0*d", width, i), Payload: payload})
 	}
 	return sp, nil
 }
 
-var emptyCells = strings.Repeat(".", 81)
+// piece is what the plan knows of a chunk.
+type piece struct {
+	File  string
+	Line  int // first line
+	Items int // puzzles
+}
 
 type solvePlan struct {
 	params SolveParams
-	chunks []*chunk
+	pieces []piece
 	tasks  []tasks.Task
 }
 
 // Tasks implements tasks.Plan.
 func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
 
-// chunkResult is a task's answer: per puzzle of the chunk, in order, the
-// outcome letter, the guesses, and the solution or the reason. On the wire
-// it is one line per puzzle, "<letter> <guesses> <answer>": a tenth of the
-// cost of JSON to decode when a million puzzles are merged.
-type chunkResult struct {
-	Outcomes []byte
-	Guesses  []int
-	Answers  []string
+// A task's result is the header line "wopr-sudoku-result/2 <summary as
+// JSON>", then the chunk's lines of --out, one per puzzle in order: what
+// the report needs is computed by the workers, and merging a million
+// puzzles is appending their lines.
+const resultMagic = "wopr-sudoku-result/2 "
+
+// chunkSummary is the part of a chunk's result that the report merges.
+type chunkSummary struct {
+	Puzzles int           `json:"puzzles"`
+	Counts  [5]int        `json:"counts"`  // by sudoku.Outcome
+	Clues   [82]int       `json:"clues"`   // puzzles by clues (all but malformed)
+	Guesses [][2]int      `json:"guesses"` // (guesses, puzzles), ascending (solved by search)
+	Hardest []chunkHard   `json:"hardest"` // the chunk's hardest, most guesses first
+	Rejects []chunkReject `json:"rejects"` // in input order
+	few     [64]int       // puzzles by guesses while the chunk is solved
+	many    map[int]int   // the same from 64 guesses on
 }
 
-func (r *chunkResult) encode() []byte {
-	var b bytes.Buffer
-	b.Grow(len(r.Outcomes) * 90)
-	for i, o := range r.Outcomes {
-		b.WriteByte(o)
-		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(r.Guesses[i]))
-		b.WriteByte(' ')
-		b.WriteString(strings.ReplaceAll(r.Answers[i], "\n", " "))
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+type chunkHard struct {
+	Line    int    `json:"line"`
+	Puzzle  string `json:"puzzle"`
+	Guesses int    `json:"guesses"`
 }
 
-func decodeChunkResult(data []byte, n int) (chunkResult, error) {
-	r := chunkResult{Outcomes: make([]byte, 0, n), Guesses: make([]int, 0, n), Answers: make([]string, 0, n)}
-	for len(data) > 0 {
-		line, rest, ok := bytes.Cut(data, []byte{'\n'})
-		if !ok {
-			return r, errors.New("unterminated line")
-		}
-		data = rest
-		sp := bytes.IndexByte(line, ' ')
-		if sp != 1 {
-			return r, fmt.Errorf("bad line %q", line)
-		}
-		gs, answer, ok := bytes.Cut(line[2:], []byte{' '})
-		if !ok {
-			return r, fmt.Errorf("bad line %q", line)
-		}
-		g, err := strconv.Atoi(string(gs))
-		if err != nil {
-			return r, fmt.Errorf("bad guesses in %q", line)
-		}
-		r.Outcomes = append(r.Outcomes, line[0])
-		r.Guesses = append(r.Guesses, g)
-		r.Answers = append(r.Answers, string(answer))
-	}
-	if len(r.Outcomes) != n {
-		return r, fmt.Errorf("%d results for %d puzzles", len(r.Outcomes), n)
-	}
-	return r, nil
+type chunkReject struct {
+	Line    int    `json:"line"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason"`
 }
 
-// letterOf encodes an outcome in a result: u, m, s (unsolvable), i, x
-// (malformed).
-func letterOf(o sudoku.Outcome) byte {
-	switch o {
-	case sudoku.Unique:
-		return 'u'
-	case sudoku.Multiple:
-		return 'm'
-	case sudoku.Unsolvable:
-		return 's'
-	case sudoku.Invalid:
-		return 'i'
+// add counts a puzzle of the chunk.
+func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
+	s.Puzzles++
+	s.Counts[o]++
+	if o != sudoku.Malformed {
+		clues := 0
+		for _, v := range g {
+			clues += int(uint(v)+255) >> 8 // 1 for a digit, 0 for empty
+		}
+		s.Clues[clues]++
 	}
-	return 'x'
+	if o != sudoku.Malformed && o != sudoku.Invalid {
+		if guesses < len(s.few) {
+			s.few[guesses]++
+		} else {
+			if s.many == nil {
+				s.many = map[int]int{}
+			}
+			s.many[guesses]++
+		}
+		if len(s.Hardest) < hardestKept || guesses > s.Hardest[hardestKept-1].Guesses {
+			s.Hardest = pushHard(s.Hardest, chunkHard{Line: line, Puzzle: g.String(), Guesses: guesses},
+				func(h chunkHard) int { return h.Guesses })
+		}
+	}
+	if o != sudoku.Unique {
+		s.Rejects = append(s.Rejects, chunkReject{Line: line, Outcome: o.String(), Reason: answer})
+	}
 }
 
-func outcomeOf(b byte) sudoku.Outcome {
-	switch b {
-	case 'u':
-		return sudoku.Unique
-	case 'm':
-		return sudoku.Multiple
-	case 's':
-		return sudoku.Unsolvable
-	case 'i':
-		return sudoku.Invalid
+func encodeResult(s *chunkSummary, out []byte) ([]byte, error) {
+	s.Guesses = s.Guesses[:0]
+	for g, n := range s.few {
+		if n > 0 {
+			s.Guesses = append(s.Guesses, [2]int{g, n})
+		}
 	}
-	return sudoku.Malformed
+	for g, n := range s.many {
+		s.Guesses = append(s.Guesses, [2]int{g, n})
+	}
+	slices.SortFunc(s.Guesses, func(a, b [2]int) int { return a[0] - b[0] })
+	head, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(resultMagic)+len(head)+1+len(out))
+	b = append(append(append(b, resultMagic...), head...), '\n')
+	return append(b, out...), nil
+}
+
+// decodeResult splits a chunk's result into its summary and its lines of
+// --out, and checks that there is a line for each of its puzzles.
+func decodeResult(data []byte, puzzles int) (chunkSummary, []byte, error) {
+	var s chunkSummary
+	head, out, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || !bytes.HasPrefix(head, []byte(resultMagic)) {
+		return s, nil, errors.New("not a sudoku chunk result")
+	}
+	if err := json.Unmarshal(head[len(resultMagic):], &s); err != nil {
+		return s, nil, fmt.Errorf("summary: %w", err)
+	}
+	if s.Puzzles != puzzles {
+		return s, nil, fmt.Errorf("%d results for %d puzzles", s.Puzzles, puzzles)
+	}
+	if n := bytes.Count(out, []byte{'\n'}); n != puzzles || (len(out) > 0 && out[len(out)-1] != '\n') {
+		return s, nil, fmt.Errorf("%d output lines for %d puzzles", n, puzzles)
+	}
+	return s, out, nil
 }
 
 // SolveReport is the report of a "sudoku.solve" job.
@@ -357,7 +313,8 @@ type Hard struct {
 // Outputs implements tasks.OutputReport.
 func (r *SolveReport) Outputs() map[string]string { return r.outputs }
 
-// Report implements tasks.Plan: it walks the chunks in input order.
+// Report implements tasks.Plan: it merges the chunks' summaries and
+// appends their lines of --out, in input order.
 func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
 	rep := &SolveReport{
 		Rejects: []Reject{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{}, Hardest: []Hard{},
@@ -367,57 +324,59 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	for _, in := range sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
-	var out, rejects bytes.Buffer
-	reject := func(file string, line int, o sudoku.Outcome, reason string) {
-		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: o.String(), Reason: reason})
-		fmt.Fprintf(&rejects, "%s:%d: %s: %s\n", file, line, o, reason)
+	var clues [82]int
+	guesses := map[int]int{}
+	outs := make([][]byte, len(sp.tasks))
+	outSize := 0
+	var rejects bytes.Buffer
+	reject := func(file string, line int, outcome, reason string) {
+		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
+		rejects.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
 	}
 	for ti, t := range sp.tasks {
-		c := sp.chunks[ti]
+		pc := sp.pieces[ti]
+		rep.Puzzles += pc.Items
 		data, ok := results(t.ID)
-		var r chunkResult
-		if ok {
-			var err error
-			if r, err = decodeChunkResult(data, len(c.Lines)); err != nil {
-				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		if !ok {
+			// The task failed: its lines are still accounted for.
+			if err := sp.failedChunk(t, reject, &outs[ti]); err != nil {
+				return nil, err
 			}
+			outSize += len(outs[ti])
+			continue
 		}
-		for i, line := range c.Lines {
-			rep.Puzzles++
-			if !ok {
-				// The task failed: its lines are still accounted for.
-				reason := "not solved: its task failed"
-				fmt.Fprintf(&out, "unsolved: %s\n", reason)
-				rejects.WriteString(fmt.Sprintf("%s:%d: unsolved: %s\n", c.File, line, reason))
-				rep.Rejects = append(rep.Rejects, Reject{File: c.File, Line: line, Outcome: "unsolved", Reason: reason})
-				continue
-			}
-			o := outcomeOf(r.Outcomes[i])
-			if o != sudoku.Malformed {
-				rep.CluesHistogram[strconv.Itoa(81-strings.Count(c.Cells[81*i:81*i+81], "."))]++
-			}
-			if o != sudoku.Malformed && o != sudoku.Invalid {
-				rep.GuessesHistogram[strconv.Itoa(r.Guesses[i])]++
-				rep.Hardest = pushHard(rep.Hardest, Hard{File: c.File, Line: line, Puzzle: c.Cells[81*i : 81*i+81], Guesses: r.Guesses[i]})
-			}
-			switch o {
-			case sudoku.Unique:
-				rep.Unique++
-				out.WriteString(r.Answers[i])
-				out.WriteByte('\n')
-				continue
-			case sudoku.Multiple:
-				rep.Multiple++
-			case sudoku.Unsolvable:
-				rep.Unsolvable++
-			case sudoku.Invalid:
-				rep.Invalid++
-			default:
-				rep.Malformed++
-			}
-			fmt.Fprintf(&out, "%s: %s\n", o, r.Answers[i])
-			reject(c.File, line, o, r.Answers[i])
+		s, out, err := decodeResult(data, pc.Items)
+		if err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
+		outs[ti] = out
+		outSize += len(out)
+		rep.Unique += s.Counts[sudoku.Unique]
+		rep.Multiple += s.Counts[sudoku.Multiple]
+		rep.Unsolvable += s.Counts[sudoku.Unsolvable]
+		rep.Invalid += s.Counts[sudoku.Invalid]
+		rep.Malformed += s.Counts[sudoku.Malformed]
+		for i, n := range s.Clues {
+			clues[i] += n
+		}
+		for _, gn := range s.Guesses {
+			guesses[gn[0]] += gn[1]
+		}
+		for _, h := range s.Hardest {
+			rep.Hardest = pushHard(rep.Hardest, Hard{File: pc.File, Line: h.Line, Puzzle: h.Puzzle, Guesses: h.Guesses},
+				func(h Hard) int { return h.Guesses })
+		}
+		for _, rj := range s.Rejects {
+			reject(pc.File, rj.Line, rj.Outcome, rj.Reason)
+		}
+	}
+	for i, n := range clues {
+		if n > 0 {
+			rep.CluesHistogram[strconv.Itoa(i)] = n
+		}
+	}
+	for g, n := range guesses {
+		rep.GuessesHistogram[strconv.Itoa(g)] = n
 	}
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
@@ -425,8 +384,12 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	rep.outputs = map[string]string{}
 	ctx := context.Background()
 	if sp.params.Out && sum.Objects != nil {
+		out := make([]byte, 0, outSize)
+		for _, o := range outs {
+			out = append(out, o...)
+		}
 		name := "output/" + sum.Job + "/out"
-		if err := sum.Objects.Put(ctx, name, out.Bytes()); err != nil {
+		if err := sum.Objects.Put(ctx, name, out); err != nil {
 			return nil, err
 		}
 		rep.outputs["out"] = name
@@ -441,22 +404,40 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	return rep, nil
 }
 
-// pushHard keeps the 10 puzzles with most guesses, the earliest first among
-// equals.
-func pushHard(h []Hard, x Hard) []Hard {
-	const keep = 10
-	if len(h) == keep && x.Guesses <= h[keep-1].Guesses {
+// failedChunk accounts for the puzzles of a task that failed: each is
+// "unsolved" in --out and a reject.
+func (sp *solvePlan) failedChunk(t tasks.Task, reject func(file string, line int, outcome, reason string), out *[]byte) error {
+	c, err := decodeChunk(t.Payload)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	const reason = "not solved: its task failed"
+	return sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
+		*out = append(*out, "unsolved: "+reason+"\n"...)
+		reject(c.File, it.Line, "unsolved", reason)
+		return nil
+	})
+}
+
+// hardestKept is the number of hardest puzzles a report lists.
+const hardestKept = 10
+
+// pushHard keeps the hardestKept puzzles with most guesses, the earliest
+// first among equals (x comes after those already kept).
+func pushHard[H any](h []H, x H, guesses func(H) int) []H {
+	g := guesses(x)
+	if len(h) == hardestKept && g <= guesses(h[hardestKept-1]) {
 		return h
 	}
-	i, _ := slices.BinarySearchFunc(h, x.Guesses, func(e Hard, g int) int {
-		if e.Guesses >= g {
+	i, _ := slices.BinarySearchFunc(h, g, func(e H, g int) int {
+		if guesses(e) >= g {
 			return -1
 		}
 		return 1
 	})
 	h = slices.Insert(h, i, x)
-	if len(h) > keep {
-		h = h[:keep]
+	if len(h) > hardestKept {
+		h = h[:hardestKept]
 	}
 	return h
 }

@@ -3,6 +3,8 @@ package sudokujobs
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,68 +48,80 @@ type solveRunner struct {
 // puzzleSet holds fingerprints of the puzzles in a worker's cache, so that
 // the runner asks Badger only about puzzles that are likely there; it is
 // shared by the slots of a process and filled once from the cache's keys.
+// Lookups take no lock: a million of them are on the path of every corpus.
 type puzzleSet struct {
 	once sync.Once
-	mu   sync.RWMutex
-	fp   map[uint64]struct{}
-	n    atomic.Int64 // len(fp), read without the lock
+	fp   sync.Map // fingerprint -> struct{}
+	n    atomic.Int64
 }
 
 var puzzleSets sync.Map // tasks.Cache -> *puzzleSet
 
 func knownPuzzles(c tasks.Cache) *puzzleSet {
-	v, _ := puzzleSets.LoadOrStore(c, &puzzleSet{fp: map[uint64]struct{}{}})
+	v, _ := puzzleSets.LoadOrStore(c, &puzzleSet{})
 	ps := v.(*puzzleSet)
 	ps.once.Do(func() {
 		_ = c.Keys([]byte(cachePrefix), func(key []byte) error {
-			ps.fp[fingerprint(key[len(cachePrefix):])] = struct{}{}
+			if g, err := sudoku.ParseLine(string(key[len(cachePrefix):])); err == nil {
+				ps.add(&g)
+			}
 			return nil
 		})
-		ps.n.Store(int64(len(ps.fp)))
 	})
 	return ps
 }
 
-// fingerprint is FNV-1a of the cells (a false match only costs a Badger read).
-func fingerprint[S string | []byte](cells S) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(cells); i++ {
-		h ^= uint64(cells[i])
-		h *= 1099511628211
-	}
-	return h
-}
+// fingerprintSeed seeds the fingerprints of one process (they are never
+// stored).
+var fingerprintSeed = maphash.MakeSeed()
 
-func (ps *puzzleSet) has(cells string) bool {
+// fingerprint hashes a grid (a false match only costs a Badger read).
+func fingerprint(g *sudoku.Grid) uint64 { return maphash.Bytes(fingerprintSeed, g[:]) }
+
+func (ps *puzzleSet) has(g *sudoku.Grid) bool {
 	if ps.n.Load() == 0 {
 		return false
 	}
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	_, ok := ps.fp[fingerprint(cells)]
+	_, ok := ps.fp.Load(fingerprint(g))
 	return ok
 }
 
-func (ps *puzzleSet) add(cells string) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	ps.fp[fingerprint(cells)] = struct{}{}
-	ps.n.Store(int64(len(ps.fp)))
+func (ps *puzzleSet) add(g *sudoku.Grid) {
+	if _, loaded := ps.fp.LoadOrStore(fingerprint(g), struct{}{}); !loaded {
+		ps.n.Add(1)
+	}
 }
 
-// puzzleKey is the cache key of a puzzle's result.
-func (r *solveRunner) puzzleKey(cells string) []byte {
-	r.key = append(append(r.key[:0], cachePrefix...), cells...)
-	return r.key
+// appendSolution appends a solved grid's 81 digits.
+func appendSolution(b []byte, g *sudoku.Grid) []byte {
+	n := len(b)
+	b = slices.Grow(b, 81)[:n+81]
+	out := b[n : n+81]
+	for i, v := range g {
+		out[i] = '0' + v
+	}
+	return b
 }
 
-// cachedAnswer is a puzzle's result in the cache: outcome letter, guesses
+// appendCells appends the grid's 81 characters, '.' for empty.
+func appendCells(b []byte, g *sudoku.Grid) []byte {
+	for _, v := range g {
+		if v == 0 {
+			b = append(b, '.')
+		} else {
+			b = append(b, '0'+v)
+		}
+	}
+	return b
+}
+
+// encodeAnswer is a puzzle's result in the cache: outcome letter, guesses
 // and answer, separated by spaces.
-func encodeAnswer(o byte, guesses int, answer string) []byte {
-	return []byte(string(o) + " " + strconv.Itoa(guesses) + " " + answer)
+func encodeAnswer(o sudoku.Outcome, guesses int, answer string) []byte {
+	return []byte(string(letterOf(o)) + " " + strconv.Itoa(guesses) + " " + answer)
 }
 
-func decodeAnswer(v []byte) (o byte, guesses int, answer string, ok bool) {
+func decodeAnswer(v []byte) (o sudoku.Outcome, guesses int, answer string, ok bool) {
 	parts := strings.SplitN(string(v), " ", 3)
 	if len(parts) != 3 || len(parts[0]) != 1 {
 		return 0, 0, "", false
@@ -116,63 +130,109 @@ func decodeAnswer(v []byte) (o byte, guesses int, answer string, ok bool) {
 	if err != nil {
 		return 0, 0, "", false
 	}
-	return parts[0][0], g, parts[2], true
+	o, ok = outcomeOf(parts[0][0])
+	return o, g, parts[2], ok
 }
+
+// letterOf encodes an outcome in the cache: u, m, s (unsolvable), i, x
+// (malformed).
+func letterOf(o sudoku.Outcome) byte { return "umsix"[o] }
+
+func outcomeOf(b byte) (sudoku.Outcome, bool) {
+	i := strings.IndexByte("umsix", b)
+	return sudoku.Outcome(max(i, 0)), i >= 0
+}
+
+// answerOf is the text after the outcome word in --out (the solution
+// itself for a unique puzzle).
+func answerOf(sr *sudoku.Result) string {
+	switch sr.Outcome {
+	case sudoku.Unique:
+		return sr.Solution.String()
+	case sudoku.Multiple:
+		return "at least 2 solutions: " + sr.Solution.String() + " " + sr.Second.String()
+	case sudoku.Unsolvable:
+		if sr.Reason == "" {
+			return "no solution"
+		}
+	}
+	return oneLine(sr.Reason)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
 	c, err := decodeChunk(payload)
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}
-	if len(c.Cells) != 81*len(c.Lines) {
-		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %d cells for %d puzzles", len(c.Cells), len(c.Lines)))
-	}
-	res := chunkResult{Guesses: make([]int, len(c.Lines)), Answers: make([]string, len(c.Lines))}
-	outcomes := make([]byte, len(c.Lines))
-	res.Outcomes = outcomes
+	var sum chunkSummary
+	out := make([]byte, 0, len(c.Text)+len(c.Text)/8)
 	var hits int64
-	for i := range c.Lines {
-		if i&255 == 0 && ctx.Err() != nil {
-			return tasks.Output{}, ctx.Err()
+	err = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
+		if sum.Puzzles&255 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if bad := c.badReason(i); bad != "" {
-			outcomes[i], res.Answers[i] = 'x', bad
-			continue
+		if it.Err != nil {
+			reason := oneLine(it.Err.Error())
+			sum.add(it.Line, &it.Grid, sudoku.Malformed, 0, reason)
+			out = append(append(append(out, "malformed: "...), reason...), '\n')
+			return nil
 		}
-		cells := c.Cells[81*i : 81*i+81]
-		if r.cache != nil && r.known.has(cells) {
-			if v, ok, err := r.cache.Get(r.puzzleKey(cells)); err == nil && ok {
+		if r.cache != nil && r.known.has(&it.Grid) {
+			if v, ok, err := r.cache.Get(r.puzzleKey(&it.Grid)); err == nil && ok {
 				if o, g, a, ok := decodeAnswer(v); ok {
-					outcomes[i], res.Guesses[i], res.Answers[i] = o, g, a
 					hits++
-					continue
+					r.emit(&sum, &out, it.Line, &it.Grid, o, g, a)
+					return nil
 				}
 			}
 		}
-		g, err := sudoku.ParseLine(cells)
-		if err != nil {
-			outcomes[i], res.Answers[i] = 'x', err.Error()
-			continue
-		}
-		sr := r.solver.Classify(g)
-		o := letterOf(sr.Outcome)
-		answer := sr.Reason
-		switch sr.Outcome {
-		case sudoku.Unique:
-			answer = sr.Solution.String()
-		case sudoku.Multiple:
-			answer = "at least 2 solutions: " + sr.Solution.String() + " " + sr.Second.String()
-		case sudoku.Unsolvable:
-			if answer == "" {
-				answer = "no solution"
+		sr := r.solver.Classify(it.Grid)
+		if sr.Outcome == sudoku.Unique {
+			// The common case, written without an intermediate string.
+			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses, "")
+			out = append(appendSolution(out, &sr.Solution), '\n')
+			if r.cache != nil && sr.Guesses >= cacheMinGuesses {
+				r.remember(&it.Grid, sudoku.Unique, sr.Guesses, sr.Solution.String())
 			}
+			return nil
 		}
-		outcomes[i], res.Guesses[i], res.Answers[i] = o, sr.Guesses, answer
+		answer := answerOf(&sr)
+		r.emit(&sum, &out, it.Line, &it.Grid, sr.Outcome, sr.Guesses, answer)
 		if r.cache != nil && sr.Guesses >= cacheMinGuesses {
-			if r.cache.Put(r.puzzleKey(cells), encodeAnswer(o, sr.Guesses, answer)) == nil {
-				r.known.add(cells)
-			}
+			r.remember(&it.Grid, sr.Outcome, sr.Guesses, answer)
 		}
+		return nil
+	})
+	if err != nil {
+		return tasks.Output{}, err
 	}
-	return tasks.Output{Data: res.encode(), CacheHits: hits}, nil
+	data, err := encodeResult(&sum, out)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data, CacheHits: hits}, nil
+}
+
+// emit counts a puzzle and writes its line of --out.
+func (r *solveRunner) emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
+	sum.add(line, g, o, guesses, answer)
+	if o != sudoku.Unique {
+		*out = append(append(*out, o.String()...), ": "...)
+	}
+	*out = append(append(*out, answer...), '\n')
+}
+
+// puzzleKey is the cache key of a puzzle's result.
+func (r *solveRunner) puzzleKey(g *sudoku.Grid) []byte {
+	r.key = appendCells(append(r.key[:0], cachePrefix...), g)
+	return r.key
+}
+
+// remember keeps a puzzle's result in the cache.
+func (r *solveRunner) remember(g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
+	if r.cache.Put(r.puzzleKey(g), encodeAnswer(o, guesses, answer)) == nil {
+		r.known.add(g)
+	}
 }

@@ -11,25 +11,34 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-func TestChunkResultRoundTrip(t *testing.T) {
-	r := chunkResult{
-		Outcomes: []byte("umxi"),
-		Guesses:  []int{0, 12, 0, 0},
-		Answers:  []string{strings.Repeat("1", 81), "at least 2 solutions: a b", "column 17: 'x' is not a digit", "row 1 has two 5s"},
-	}
-	got, err := decodeChunkResult(r.encode(), 4)
+func TestResultRoundTrip(t *testing.T) {
+	var sum chunkSummary
+	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
+	sum.add(3, &g, sudoku.Unique, 4, "")
+	sum.add(5, &g, sudoku.Multiple, 12, "at least 2 solutions: a b")
+	sum.add(9, &g, sudoku.Malformed, 0, "column 17: 'x' is not a digit")
+	out := []byte(strings.Repeat("1", 81) + "\nmultiple: at least 2 solutions: a b\nmalformed: column 17: 'x' is not a digit\n")
+	data, err := encodeResult(&sum, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, r)
+	got, gotOut, err := decodeResult(data, 3)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"u 1 x", "uu 1 x\n", "u x y\n", "u 1\n"} {
-		if _, err := decodeChunkResult([]byte(bad), 1); err == nil {
+	sum.few, sum.many = [64]int{}, nil
+	if !reflect.DeepEqual(got, sum) || string(gotOut) != string(out) {
+		t.Errorf("round trip:\ngot  %+v %q\nwant %+v %q", got, gotOut, sum, out)
+	}
+	if got.Counts != [5]int{1, 1, 0, 0, 1} || got.Clues[1] != 2 || len(got.Rejects) != 2 || got.Hardest[0].Line != 5 {
+		t.Errorf("summary %+v", got)
+	}
+	for _, bad := range [][]byte{nil, []byte("nope\n"), data[:len(data)-1], append(data, "x\n"...)} {
+		if _, _, err := decodeResult(bad, 3); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
 	}
-	if _, err := decodeChunkResult(r.encode(), 5); err == nil {
+	if _, _, err := decodeResult(data, 4); err == nil {
 		t.Error("a short result decoded without error")
 	}
 }
@@ -96,12 +105,7 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 }
 
 func TestChunkRoundTrip(t *testing.T) {
-	c := &chunk{
-		File:  `dir/odd "name" with spaces.txt`,
-		Lines: []int{1, 5, 9},
-		Cells: strings.Repeat("1", 81) + emptyCells + strings.Repeat(".", 80) + "9",
-		Bad:   []string{"", "80 cells, want 81"},
-	}
+	c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Text: []byte("# x\n" + strings.Repeat("1", 81) + "\n\nbad\n")}
 	got, err := decodeChunk(c.encode())
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +113,7 @@ func TestChunkRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, c)
 	}
-	for _, bad := range []string{"", "nope\n", chunkMagic + "\"f\"\nx 123\n", chunkMagic + "\"f\"\n1 12\n", chunkMagic + "\"f\"\n1 " + emptyCells} {
+	for _, bad := range []string{"", "nope\n", chunkMagic + "\"f\"\n", chunkMagic + "x \"f\"\n", chunkMagic + "0 \"f\"\n", chunkMagic + "1 f\n"} {
 		if _, err := decodeChunk([]byte(bad)); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
