@@ -15,6 +15,7 @@ type handoff struct {
 	m     map[string][]byte
 	order []string
 	size  int
+	max   int // bytes held at most
 }
 
 const handoffMax = 2 << 30
@@ -22,11 +23,13 @@ const handoffMax = 2 << 30
 // EnableHandoff makes reads of this Broker's objects take what the same
 // Broker wrote, in memory (see handoff). Only for a Broker whose writes are
 // read by the same process: the embedded default.
-func (b *Broker) EnableHandoff() { b.handoff = &handoff{m: map[string][]byte{}} }
+func (b *Broker) EnableHandoff() { b.handoff = newHandoff(handoffMax) }
+
+func newHandoff(max int) *handoff { return &handoff{m: map[string][]byte{}, max: max} }
 
 // put offers data (which must not change afterwards) under name.
 func (h *handoff) put(name string, data []byte) {
-	if h == nil || len(data) > handoffMax {
+	if h == nil || len(data) > h.max {
 		return
 	}
 	h.mu.Lock()
@@ -38,7 +41,7 @@ func (h *handoff) put(name string, data []byte) {
 	}
 	h.m[name] = data
 	h.size += len(data)
-	for h.size > handoffMax && len(h.order) > 0 {
+	for h.size > h.max && len(h.order) > 0 {
 		oldest := h.order[0]
 		h.order = h.order[1:]
 		h.size -= len(h.m[oldest])

@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -110,5 +111,44 @@ func TestValidToken(t *testing.T) {
 		if queue.ValidToken(s) != want {
 			t.Errorf("ValidToken(%q) = %v, want %v", s, !want, want)
 		}
+	}
+}
+
+// With the handoff, a Broker's reads of what it wrote come from memory once
+// and from the object store after that; other Brokers read the store. The
+// contents are the same every way.
+func TestObjectsHandoff(t *testing.T) {
+	ctx := context.Background()
+	b := runServer(t)
+	b.EnableHandoff()
+	other, err := queue.Attach(ctx, b.NC, b.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := []byte("puzzle lines\n")
+	name, err := b.UploadInputBytes(ctx, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, objs := range []interface {
+		Get(context.Context, string) ([]byte, error)
+	}{b.ObjectStore(), b.ObjectStore(), other.ObjectStore()} {
+		got, err := objs.Get(ctx, name)
+		if err != nil || string(got) != string(input) {
+			t.Fatalf("get %s: %q, %v", name, got, err)
+		}
+	}
+	out := []byte("solutions\n")
+	if err := b.ObjectStore().Put(ctx, "output/j/out", out); err != nil {
+		t.Fatal(err)
+	}
+	for _, br := range []*queue.Broker{b, b, other} {
+		var buf bytes.Buffer
+		if err := br.DownloadTo(ctx, "output/j/out", &buf); err != nil || buf.String() != string(out) {
+			t.Fatalf("download: %q, %v", buf.String(), err)
+		}
+	}
+	if _, err := other.ObjectStore().Get(ctx, "input/none"); err == nil {
+		t.Error("a missing object read without error")
 	}
 }
