@@ -54,7 +54,12 @@ func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]by
 	return data, nil
 }
 
+// Put stores an object; with the handoff, an output (tasks.OutputPrefix) that
+// fits stays in memory for the client of this process instead.
 func (o objects) Put(ctx context.Context, name string, data []byte) error {
+	if isOutput(name) && o.h.put(name, data) {
+		return nil
+	}
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // runServer starts a JetStream server for one test, on 127.0.0.1 with a
@@ -114,9 +116,10 @@ func TestValidToken(t *testing.T) {
 	}
 }
 
-// With the handoff, a Broker's reads of what it wrote come from memory once
-// and from the object store after that; other Brokers read the store. The
-// contents are the same every way.
+// With the handoff, a Broker's reads of an input it uploaded come from
+// memory once and from the object store after that; other Brokers read the
+// store. An output stays in memory for one read; without the handoff it is
+// in the store.
 func TestObjectsHandoff(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
@@ -130,22 +133,25 @@ func TestObjectsHandoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, objs := range []interface {
-		Get(context.Context, string) ([]byte, error)
-	}{b.ObjectStore(), b.ObjectStore(), other.ObjectStore()} {
+	for _, objs := range []tasks.Objects{b.ObjectStore(), b.ObjectStore(), other.ObjectStore()} {
 		got, err := objs.Get(ctx, name)
 		if err != nil || string(got) != string(input) {
 			t.Fatalf("get %s: %q, %v", name, got, err)
 		}
 	}
 	out := []byte("solutions\n")
-	if err := b.ObjectStore().Put(ctx, "output/j/out", out); err != nil {
-		t.Fatal(err)
-	}
-	for _, br := range []*queue.Broker{b, b, other} {
+	for _, br := range []*queue.Broker{b, other} {
+		obj := tasks.OutputObject("job-"+strconv.FormatBool(br == b), "out")
+		if err := br.ObjectStore().Put(ctx, obj, out); err != nil {
+			t.Fatal(err)
+		}
 		var buf bytes.Buffer
-		if err := br.DownloadTo(ctx, "output/j/out", &buf); err != nil || buf.String() != string(out) {
+		if err := br.DownloadTo(ctx, obj, &buf); err != nil || buf.String() != string(out) {
 			t.Fatalf("download: %q, %v", buf.String(), err)
+		}
+		_, err := other.ObjectStore().Get(ctx, obj)
+		if inStore := err == nil; inStore != (br == other) {
+			t.Errorf("output %s in the object store: %v", obj, inStore)
 		}
 	}
 	if _, err := other.ObjectStore().Get(ctx, "input/none"); err == nil {

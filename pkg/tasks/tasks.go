@@ -63,6 +63,14 @@ type OutputReport interface {
 	Outputs() map[string]string
 }
 
+// OutputPrefix starts the object names of outputs: "output/<job>/<name>".
+// An output is read once, by the client that follows the job; in one
+// process (the embedded default) it is handed over in memory.
+const OutputPrefix = "output/"
+
+// OutputObject is the object name of a job's output.
+func OutputObject(job, name string) string { return OutputPrefix + job + "/" + name }
+
 // Plan is a job split into tasks, and knows how to merge their results.
 type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within the

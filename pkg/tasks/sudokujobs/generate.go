@@ -166,7 +166,7 @@ func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summ
 		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
 	}
 	if gp.params.Out && sum.Objects != nil {
-		name := "output/" + sum.Job + "/out"
+		name := tasks.OutputObject(sum.Job, "out")
 		if err := sum.Objects.Put(context.Background(), name, out.Bytes()); err != nil {
 			return nil, err
 		}

@@ -388,14 +388,14 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		for _, o := range outs {
 			out = append(out, o...)
 		}
-		name := "output/" + sum.Job + "/out"
+		name := tasks.OutputObject(sum.Job, "out")
 		if err := sum.Objects.Put(ctx, name, out); err != nil {
 			return nil, err
 		}
 		rep.outputs["out"] = name
 	}
 	if sp.params.Rejects && sum.Objects != nil {
-		name := "output/" + sum.Job + "/rejects"
+		name := tasks.OutputObject(sum.Job, "rejects")
 		if err := sum.Objects.Put(ctx, name, rejects.Bytes()); err != nil {
 			return nil, err
 		}
