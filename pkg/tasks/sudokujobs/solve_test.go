@@ -119,3 +119,33 @@ func TestChunkRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The filter of cached puzzles has no false negatives and few false
+// positives.
+func TestPuzzleSet(t *testing.T) {
+	var ps puzzleSet
+	grid := func(i int) sudoku.Grid {
+		var g sudoku.Grid
+		for c := 0; c < 8; c++ {
+			g[c] = uint8(i>>(4*c)) & 7
+		}
+		return g
+	}
+	for i := range 100_000 {
+		g := grid(2 * i)
+		ps.add(&g)
+	}
+	falsePos := 0
+	for i := range 100_000 {
+		g := grid(2 * i)
+		if !ps.has(&g) {
+			t.Fatalf("puzzle %d added but not found", i)
+		}
+		if g = grid(2*i + 1); ps.has(&g) {
+			falsePos++
+		}
+	}
+	if falsePos > 1000 {
+		t.Errorf("%d false positives in 100,000 lookups", falsePos)
+	}
+}
