@@ -3,6 +3,7 @@ package test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -101,4 +102,93 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A corpus job on separate processes (a real nats-server, the coordinator,
+// two workers, one of them SIGKILLed mid-job) writes the same --out and
+// --rejects bytes and the same figures as the embedded default with
+// another chunk size.
+func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	makeCorpus(t, "royle17.txt", 60_000, corpus)
+	f, err := os.OpenFile(corpus, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bad lines, a comment, and a puzzle in the 9-row layout.
+	f.WriteString("# comment\n" + strings.Repeat(".", 80) + "\n" + "55" + strings.Repeat(".", 79) + "\n\n" +
+		"003020600\n900305001\n001806400\n008102900\n700000008\n006708200\n002609500\n800203009\n005010300\n\n" +
+		strings.Repeat(".", 81) + "\n")
+	f.Close()
+	files := []string{corpus, sharedDataset(t, "euler96.txt")}
+	type report struct {
+		Puzzles, Unique, Multiple, Unsolvable, Invalid, Malformed int
+		Rejects                                                   []map[string]any
+		CluesHistogram                                            map[string]int `json:"clues_histogram"`
+		GuessesHistogram                                          map[string]int `json:"guesses_histogram"`
+		Hardest                                                   []map[string]any
+	}
+	solve := func(name string, extra ...string) (report, []byte, []byte) {
+		out, rej := filepath.Join(dir, name+".out"), filepath.Join(dir, name+".rej")
+		args := append(append([]string{"sudoku", "solve"}, files...), "--out", out, "--rejects", rej, "--json", "-q")
+		stdout, err := run(t, "analyze", append(args, extra...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r report
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, stdout)
+		}
+		return r, mustRead(t, out), mustRead(t, rej)
+	}
+	want, wantOut, wantRej := solve("embedded", "--data", filepath.Join(dir, "data"))
+	if want.Puzzles != 60_000+3+1+50 || want.Malformed != 1 || want.Invalid != 1 || want.Multiple != 1 {
+		t.Fatalf("embedded report: %+v", want)
+	}
+
+	c := startCluster(t)
+	out, rej := filepath.Join(dir, "mp.out"), filepath.Join(dir, "mp.rej")
+	args := append(append([]string{"sudoku", "solve"}, files...), "--nats", c.url, "--out", out, "--rejects", rej, "--json", "--progress", "--chunk", "150")
+	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := regexp.MustCompile(`: (\d+)/(\d+) tasks`)
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	for sc.Scan() {
+		if m := progress.FindStringSubmatch(sc.Text()); m != nil && !killed {
+			done, _ := strconv.Atoi(m[1])
+			total, _ := strconv.Atoi(m[2])
+			if done > 0 && done < total {
+				_ = c.workers[0].stop(t, syscall.SIGKILL)
+				killed = true
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("analyze --nats: %v", err)
+	}
+	if !killed {
+		t.Fatal("no worker was killed mid-job")
+	}
+	var got report
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("multi-process report differs:\n%s\nembedded:\n%s", gj, wj)
+	}
+	if !bytes.Equal(mustRead(t, out), wantOut) || !bytes.Equal(mustRead(t, rej), wantRej) {
+		t.Error("multi-process --out or --rejects differ from the embedded run")
+	}
 }
