@@ -99,18 +99,20 @@ func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
 	return p.end()
 }
 
-// Cut splits the text data (a whole file) into pieces of per items each
-// (the last one may have fewer), cutting only between lines and never
-// inside a grid, and calls yield with each piece, the line number of its
-// first line, and its number of items. The pieces cover data exactly and
-// ParseBytes(piece, line, ...) reads each piece's items; lines that hold no
-// item (comments, blank lines) go with the piece before them. Cut reads
-// each line once, without building the grids of one-line puzzles.
-func Cut(data []byte, per int, yield func(piece []byte, line, items int) error) error {
+// Cut splits the text data (a whole file) into pieces of per items each,
+// cutting only between lines and never inside a grid, and calls yield with
+// each piece, the line number of its first line, and its number of items.
+// A piece ends early, between items, once Compact would make it maxBytes
+// long or more (maxBytes <= 0: no limit); lines that hold no item
+// (comments, blank lines) go with the piece before them, so a piece may
+// have no items. The pieces cover data exactly and ParseBytes(piece, line,
+// ...), or ParseBytes of Compact(piece), reads each piece's items. Cut
+// reads each line once, without building the grids of one-line puzzles.
+func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items int) error) error {
 	if per < 1 {
 		per = 1
 	}
-	items := 0
+	items, size := 0, 0
 	p := parser{yield: func(Item) error { items++; return nil }, countOnly: true}
 	start, startLine := 0, 1
 	for off := 0; off < len(data); {
@@ -123,11 +125,12 @@ func Cut(data []byte, per int, yield func(piece []byte, line, items int) error) 
 		if err := p.line(line, len(line) > maxLine); err != nil {
 			return err
 		}
-		if items >= per && p.grid.start == 0 {
+		size += compactLen(line)
+		if p.grid.start == 0 && (items >= per || maxBytes > 0 && size >= maxBytes) {
 			if err := yield(data[start:off], startLine, items); err != nil {
 				return err
 			}
-			start, startLine, items = off, p.lineNo+1, 0
+			start, startLine, items, size = off, p.lineNo+1, 0, 0
 		}
 	}
 	if err := p.end(); err != nil {
@@ -137,6 +140,66 @@ func Cut(data []byte, per int, yield func(piece []byte, line, items int) error) 
 		return yield(data[start:], startLine, items)
 	}
 	return nil
+}
+
+// Compact appends to dst the text with what the parser does not read left
+// out: a comment line becomes "#", a line longer than the parser keeps
+// becomes its first maxLine+1 bytes (still too long). Parsing the result
+// gives the same items, with the same lines and reasons; its size is
+// bounded by the number of lines, and never more than the text's. (A byte
+// order mark at the start is kept.)
+func Compact(dst, text []byte) []byte {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		body, nl := bytes.CutSuffix(line, []byte{'\n'})
+		switch {
+		case len(line) > maxLine:
+			dst = append(dst, body[:min(len(body), maxLine+1)]...)
+		case isComment(line):
+			dst = append(dst, '#')
+		default:
+			dst = append(dst, body...)
+		}
+		if nl {
+			dst = append(dst, '\n')
+		}
+	}
+	return dst
+}
+
+// compactLen is the length of line in Compact's output.
+func compactLen(line []byte) int {
+	n := len(line)
+	nl := 0
+	if n > 0 && line[n-1] == '\n' {
+		nl = 1
+	}
+	switch {
+	case n > maxLine:
+		return min(n-nl, maxLine+1) + nl
+	case isComment(line):
+		return 1 + nl
+	}
+	return n
+}
+
+// isComment tells a line whose first character other than a space or a tab
+// is '#' (as scanLine reads it).
+func isComment(line []byte) bool {
+	for _, c := range line {
+		switch c {
+		case ' ', '\t':
+		case '#':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // parser is the state of Parse between lines: the line number and the grid

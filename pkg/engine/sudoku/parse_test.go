@@ -189,31 +189,49 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
 }
 
-// cutMatchesParse checks Cut and ParseBytes against Parse: the pieces cover
-// the text, each but the last has per items, and their items, read with
-// ParseBytes from their first lines, are exactly the items of Parse.
-func cutMatchesParse(t *testing.T, text string, per int) {
+// cutMatchesParse checks Cut, Compact and ParseBytes against Parse: the
+// pieces cover the text, a piece ends after per items or past maxBytes,
+// and their items, read with ParseBytes from their first lines, compacted
+// or not, are exactly the items of Parse.
+func cutMatchesParse(t *testing.T, text string, per, maxBytes int) {
 	t.Helper()
 	var want []Item
 	if err := Parse(strings.NewReader(text), func(it Item) error { want = append(want, it); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	var got []Item
+	var got, gotCompact []Item
 	var whole []byte
-	pieces, total := 0, 0
-	err := Cut([]byte(text), per, func(piece []byte, line, items int) error {
-		if pieces > 0 && total%max(per, 1) != 0 {
-			t.Fatalf("piece %d follows a short piece", pieces)
-		}
+	pieces := 0
+	err := Cut([]byte(text), per, maxBytes, func(piece []byte, line, items int) error {
 		pieces++
-		total += items
+		if items > max(per, 1) {
+			t.Fatalf("piece %d at line %d: %d items, more than %d", pieces, line, items, per)
+		}
 		whole = append(whole, piece...)
 		n := 0
-		err := ParseBytes(piece, line, func(it Item) error { n++; got = append(got, it); return nil })
+		if err := ParseBytes(piece, line, func(it Item) error { n++; got = append(got, it); return nil }); err != nil {
+			return err
+		}
 		if n != items {
 			t.Fatalf("piece %d at line %d: Cut counted %d items, ParseBytes read %d", pieces, line, items, n)
 		}
-		return err
+		compact := Compact(nil, piece)
+		if len(compact) > len(piece) {
+			t.Fatalf("piece %d: Compact made it longer", pieces)
+		}
+		size := 0
+		for rest := piece; len(rest) > 0; {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line = rest[:i+1]
+			}
+			rest = rest[len(line):]
+			size += compactLen(line)
+		}
+		if size != len(compact) {
+			t.Fatalf("piece %d: compactLen sums to %d, Compact made %d bytes", pieces, size, len(compact))
+		}
+		return ParseBytes(compact, line, func(it Item) error { gotCompact = append(gotCompact, it); return nil })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -221,13 +239,15 @@ func cutMatchesParse(t *testing.T, text string, per int) {
 	if string(whole) != text {
 		t.Fatalf("pieces do not cover the text")
 	}
-	if len(got) != len(want) {
-		t.Fatalf("per %d: %d items from the pieces, %d from Parse", per, len(got), len(want))
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.Line != w.Line || g.Grid != w.Grid || fmt.Sprint(g.Err) != fmt.Sprint(w.Err) {
-			t.Fatalf("per %d item %d: %+v, want %+v", per, i, g, w)
+	for _, items := range [][]Item{got, gotCompact} {
+		if len(items) != len(want) {
+			t.Fatalf("per %d: %d items from the pieces, %d from Parse", per, len(items), len(want))
+		}
+		for i := range want {
+			g, w := items[i], want[i]
+			if g.Line != w.Line || g.Grid != w.Grid || fmt.Sprint(g.Err) != fmt.Sprint(w.Err) {
+				t.Fatalf("per %d item %d: %+v, want %+v", per, i, g, w)
+			}
 		}
 	}
 }
@@ -240,21 +260,39 @@ func TestCutAndParseBytes(t *testing.T) {
 		"\ufeff" + e01 + "\n" + e01,
 		euler01Grid + "\n" + euler01Boxed + e01 + "\n" + euler01Grid[:30] + "\n\n" + e01 + "\r\n",
 		strings.Repeat("1", 200000) + "\n" + e01 + "\n" + strings.Repeat("2", maxLine-1) + "\n" + e01,
+		strings.Repeat("3", maxLine) + "\n" + strings.Repeat("4", maxLine+1) + "\n" + e01 + "\n" + strings.Repeat("5", maxLine+1),
+		"#",
 		"# x\n" + e01[:80] + "\n" + e01[:16] + "x" + e01[17:] + "\n" + euler01Grid + euler01Grid + "123\n",
+		"123456789\n  # " + strings.Repeat("c", 100000) + "\n# short\n" + euler01Grid[10:] + "\t#\n" + e01,
 	}
 	for _, text := range texts {
 		for per := 1; per <= 4; per++ {
-			cutMatchesParse(t, text, per)
+			for _, maxBytes := range []int{0, 1, 100, 1 << 20} {
+				cutMatchesParse(t, text, per, maxBytes)
+			}
 		}
+	}
+}
+
+// Pieces of one-line puzzles end at maxBytes.
+func TestCutMaxBytes(t *testing.T) {
+	text := strings.Repeat(known[0].puzzle+"\n", 100)
+	var sizes []int
+	Cut([]byte(text), 1000, 82*30, func(piece []byte, line, items int) error {
+		sizes = append(sizes, items)
+		return nil
+	})
+	if fmt.Sprint(sizes) != "[30 30 30 10]" {
+		t.Errorf("pieces of %v puzzles, want [30 30 30 10]", sizes)
 	}
 }
 
 // FuzzCut: any text cut into pieces of any size reads as the whole text.
 func FuzzCut(f *testing.F) {
-	f.Add(known[0].puzzle+"\n"+euler01Boxed+"\n"+euler01Grid, 1)
-	f.Add(euler01Grid+"\n\n"+"1 2 3\n# x\n"+known[0].puzzle, 2)
-	f.Add("\ufeff123456789\n\n---\n"+known[0].puzzle, 3)
-	f.Fuzz(func(t *testing.T, text string, per int) {
-		cutMatchesParse(t, text, per%7)
+	f.Add(known[0].puzzle+"\n"+euler01Boxed+"\n"+euler01Grid, 1, 0)
+	f.Add(euler01Grid+"\n\n"+"1 2 3\n# x\n"+known[0].puzzle, 2, 50)
+	f.Add("\ufeff123456789\n\n---\n"+known[0].puzzle, 3, 7)
+	f.Fuzz(func(t *testing.T, text string, per, maxBytes int) {
+		cutMatchesParse(t, text, per%7, maxBytes%300)
 	})
 }

@@ -25,8 +25,18 @@ import (
 // and of result, well under the 1 MiB message limit, and 5-10 ms of work.
 const DefaultChunk = 1000
 
-// MaxChunk keeps a task's result (about 100 bytes a puzzle) under the limit.
-const MaxChunk = 5000
+// MaxChunk keeps a task's result under the 1 MiB message limit: at most
+// about 240 bytes a puzzle (a "multiple" line with its two solutions, and
+// its reject in the summary).
+const MaxChunk = 3000
+
+// maxPiece bounds the bytes of input in one task (after sudoku.Compact):
+// pieces end early in files of long lines.
+const maxPiece = 256 << 10
+
+// maxPayload is the largest task payload: a piece can exceed maxPiece only
+// inside a 9-row grid, which Cut does not split.
+const maxPayload = 900 << 10
 
 func init() { tasks.Register(Solve{}) }
 
@@ -134,13 +144,17 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		err = sudoku.Cut(data, size, func(text []byte, line, items int) error {
+		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items int) error {
 			if items == 0 {
 				return nil // comments and blank lines only
 			}
+			c := chunk{File: in.File, Line: line, Text: sudoku.Compact(nil, text)}
+			payload := c.encode()
+			if len(payload) > maxPayload {
+				return tasks.Invalid("%s:%d: a 9-row grid spread over %d bytes of lines (at most %d)", in.File, line, len(c.Text), maxPayload)
+			}
 			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
-			c := chunk{File: in.File, Line: line, Text: text}
-			payloads = append(payloads, c.encode())
+			payloads = append(payloads, payload)
 			return nil
 		})
 		if err != nil {
@@ -194,14 +208,16 @@ type chunkHard struct {
 	Guesses int    `json:"guesses"`
 }
 
+// chunkReject is a puzzle not uniquely solved; its reason is in its line
+// of --out, after the outcome word.
 type chunkReject struct {
+	Index   int    `json:"index"` // in the chunk
 	Line    int    `json:"line"`
 	Outcome string `json:"outcome"`
-	Reason  string `json:"reason"`
 }
 
 // add counts a puzzle of the chunk.
-func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
+func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses int) {
 	s.Puzzles++
 	s.Counts[o]++
 	if o != sudoku.Malformed {
@@ -226,7 +242,7 @@ func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses i
 		}
 	}
 	if o != sudoku.Unique {
-		s.Rejects = append(s.Rejects, chunkReject{Line: line, Outcome: o.String(), Reason: answer})
+		s.Rejects = append(s.Rejects, chunkReject{Index: s.Puzzles - 1, Line: line, Outcome: o.String()})
 	}
 }
 
@@ -328,10 +344,10 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	guesses := map[int]int{}
 	outs := make([][]byte, len(sp.tasks))
 	outSize := 0
-	var rejects bytes.Buffer
+	var rejected bytes.Buffer
 	reject := func(file string, line int, outcome, reason string) {
 		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
-		rejects.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
+		rejected.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
 	}
 	for ti, t := range sp.tasks {
 		pc := sp.pieces[ti]
@@ -366,8 +382,10 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			rep.Hardest = pushHard(rep.Hardest, Hard{File: pc.File, Line: h.Line, Puzzle: h.Puzzle, Guesses: h.Guesses},
 				func(h Hard) int { return h.Guesses })
 		}
-		for _, rj := range s.Rejects {
-			reject(pc.File, rj.Line, rj.Outcome, rj.Reason)
+		if err := rejects(s.Rejects, out, func(rj chunkReject, reason string) {
+			reject(pc.File, rj.Line, rj.Outcome, reason)
+		}); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
 	}
 	for i, n := range clues {
@@ -396,12 +414,37 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	}
 	if sp.params.Rejects && sum.Objects != nil {
 		name := tasks.OutputObject(sum.Job, "rejects")
-		if err := sum.Objects.Put(ctx, name, rejects.Bytes()); err != nil {
+		if err := sum.Objects.Put(ctx, name, rejected.Bytes()); err != nil {
 			return nil, err
 		}
 		rep.outputs["rejects"] = name
 	}
 	return rep, nil
+}
+
+// rejects calls f with each reject of a chunk and its reason, read from
+// the chunk's lines of --out ("<outcome>: <reason>").
+func rejects(list []chunkReject, out []byte, f func(chunkReject, string)) error {
+	index := 0
+	for _, rj := range list {
+		if rj.Index < index {
+			return fmt.Errorf("rejects out of order at index %d", rj.Index)
+		}
+		for ; index < rj.Index; index++ {
+			i := bytes.IndexByte(out, '\n')
+			if i < 0 {
+				return fmt.Errorf("reject %d past the output lines", rj.Index)
+			}
+			out = out[i+1:]
+		}
+		line, _, _ := bytes.Cut(out, []byte{'\n'})
+		reason, ok := bytes.CutPrefix(line, []byte(rj.Outcome+": "))
+		if !ok {
+			return fmt.Errorf("output line %d of a %s puzzle is %q", rj.Index, rj.Outcome, line)
+		}
+		f(rj, string(reason))
+	}
+	return nil
 }
 
 // failedChunk accounts for the puzzles of a task that failed: each is

@@ -182,7 +182,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		}
 		if it.Err != nil {
 			reason := oneLine(it.Err.Error())
-			sum.add(it.Line, &it.Grid, sudoku.Malformed, 0, reason)
+			sum.add(it.Line, &it.Grid, sudoku.Malformed, 0)
 			out = append(append(append(out, "malformed: "...), reason...), '\n')
 			return nil
 		}
@@ -198,7 +198,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		sr := r.solver.Classify(it.Grid)
 		if sr.Outcome == sudoku.Unique {
 			// The common case, written without an intermediate string.
-			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses, "")
+			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses)
 			out = append(appendSolution(out, &sr.Solution), '\n')
 			if r.cache != nil && sr.Guesses >= cacheMinGuesses {
 				r.remember(&it.Grid, sudoku.Unique, sr.Guesses, sr.Solution.String())
@@ -224,7 +224,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 
 // emit counts a puzzle and writes its line of --out.
 func (r *solveRunner) emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
-	sum.add(line, g, o, guesses, answer)
+	sum.add(line, g, o, guesses)
 	if o != sudoku.Unique {
 		*out = append(append(*out, o.String()...), ": "...)
 	}

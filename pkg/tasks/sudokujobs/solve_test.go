@@ -3,6 +3,7 @@ package sudokujobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 func TestResultRoundTrip(t *testing.T) {
 	var sum chunkSummary
 	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
-	sum.add(3, &g, sudoku.Unique, 4, "")
-	sum.add(5, &g, sudoku.Multiple, 12, "at least 2 solutions: a b")
-	sum.add(9, &g, sudoku.Malformed, 0, "column 17: 'x' is not a digit")
+	sum.add(3, &g, sudoku.Unique, 4)
+	sum.add(5, &g, sudoku.Multiple, 12)
+	sum.add(9, &g, sudoku.Malformed, 0)
 	out := []byte(strings.Repeat("1", 81) + "\nmultiple: at least 2 solutions: a b\nmalformed: column 17: 'x' is not a digit\n")
 	data, err := encodeResult(&sum, out)
 	if err != nil {
@@ -147,5 +148,63 @@ func TestPuzzleSet(t *testing.T) {
 	}
 	if falsePos > 1000 {
 		t.Errorf("%d false positives in 100,000 lookups", falsePos)
+	}
+}
+
+func TestRejectsReadReasonsFromOut(t *testing.T) {
+	out := []byte(strings.Repeat("1", 81) + "\nmultiple: at least 2 solutions: a b\n" + strings.Repeat("2", 81) + "\nmalformed: 80 cells, want 81\n")
+	var got []string
+	err := rejects([]chunkReject{{Index: 1, Line: 7, Outcome: "multiple"}, {Index: 3, Line: 9, Outcome: "malformed"}}, out,
+		func(rj chunkReject, reason string) { got = append(got, fmt.Sprint(rj.Line, " ", reason)) })
+	if err != nil || fmt.Sprint(got) != "[7 at least 2 solutions: a b 9 80 cells, want 81]" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	for _, bad := range [][]chunkReject{{{Index: 0, Outcome: "multiple"}}, {{Index: 9, Outcome: "malformed"}}, {{Index: 3, Outcome: "malformed"}, {Index: 1, Outcome: "multiple"}}} {
+		if err := rejects(bad, out, func(chunkReject, string) {}); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// The worst results fit in a message: MaxChunk puzzles with two solutions
+// each; and inputs of long lines are cut into small tasks that lose no
+// line.
+func TestChunkLimits(t *testing.T) {
+	objs := memObjects{
+		"multiple": []byte(strings.Repeat(strings.Repeat(".", 81)+"\n", MaxChunk)),
+		"long":     []byte(strings.Repeat(strings.Repeat("1", 300_000)+"\n", 40) + strings.Repeat("x", 81) + "\n"),
+	}
+	for name, want := range map[string]int{"multiple": MaxChunk, "long": 41} {
+		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: name, Object: name}}, Chunk: MaxChunk, Out: true})
+		plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Solve{}.NewRunner(tasks.Env{})
+		results := map[string][]byte{}
+		for _, task := range plan.Tasks() {
+			if len(task.Payload) > maxPayload {
+				t.Errorf("%s: task %s has %d bytes", name, task.ID, len(task.Payload))
+			}
+			out, err := r.Run(context.Background(), task.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Data) > 1000<<10 {
+				t.Errorf("%s: result of task %s has %d bytes", name, task.ID, len(out.Data))
+			}
+			results[task.ID] = out.Data
+		}
+		rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Job: "j", Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr := rep.(*SolveReport)
+		if sr.Puzzles != want || len(sr.Rejects) != want {
+			t.Errorf("%s: %d puzzles, %d rejects, want %d", name, sr.Puzzles, len(sr.Rejects), want)
+		}
+		if name == "long" && (len(plan.Tasks()) < 2 || !strings.Contains(sr.Rejects[0].Reason, "longer than")) {
+			t.Errorf("long lines: %d tasks, first reject %+v", len(plan.Tasks()), sr.Rejects[0])
+		}
 	}
 }
