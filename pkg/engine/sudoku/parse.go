@@ -101,14 +101,15 @@ func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
 
 // Cut splits the text data (a whole file) into pieces of per items each,
 // cutting only between lines and never inside a grid, and calls yield with
-// each piece, the line number of its first line, and its number of items.
-// A piece ends early, between items, once Compact would make it maxBytes
-// long or more (maxBytes <= 0: no limit); lines that hold no item
+// each piece, the line number of its first line, its number of items, and
+// its length after Compact (equal to len(piece) when Compact would not
+// change it). A piece ends early, between items, once Compact would make it
+// maxBytes long or more (maxBytes <= 0: no limit); lines that hold no item
 // (comments, blank lines) go with the piece before them, so a piece may
 // have no items. The pieces cover data exactly and ParseBytes(piece, line,
 // ...), or ParseBytes of Compact(piece), reads each piece's items. Cut
 // reads each line once, without building the grids of one-line puzzles.
-func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items int) error) error {
+func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items, compacted int) error) error {
 	if per < 1 {
 		per = 1
 	}
@@ -127,7 +128,7 @@ func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items in
 		}
 		size += compactLen(line)
 		if p.grid.start == 0 && (items >= per || maxBytes > 0 && size >= maxBytes) {
-			if err := yield(data[start:off], startLine, items); err != nil {
+			if err := yield(data[start:off], startLine, items, size); err != nil {
 				return err
 			}
 			start, startLine, items, size = off, p.lineNo+1, 0, 0
@@ -137,7 +138,7 @@ func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items in
 		return err
 	}
 	if start < len(data) {
-		return yield(data[start:], startLine, items)
+		return yield(data[start:], startLine, items, size)
 	}
 	return nil
 }

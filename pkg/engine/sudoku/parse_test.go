@@ -202,7 +202,7 @@ func cutMatchesParse(t *testing.T, text string, per, maxBytes int) {
 	var got, gotCompact []Item
 	var whole []byte
 	pieces := 0
-	err := Cut([]byte(text), per, maxBytes, func(piece []byte, line, items int) error {
+	err := Cut([]byte(text), per, maxBytes, func(piece []byte, line, items, compacted int) error {
 		pieces++
 		if items > max(per, 1) {
 			t.Fatalf("piece %d at line %d: %d items, more than %d", pieces, line, items, per)
@@ -228,8 +228,8 @@ func cutMatchesParse(t *testing.T, text string, per, maxBytes int) {
 			rest = rest[len(line):]
 			size += compactLen(line)
 		}
-		if size != len(compact) {
-			t.Fatalf("piece %d: compactLen sums to %d, Compact made %d bytes", pieces, size, len(compact))
+		if size != len(compact) || compacted != len(compact) {
+			t.Fatalf("piece %d: compactLen sums to %d, Cut said %d, Compact made %d bytes", pieces, size, compacted, len(compact))
 		}
 		return ParseBytes(compact, line, func(it Item) error { gotCompact = append(gotCompact, it); return nil })
 	})
@@ -278,7 +278,7 @@ func TestCutAndParseBytes(t *testing.T) {
 func TestCutMaxBytes(t *testing.T) {
 	text := strings.Repeat(known[0].puzzle+"\n", 100)
 	var sizes []int
-	Cut([]byte(text), 1000, 82*30, func(piece []byte, line, items int) error {
+	Cut([]byte(text), 1000, 82*30, func(piece []byte, line, items, _ int) error {
 		sizes = append(sizes, items)
 		return nil
 	})

@@ -144,11 +144,14 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items int) error {
+		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
 			if items == 0 {
 				return nil // comments and blank lines only
 			}
-			c := chunk{File: in.File, Line: line, Text: sudoku.Compact(nil, text)}
+			if compacted < len(text) {
+				text = sudoku.Compact(nil, text)
+			}
+			c := chunk{File: in.File, Line: line, Text: text}
 			payload := c.encode()
 			if len(payload) > maxPayload {
 				return tasks.Invalid("%s:%d: a 9-row grid spread over %d bytes of lines (at most %d)", in.File, line, len(c.Text), maxPayload)
