@@ -67,9 +67,32 @@ var ErrJobFailed = errors.New("job did not complete")
 
 // session is a connection to a cluster, embedded or remote.
 type session struct {
-	b       *queue.Broker
-	cluster *embedded.Cluster
-	close   func()
+	b        *queue.Broker
+	cluster  *embedded.Cluster
+	shutdown func()
+	once     sync.Once
+	closed   chan struct{}
+}
+
+func newSession(b *queue.Broker, cluster *embedded.Cluster, shutdown func()) *session {
+	return &session{b: b, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
+}
+
+// release starts closing the session in the background: nothing more is
+// read from the cluster (an embedded one flushes its stores meanwhile).
+func (s *session) release() {
+	s.once.Do(func() {
+		go func() {
+			s.shutdown()
+			close(s.closed)
+		}()
+	})
+}
+
+// close closes the session and waits until it is closed.
+func (s *session) close() {
+	s.release()
+	<-s.closed
 }
 
 // open connects to o.NATS, or starts an embedded cluster. With workers false
@@ -93,7 +116,7 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 			nc.Close()
 			return nil, fmt.Errorf("nats at %s: %w", o.NATS, err)
 		}
-		return &session{b: b, close: nc.Close}, nil
+		return newSession(b, nil, nc.Close), nil
 	}
 	dir := o.Data
 	if dir == "" {
@@ -104,21 +127,19 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		if err != nil {
 			return nil, err
 		}
-		return &session{b: c.Broker, cluster: c, close: func() { _ = c.Close(context.Background()) }}, nil
+		return newSession(c.Broker, c, func() { _ = c.Close(context.Background()) }), nil
 	}
 	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log})
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: c.Broker, cluster: c}
-	s.close = func() {
+	return newSession(c.Broker, c, func() {
 		// Finish quickly: running tasks are handed back and resume with
 		// the job next time.
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = c.Close(cctx)
-	}
-	return s, nil
+	}), nil
 }
 
 // inspect runs f on a session that reads and changes job records (in
@@ -196,7 +217,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 		fmt.Fprintln(o.Stdout, j.ID)
 		return nil
 	}
-	return follow(ctx, s.b, j.ID, o)
+	return follow(ctx, s, j.ID, o)
 }
 
 // findUnfinished returns the newest unfinished job with this spec.
@@ -224,9 +245,9 @@ func jsonEqual(a, b json.RawMessage) bool {
 }
 
 // follow waits for a job to end, showing progress, and prints its report.
-func follow(ctx context.Context, b *queue.Broker, id string, o Options) error {
+func follow(ctx context.Context, s *session, id string, o Options) error {
 	p := newProgress(o)
-	j, err := b.Wait(ctx, id, p.update)
+	j, err := s.b.Wait(ctx, id, p.update)
 	p.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -234,12 +255,26 @@ func follow(ctx context.Context, b *queue.Broker, id string, o Options) error {
 		}
 		return err
 	}
-	return printReport(ctx, b, o, j)
+	return printReport(ctx, s, o, j)
 }
 
 // fetchOutputs writes the job's outputs that the user asked for to files,
-// each atomically (a temporary file renamed into place).
-func fetchOutputs(ctx context.Context, b *queue.Broker, o Options, j *queue.Job) error {
+// each atomically (a temporary file renamed into place). Outputs handed
+// over in memory (the embedded default) are written after the session is
+// released, while the cluster closes.
+func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) error {
+	type output struct {
+		path, tmp string
+		data      []byte // in memory, if not yet in tmp
+	}
+	var outs []output
+	defer func() {
+		for _, out := range outs {
+			if out.tmp != "" {
+				os.Remove(out.tmp)
+			}
+		}
+	}()
 	for name, path := range o.Outputs {
 		obj, ok := j.Outputs[name]
 		if !ok {
@@ -249,33 +284,49 @@ func fetchOutputs(ctx context.Context, b *queue.Broker, o Options, j *queue.Job)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		err = b.DownloadTo(ctx, obj, tmp)
+		outs = append(outs, output{path: path, tmp: tmp.Name()})
+		if data, ok := s.b.TakeLocal(obj); ok {
+			outs[len(outs)-1].data = data
+			err = nil
+		} else {
+			err = s.b.DownloadTo(ctx, obj, tmp)
+		}
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
 		if err != nil {
-			os.Remove(tmp.Name())
 			return fmt.Errorf("write %s: %w", path, err)
 		}
+	}
+	if j.ReportObject != "" && len(j.Report) == 0 {
+		var buf bytes.Buffer
+		if err := s.b.DownloadTo(ctx, j.ReportObject, &buf); err != nil {
+			return err
+		}
+		j.Report = bytes.TrimSpace(buf.Bytes())
+	}
+	s.release()
+	for i, out := range outs {
+		var err error
+		if out.data != nil {
+			err = os.WriteFile(out.tmp, out.data, 0o644)
+		}
+		if err == nil {
+			err = os.Rename(out.tmp, out.path)
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", out.path, err)
+		}
+		outs[i].tmp = ""
 	}
 	return nil
 }
 
-func printReport(ctx context.Context, b *queue.Broker, o Options, j *queue.Job) error {
+func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error {
 	switch j.State {
 	case queue.StateDone:
-		if err := fetchOutputs(ctx, b, o, j); err != nil {
+		if err := fetchOutputs(ctx, s, o, j); err != nil {
 			return err
-		}
-		if j.ReportObject != "" && len(j.Report) == 0 {
-			var buf bytes.Buffer
-			if err := b.DownloadTo(ctx, j.ReportObject, &buf); err != nil {
-				return err
-			}
-			j.Report = bytes.TrimSpace(buf.Bytes())
 		}
 		if o.JSON {
 			if _, err := o.Stdout.Write(append(j.Report, '\n')); err != nil {
@@ -387,9 +438,9 @@ func Report(ctx context.Context, o Options, id string, wait bool) error {
 			return err
 		}
 		if !j.State.Final() && wait && s.cluster == nil {
-			return follow(ctx, s.b, id, o)
+			return follow(ctx, s, id, o)
 		}
-		return printReport(ctx, s.b, o, j)
+		return printReport(ctx, s, o, j)
 	})
 }
 

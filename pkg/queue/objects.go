@@ -97,6 +97,11 @@ func (b *Broker) UploadInputBytes(ctx context.Context, data []byte) (string, err
 	return name, nil
 }
 
+// TakeLocal returns an object handed over in memory in this process (see
+// EnableHandoff), which the caller must not change; ok is false for any
+// other object.
+func (b *Broker) TakeLocal(name string) (data []byte, ok bool) { return b.handoff.take(name) }
+
 // DownloadTo writes an object to w.
 func (b *Broker) DownloadTo(ctx context.Context, name string, w io.Writer) error {
 	if data, ok := b.handoff.take(name); ok {
