@@ -191,4 +191,12 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	if !bytes.Equal(mustRead(t, out), wantOut) || !bytes.Equal(mustRead(t, rej), wantRej) {
 		t.Error("multi-process --out or --rejects differ from the embedded run")
 	}
+	// Output files get the permissions of any new file (the umask's).
+	umask := syscall.Umask(0)
+	syscall.Umask(umask)
+	for _, path := range []string{out, filepath.Join(dir, "embedded.out")} {
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != os.FileMode(0o666&^umask) {
+			t.Errorf("%s: mode %v, want %v (%v)", path, st.Mode().Perm(), os.FileMode(0o666&^umask), err)
+		}
+	}
 }

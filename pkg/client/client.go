@@ -10,10 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -280,7 +283,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 		if !ok {
 			return fmt.Errorf("job %s has no output %q", j.ID, name)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+		tmp, err := createTemp(path)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
@@ -320,6 +323,19 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 		outs[i].tmp = ""
 	}
 	return nil
+}
+
+// createTemp creates a new file beside path to be renamed to it, with the
+// permissions a new file gets from the user's umask (os.CreateTemp would
+// make it private).
+func createTemp(path string) (*os.File, error) {
+	for {
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error {
