@@ -195,8 +195,12 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	umask := syscall.Umask(0)
 	syscall.Umask(umask)
 	for _, path := range []string{out, filepath.Join(dir, "embedded.out")} {
-		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != os.FileMode(0o666&^umask) {
-			t.Errorf("%s: mode %v, want %v (%v)", path, st.Mode().Perm(), os.FileMode(0o666&^umask), err)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != os.FileMode(0o666&^umask) {
+			t.Errorf("%s: mode %v, want %v", path, st.Mode().Perm(), os.FileMode(0o666&^umask))
 		}
 	}
 }
