@@ -154,12 +154,16 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 			c := chunk{File: in.File, Line: line, Text: text}
 			payload := c.encode()
 			if len(payload) > maxPayload {
-				return tasks.Invalid("%s:%d: a 9-row grid spread over %d bytes of lines (at most %d)", in.File, line, len(c.Text), maxPayload)
+				return tasks.Invalid("%s:%d: the %d puzzles from this line take %d bytes, more than a task holds (%d): a 9-row grid among them spreads over too many lines",
+					in.File, line, items, len(c.Text), maxPayload)
 			}
 			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
 			payloads = append(payloads, payload)
 			return nil
 		})
+		if errors.Is(err, tasks.ErrInvalid) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", in.File, err)
 		}

@@ -3,6 +3,7 @@ package sudokujobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -206,5 +207,17 @@ func TestChunkLimits(t *testing.T) {
 		if name == "long" && (len(plan.Tasks()) < 2 || !strings.Contains(sr.Rejects[0].Reason, "longer than")) {
 			t.Errorf("long lines: %d tasks, first reject %+v", len(plan.Tasks()), sr.Rejects[0])
 		}
+	}
+}
+
+// A grid that Cut cannot split and that does not fit in a task is a clear
+// error naming where it starts.
+func TestPlanRefusesHugeGrid(t *testing.T) {
+	text := strings.Repeat(".", 81) + "\n123456789\n" + strings.Repeat("# c\n", 500_000)
+	objs := memObjects{"g": []byte(text)}
+	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "g.txt", Object: "g"}}})
+	_, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+	if !errors.Is(err, tasks.ErrInvalid) || !strings.HasPrefix(err.Error(), "g.txt:1: the 2 puzzles from this line") {
+		t.Errorf("error %v", err)
 	}
 }
