@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -81,16 +82,7 @@ func (h *handoff) drop(name string) {
 	}
 	delete(h.m, name)
 	h.size -= len(data)
-	if i := indexOf(h.order, name); i >= 0 {
-		h.order = append(h.order[:i], h.order[i+1:]...)
+	if i := slices.Index(h.order, name); i >= 0 {
+		h.order = slices.Delete(h.order, i, i+1)
 	}
-}
-
-func indexOf(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
 }

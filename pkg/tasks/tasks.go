@@ -105,6 +105,21 @@ type Summary struct {
 	Objects Objects
 }
 
+// PutOutput stores data as the job's output name (an object named by
+// OutputObject) and records it in outputs, for a report's Outputs; without
+// an object store it does nothing.
+func (s Summary) PutOutput(ctx context.Context, outputs map[string]string, name string, data []byte) error {
+	if s.Objects == nil {
+		return nil
+	}
+	object := OutputObject(s.Job, name)
+	if err := s.Objects.Put(ctx, object, data); err != nil {
+		return err
+	}
+	outputs[name] = object
+	return nil
+}
+
 // Failure is a task that could never succeed, with the reason.
 type Failure struct {
 	Task   string `json:"task"`

@@ -8,6 +8,7 @@ package sudoku
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,14 +20,27 @@ type Grid [81]uint8
 // cell. ParseLine reads it back.
 func (g Grid) String() string {
 	var b [81]byte
-	for i, v := range g {
-		if v >= 1 && v <= 9 {
-			b[i] = '0' + v
-		} else {
-			b[i] = '.'
-		}
+	return string(g.Append(b[:0]))
+}
+
+// cellChars maps a cell to its character: '.' for empty, a digit, and '.'
+// for anything else.
+var cellChars = [256]byte{'.', '1', '2', '3', '4', '5', '6', '7', '8', '9'}
+
+func init() {
+	for v := 10; v < 256; v++ {
+		cellChars[v] = '.'
 	}
-	return string(b[:])
+}
+
+// Append appends the grid's 81 characters, as String writes them, to b.
+func (g *Grid) Append(b []byte) []byte {
+	n := len(b)
+	b = slices.Grow(b, 81)[:n+81]
+	for i, v := range g {
+		b[n+i] = cellChars[v]
+	}
+	return b
 }
 
 // Format returns the grid in the 9-row layout with '|' and '-' between
@@ -60,9 +74,7 @@ func (g Grid) Format() string {
 func (g Grid) Clues() int {
 	n := 0
 	for _, v := range g {
-		if v != 0 {
-			n++
-		}
+		n += int(uint(v)+255) >> 8 // 1 for a filled cell, without a branch
 	}
 	return n
 }

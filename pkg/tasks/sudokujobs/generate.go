@@ -165,12 +165,10 @@ func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summ
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
 	}
-	if gp.params.Out && sum.Objects != nil {
-		name := tasks.OutputObject(sum.Job, "out")
-		if err := sum.Objects.Put(context.Background(), name, out.Bytes()); err != nil {
+	if gp.params.Out {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "out", out.Bytes()); err != nil {
 			return nil, err
 		}
-		rep.outputs["out"] = name
 	}
 	return rep, nil
 }

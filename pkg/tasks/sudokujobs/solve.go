@@ -199,20 +199,13 @@ const resultMagic = "wopr-sudoku-result/2 "
 
 // chunkSummary is the part of a chunk's result that the report merges.
 type chunkSummary struct {
-	Puzzles int           `json:"puzzles"`
-	Counts  [5]int        `json:"counts"`  // by sudoku.Outcome
-	Clues   [82]int       `json:"clues"`   // puzzles by clues (all but malformed)
-	Guesses [][2]int      `json:"guesses"` // (guesses, puzzles), ascending (solved by search)
-	Hardest []chunkHard   `json:"hardest"` // the chunk's hardest, most guesses first
-	Rejects []chunkReject `json:"rejects"` // in input order
-	few     [64]int       // puzzles by guesses while the chunk is solved
-	many    map[int]int   // the same from 64 guesses on
-}
-
-type chunkHard struct {
-	Line    int    `json:"line"`
-	Puzzle  string `json:"puzzle"`
-	Guesses int    `json:"guesses"`
+	Puzzles   int           `json:"puzzles"`
+	Counts    [5]int        `json:"counts"`  // by sudoku.Outcome
+	Clues     [82]int       `json:"clues"`   // puzzles by clues (all but malformed)
+	Guesses   [][2]int      `json:"guesses"` // (guesses, puzzles), ascending (solved by search)
+	Hardest   []Hard        `json:"hardest"` // the chunk's hardest, most guesses first (File left to the report)
+	Rejects   []chunkReject `json:"rejects"` // in input order
+	byGuesses []int         // puzzles by guesses while the chunk is solved
 }
 
 // chunkReject is a puzzle not uniquely solved; its reason is in its line
@@ -228,24 +221,15 @@ func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses i
 	s.Puzzles++
 	s.Counts[o]++
 	if o != sudoku.Malformed {
-		clues := 0
-		for _, v := range g {
-			clues += int(uint(v)+255) >> 8 // 1 for a digit, 0 for empty
-		}
-		s.Clues[clues]++
+		s.Clues[g.Clues()]++
 	}
 	if o != sudoku.Malformed && o != sudoku.Invalid {
-		if guesses < len(s.few) {
-			s.few[guesses]++
-		} else {
-			if s.many == nil {
-				s.many = map[int]int{}
-			}
-			s.many[guesses]++
+		for len(s.byGuesses) <= guesses {
+			s.byGuesses = append(s.byGuesses, 0)
 		}
-		if len(s.Hardest) < hardestKept || guesses > s.Hardest[hardestKept-1].Guesses {
-			s.Hardest = pushHard(s.Hardest, chunkHard{Line: line, Puzzle: g.String(), Guesses: guesses},
-				func(h chunkHard) int { return h.Guesses })
+		s.byGuesses[guesses]++
+		if keepsHard(s.Hardest, guesses) { // before the puzzle's text is made
+			s.Hardest = pushHard(s.Hardest, Hard{Line: line, Puzzle: g.String(), Guesses: guesses})
 		}
 	}
 	if o != sudoku.Unique {
@@ -255,15 +239,11 @@ func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses i
 
 func encodeResult(s *chunkSummary, out []byte) ([]byte, error) {
 	s.Guesses = s.Guesses[:0]
-	for g, n := range s.few {
+	for g, n := range s.byGuesses {
 		if n > 0 {
 			s.Guesses = append(s.Guesses, [2]int{g, n})
 		}
 	}
-	for g, n := range s.many {
-		s.Guesses = append(s.Guesses, [2]int{g, n})
-	}
-	slices.SortFunc(s.Guesses, func(a, b [2]int) int { return a[0] - b[0] })
 	head, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -350,7 +330,6 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	var clues [82]int
 	guesses := map[int]int{}
 	outs := make([][]byte, len(sp.tasks))
-	outSize := 0
 	var rejected bytes.Buffer
 	reject := func(file string, line int, outcome, reason string) {
 		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
@@ -365,7 +344,6 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			if err := sp.failedChunk(t, reject, &outs[ti]); err != nil {
 				return nil, err
 			}
-			outSize += len(outs[ti])
 			continue
 		}
 		s, out, err := decodeResult(data, pc.Items)
@@ -373,7 +351,6 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
 		outs[ti] = out
-		outSize += len(out)
 		rep.Unique += s.Counts[sudoku.Unique]
 		rep.Multiple += s.Counts[sudoku.Multiple]
 		rep.Unsolvable += s.Counts[sudoku.Unsolvable]
@@ -386,8 +363,8 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			guesses[gn[0]] += gn[1]
 		}
 		for _, h := range s.Hardest {
-			rep.Hardest = pushHard(rep.Hardest, Hard{File: pc.File, Line: h.Line, Puzzle: h.Puzzle, Guesses: h.Guesses},
-				func(h Hard) int { return h.Guesses })
+			h.File = pc.File
+			rep.Hardest = pushHard(rep.Hardest, h)
 		}
 		if err := rejects(s.Rejects, out, func(rj chunkReject, reason string) {
 			reject(pc.File, rj.Line, rj.Outcome, reason)
@@ -407,24 +384,15 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
 	}
 	rep.outputs = map[string]string{}
-	ctx := context.Background()
-	if sp.params.Out && sum.Objects != nil {
-		out := make([]byte, 0, outSize)
-		for _, o := range outs {
-			out = append(out, o...)
-		}
-		name := tasks.OutputObject(sum.Job, "out")
-		if err := sum.Objects.Put(ctx, name, out); err != nil {
+	if sp.params.Out {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "out", bytes.Join(outs, nil)); err != nil {
 			return nil, err
 		}
-		rep.outputs["out"] = name
 	}
-	if sp.params.Rejects && sum.Objects != nil {
-		name := tasks.OutputObject(sum.Job, "rejects")
-		if err := sum.Objects.Put(ctx, name, rejected.Bytes()); err != nil {
+	if sp.params.Rejects {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "rejects", rejected.Bytes()); err != nil {
 			return nil, err
 		}
-		rep.outputs["rejects"] = name
 	}
 	return rep, nil
 }
@@ -472,15 +440,19 @@ func (sp *solvePlan) failedChunk(t tasks.Task, reject func(file string, line int
 // hardestKept is the number of hardest puzzles a report lists.
 const hardestKept = 10
 
+// keepsHard tells whether pushHard would keep a puzzle with these guesses.
+func keepsHard(h []Hard, guesses int) bool {
+	return len(h) < hardestKept || guesses > h[hardestKept-1].Guesses
+}
+
 // pushHard keeps the hardestKept puzzles with most guesses, the earliest
 // first among equals (x comes after those already kept).
-func pushHard[H any](h []H, x H, guesses func(H) int) []H {
-	g := guesses(x)
-	if len(h) == hardestKept && g <= guesses(h[hardestKept-1]) {
+func pushHard(h []Hard, x Hard) []Hard {
+	if !keepsHard(h, x.Guesses) {
 		return h
 	}
-	i, _ := slices.BinarySearchFunc(h, g, func(e H, g int) int {
-		if guesses(e) >= g {
+	i, _ := slices.BinarySearchFunc(h, x.Guesses, func(e Hard, g int) int {
+		if e.Guesses >= g {
 			return -1
 		}
 		return 1

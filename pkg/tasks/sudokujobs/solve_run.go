@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,29 +98,6 @@ func (ps *puzzleSet) add(g *sudoku.Grid) {
 	ps.bits[b/64].Or(1 << (b % 64))
 }
 
-// appendSolution appends a solved grid's 81 digits.
-func appendSolution(b []byte, g *sudoku.Grid) []byte {
-	n := len(b)
-	b = slices.Grow(b, 81)[:n+81]
-	out := b[n : n+81]
-	for i, v := range g {
-		out[i] = '0' + v
-	}
-	return b
-}
-
-// appendCells appends the grid's 81 characters, '.' for empty.
-func appendCells(b []byte, g *sudoku.Grid) []byte {
-	for _, v := range g {
-		if v == 0 {
-			b = append(b, '.')
-		} else {
-			b = append(b, '0'+v)
-		}
-	}
-	return b
-}
-
 // encodeAnswer is a puzzle's result in the cache: outcome letter, guesses
 // and answer, separated by spaces.
 func encodeAnswer(o sudoku.Outcome, guesses int, answer string) []byte {
@@ -199,7 +175,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		if sr.Outcome == sudoku.Unique {
 			// The common case, written without an intermediate string.
 			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses)
-			out = append(appendSolution(out, &sr.Solution), '\n')
+			out = append(sr.Solution.Append(out), '\n')
 			if r.cache != nil && sr.Guesses >= cacheMinGuesses {
 				r.remember(&it.Grid, sudoku.Unique, sr.Guesses, sr.Solution.String())
 			}
@@ -233,7 +209,7 @@ func (r *solveRunner) emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.G
 
 // puzzleKey is the cache key of a puzzle's result.
 func (r *solveRunner) puzzleKey(g *sudoku.Grid) []byte {
-	r.key = appendCells(append(r.key[:0], cachePrefix...), g)
+	r.key = g.Append(append(r.key[:0], cachePrefix...))
 	return r.key
 }
 
