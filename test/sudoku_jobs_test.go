@@ -34,28 +34,9 @@ func TestSudokuSolveKilledAndResumed(t *testing.T) {
 	args := func(out, rejects string) []string {
 		return []string{"sudoku", "solve", corpus, "--data", data, "--out", out, "--rejects", rejects, "--chunk", "500", "--progress"}
 	}
-	cmd := exec.Command(filepath.Join(bin, "analyze"), args(filepath.Join(dir, "out1"), filepath.Join(dir, "rej1"))...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	progress := regexp.MustCompile(`: (\d+)/(\d+) tasks`)
-	sc := bufio.NewScanner(stderr)
-	killedAt := -1
-	for sc.Scan() {
-		if m := progress.FindStringSubmatch(sc.Text()); m != nil && killedAt < 0 {
-			done, _ := strconv.Atoi(m[1])
-			total, _ := strconv.Atoi(m[2])
-			if done > 0 && done < total {
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				killedAt = done
-			}
-		}
-	}
-	err = cmd.Wait()
+	_, killedAt, err := runToMidJob(t, args(filepath.Join(dir, "out1"), filepath.Join(dir, "rej1")), func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+	})
 	var exit *exec.ExitError
 	if killedAt < 0 || !errors.As(err, &exit) {
 		t.Fatalf("the run was not killed mid-job (killed at %d tasks, exit %v)", killedAt, err)
@@ -93,6 +74,38 @@ func TestSudokuSolveKilledAndResumed(t *testing.T) {
 	if !strings.Contains(rej, "corpus.txt:300002: malformed: 80 cells, want 81") || !strings.Contains(rej, "corpus.txt:300003: invalid: ") {
 		t.Errorf("rejects:\n%s", rej)
 	}
+}
+
+// runToMidJob runs analyze with args (--progress among them), calls midJob
+// once, when the progress first shows some but not all tasks done, and
+// returns what analyze printed on stdout, the tasks done when midJob was
+// called (-1: never), and how analyze exited.
+func runToMidJob(t *testing.T, args []string, midJob func(*exec.Cmd)) ([]byte, int, error) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := regexp.MustCompile(`: (\d+)/(\d+) tasks`)
+	sc := bufio.NewScanner(stderr)
+	at := -1
+	for sc.Scan() {
+		if m := progress.FindStringSubmatch(sc.Text()); m != nil && at < 0 {
+			done, _ := strconv.Atoi(m[1])
+			total, _ := strconv.Atoi(m[2])
+			if done > 0 && done < total {
+				midJob(cmd)
+				at = done
+			}
+		}
+	}
+	return stdout.Bytes(), at, cmd.Wait()
 }
 
 func mustRead(t *testing.T, path string) []byte {
@@ -150,37 +163,15 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	c := startCluster(t)
 	out, rej := filepath.Join(dir, "mp.out"), filepath.Join(dir, "mp.rej")
 	args := append(append([]string{"sudoku", "solve"}, files...), "--nats", c.url, "--out", out, "--rejects", rej, "--json", "--progress", "--chunk", "150")
-	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
+	stdout, killedAt, err := runToMidJob(t, args, func(*exec.Cmd) { _ = c.workers[0].stop(t, syscall.SIGKILL) })
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	progress := regexp.MustCompile(`: (\d+)/(\d+) tasks`)
-	sc := bufio.NewScanner(stderr)
-	killed := false
-	for sc.Scan() {
-		if m := progress.FindStringSubmatch(sc.Text()); m != nil && !killed {
-			done, _ := strconv.Atoi(m[1])
-			total, _ := strconv.Atoi(m[2])
-			if done > 0 && done < total {
-				_ = c.workers[0].stop(t, syscall.SIGKILL)
-				killed = true
-			}
-		}
-	}
-	if err := cmd.Wait(); err != nil {
 		t.Fatalf("analyze --nats: %v", err)
 	}
-	if !killed {
+	if killedAt < 0 {
 		t.Fatal("no worker was killed mid-job")
 	}
 	var got report
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := json.Unmarshal(stdout, &got); err != nil {
 		t.Fatal(err)
 	}
 	gj, _ := json.Marshal(got)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
 // runPlan runs every task of a plan with one runner (no queue) and merges.
@@ -18,20 +19,7 @@ func runPlan(t *testing.T, p CountParams) *CountReport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Count{}.NewRunner(tasks.Env{})
-	results := map[string][]byte{}
-	for _, task := range plan.Tasks() {
-		out, err := r.Run(context.Background(), task.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		results[task.ID] = out.Data
-	}
-	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Tasks: len(results)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep.(*CountReport)
+	return taskstest.RunPlan(t, Count{}, plan, tasks.Env{}, tasks.Summary{}).(*CountReport)
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
 // runSolve runs every task of a solve plan with one runner and merges.
@@ -20,20 +21,7 @@ func runSolve(t *testing.T, p SolveParams, env tasks.Env) *SolveReport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Solve{}.NewRunner(env)
-	results := map[string][]byte{}
-	for _, task := range plan.Tasks() {
-		out, err := r.Run(context.Background(), task.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		results[task.ID] = out.Data
-	}
-	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Tasks: len(results)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep.(*SolveReport)
+	return taskstest.RunPlan(t, Solve{}, plan, env, tasks.Summary{}).(*SolveReport)
 }
 
 // TestSolveMatchesEngine: at every split depth the job's value, best moves

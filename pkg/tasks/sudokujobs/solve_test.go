@@ -11,6 +11,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
 func TestResultRoundTrip(t *testing.T) {
@@ -28,7 +29,7 @@ func TestResultRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum.few, sum.many = [64]int{}, nil
+	sum.byGuesses = nil
 	if !reflect.DeepEqual(got, sum) || string(gotOut) != string(out) {
 		t.Errorf("round trip:\ngot  %+v %q\nwant %+v %q", got, gotOut, sum, out)
 	}
@@ -71,20 +72,7 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := Solve{}.NewRunner(tasks.Env{})
-		results := map[string][]byte{}
-		for _, task := range plan.Tasks() {
-			out, err := r.Run(context.Background(), task.Payload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[task.ID] = out.Data
-		}
-		rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Job: "j", Objects: objs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sr := rep.(*SolveReport)
+		sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, tasks.Summary{Job: "j", Objects: objs}).(*SolveReport)
 		if sr.Puzzles != 4 || sr.Unique != 2 || sr.Multiple != 1 || sr.Malformed != 1 {
 			t.Errorf("chunk %d: %+v", size, sr)
 		}
