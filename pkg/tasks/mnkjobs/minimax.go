@@ -61,26 +61,13 @@ func (Minimax) Version() int { return 1 }
 
 // Plan implements tasks.Kind.
 func (Minimax) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
-	var p MinimaxParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, tasks.Invalid("mnk.minimax parameters: %v", err)
-	}
-	if _, _, err := p.Validate(); err != nil {
-		return nil, err
-	}
-	payload, _ := json.Marshal(p)
-	return singlePlan{task: tasks.Task{ID: "minimax", Payload: payload}, report: func() tasks.Report { return &MinimaxReport{} }}, nil
+	return planOne(raw, "mnk.minimax", "minimax", MinimaxParams.Validate, func() tasks.Report { return &MinimaxReport{} })
 }
 
 // MinimaxReport is the report of an "mnk.minimax" job. The score is for the
 // side to move; the move is [row, col].
 type MinimaxReport struct {
-	Board      string `json:"board"`
-	Rows       int    `json:"rows"`
-	Cols       int    `json:"cols"`
-	K          int    `json:"k"`
-	Position   string `json:"position"`
-	ToMove     string `json:"to_move"`
+	positionHead
 	Cutoff     bool   `json:"cutoff"`
 	DepthScore bool   `json:"depth_score"`
 	Complete   bool   `json:"complete"`
@@ -88,26 +75,19 @@ type MinimaxReport struct {
 	BestMove   [2]int `json:"best_move"`
 	Score      int    `json:"score"`
 	// SearchSeconds is the time of the minimax itself.
-	SearchSeconds  float64         `json:"search_seconds"`
-	FailedTasks    int             `json:"failed_tasks"`
-	Failures       []tasks.Failure `json:"failures,omitempty"`
-	ElapsedSeconds float64         `json:"elapsed_seconds"`
+	SearchSeconds float64 `json:"search_seconds"`
+	oneTask
 }
 
 func (r *MinimaxReport) finish(sum tasks.Summary) {
-	r.FailedTasks, r.Failures, r.ElapsedSeconds = len(sum.Failures), sum.Failures, sum.Elapsed.Seconds()
-	r.Complete = r.FailedTasks == 0 && r.Board != ""
+	r.Complete = r.oneTask.finish(sum) && r.Board != ""
 }
 
 // Text implements tasks.Report.
 func (r *MinimaxReport) Text() string {
 	var b strings.Builder
 	if !r.Complete {
-		fmt.Fprintf(&b, "INCOMPLETE: the minimax failed\n")
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-		}
-		return b.String()
+		return r.incomplete("minimax")
 	}
 	variant := "textbook minimax"
 	if r.Cutoff {
@@ -147,8 +127,7 @@ func (minimaxRunner) Run(ctx context.Context, payload []byte) (tasks.Output, err
 		return tasks.Output{}, err
 	}
 	rep := MinimaxReport{
-		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Position: g.String(pos), ToMove: toMove(pos), Cutoff: p.Cutoff, DepthScore: p.DepthScore,
+		positionHead: headOf(g, pos), Cutoff: p.Cutoff, DepthScore: p.DepthScore,
 		Calls: res.Calls, BestMove: cellRC(res.Move), Score: res.Score, SearchSeconds: time.Since(start).Seconds(),
 	}
 	data, err := json.Marshal(rep)

@@ -115,47 +115,13 @@ func (Search) Version() int { return 1 }
 
 // Plan implements tasks.Kind.
 func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
-	var p SearchParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, tasks.Invalid("mnk.search parameters: %v", err)
-	}
-	if _, _, err := p.Validate(); err != nil {
-		return nil, err
-	}
-	payload, _ := json.Marshal(p)
-	return singlePlan{task: tasks.Task{ID: "search", Payload: payload}, report: func() tasks.Report { return &SearchReport{} }}, nil
-}
-
-// singlePlan is a job of one task whose result is the report itself.
-type singlePlan struct {
-	task   tasks.Task
-	report func() tasks.Report
-}
-
-func (sp singlePlan) Tasks() []tasks.Task { return []tasks.Task{sp.task} }
-
-func (sp singlePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
-	rep := sp.report()
-	if data, ok := results(sp.task.ID); ok {
-		if err := json.Unmarshal(data, rep); err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", sp.task.ID, err)
-		}
-	}
-	if r, ok := rep.(interface{ finish(tasks.Summary) }); ok {
-		r.finish(sum)
-	}
-	return rep, nil
+	return planOne(raw, "mnk.search", "search", SearchParams.Validate, func() tasks.Report { return &SearchReport{} })
 }
 
 // SearchReport is the report of an "mnk.search" job. Scores are for the
 // side to move in the searched position; cells are [row, col].
 type SearchReport struct {
-	Board    string   `json:"board"`
-	Rows     int      `json:"rows"`
-	Cols     int      `json:"cols"`
-	K        int      `json:"k"`
-	Position string   `json:"position"`
-	ToMove   string   `json:"to_move"`
+	positionHead
 	Complete bool     `json:"complete"`
 	BestMove [2]int   `json:"best_move"`
 	Score    int      `json:"score"`
@@ -167,9 +133,7 @@ type SearchReport struct {
 	NodesPerSecond float64           `json:"nodes_per_second"`
 	SearchSeconds  float64           `json:"search_seconds"`
 	Iterations     []SearchIteration `json:"iterations"`
-	FailedTasks    int               `json:"failed_tasks"`
-	Failures       []tasks.Failure   `json:"failures,omitempty"`
-	ElapsedSeconds float64           `json:"elapsed_seconds"`
+	oneTask
 }
 
 // SearchIteration is one iteration of iterative deepening.
@@ -185,20 +149,13 @@ type SearchIteration struct {
 	EBF float64 `json:"ebf"`
 }
 
-func (r *SearchReport) finish(sum tasks.Summary) {
-	r.FailedTasks, r.Failures, r.ElapsedSeconds = len(sum.Failures), sum.Failures, sum.Elapsed.Seconds()
-	r.Complete = r.FailedTasks == 0 && r.Board != ""
-}
+func (r *SearchReport) finish(sum tasks.Summary) { r.Complete = r.oneTask.finish(sum) && r.Board != "" }
 
 // Text implements tasks.Report.
 func (r *SearchReport) Text() string {
 	var b strings.Builder
 	if !r.Complete {
-		fmt.Fprintf(&b, "INCOMPLETE: the search failed\n")
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-		}
-		return b.String()
+		return r.incomplete("search")
 	}
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: search of %s, %s to move\n", r.Rows, r.Cols, r.K, r.Position, r.ToMove)
 	row := func(label, format string, args ...any) {
@@ -236,8 +193,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		return tasks.Output{}, err
 	}
 	rep := SearchReport{
-		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Position: g.String(pos), ToMove: toMove(pos), BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
+		positionHead: headOf(g, pos), BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
 		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies()),
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
