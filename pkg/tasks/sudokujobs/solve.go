@@ -21,8 +21,9 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// DefaultChunk is the number of puzzles per task: about 100 KB of payload
-// and of result, well under the 1 MiB message limit, and 5-10 ms of work.
+// DefaultChunk is the number of puzzles per task: 82 KB of payload and of
+// result for one-line puzzles, well under the 1 MiB message limit, and
+// about 6 ms of work for 17-clue puzzles (a million in 1,000 tasks: 6 CPU-s).
 const DefaultChunk = 1000
 
 // MaxChunk keeps a task's result under the 1 MiB message limit: at most
