@@ -226,6 +226,19 @@ func (g *Game) LineThrough(stones uint64, cell int) bool {
 	return false
 }
 
+// insertMove adds move c with score v to the n moves ordered by score,
+// highest first, after those of equal score, and returns n+1: the move
+// ordering of the solver and the search.
+func insertMove(moves *[64]int8, sc *[64]int32, n int, c int8, v int32) int {
+	j := n
+	for j > 0 && sc[j-1] < v {
+		moves[j], sc[j] = moves[j-1], sc[j-1]
+		j--
+	}
+	moves[j], sc[j] = c, v
+	return n + 1
+}
+
 // windowWeights sets cs[c], for every empty cell c, to the move-ordering
 // score of the solver and the search: the sum, over the windows through c
 // still open to a side, of that side's weight (attack for me, defence for

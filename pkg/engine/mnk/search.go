@@ -279,13 +279,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 			case ttMove:
 				v = 1 << 29
 			}
-			j := n
-			for j > 0 && sc[j-1] < v {
-				moves[j], sc[j] = moves[j-1], sc[j-1]
-				j--
-			}
-			moves[j], sc[j] = c, v
-			n++
+			n = insertMove(moves, sc, n, c, v)
 		}
 	}
 

@@ -535,13 +535,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 				continue
 			}
 			v := cs[c]<<12 + int32(min(hist[c]>>4, 4095))
-			j := n
-			for j > 0 && sc[j-1] < v {
-				moves[j], sc[j] = moves[j-1], sc[j-1]
-				j--
-			}
-			moves[j], sc[j] = c, v
-			n++
+			n = insertMove(moves, sc, n, c, v)
 		}
 	}
 
