@@ -1,0 +1,57 @@
+// Package daemon holds what the long-running commands (coordinator,
+// worker) share on the command line: the app's frame, the flags every
+// process has, logging and the exit codes (2 for usage errors, 1 for
+// failures).
+package daemon
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// App returns a command-line app named name whose usage errors exit 2.
+// flags come after --nats and --data (whose help says what is in DIR) and
+// before --verbose.
+func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
+	all := []cli.Flag{
+		&cli.StringFlag{Name: "nats", Usage: "NATS server `URL`", Value: "nats://127.0.0.1:4222", EnvVars: []string{"WOPR_NATS"}},
+		&cli.StringFlag{Name: "data", Usage: dataUsage, Required: true, EnvVars: []string{"WOPR_DATA"}},
+	}
+	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
+	return &cli.App{
+		Name:            name,
+		Usage:           usage,
+		HideHelpCommand: true,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			Usage(name, "%v", err)
+			return nil
+		},
+		Flags: all,
+	}
+}
+
+// Usage reports a usage error of command name and exits 2.
+func Usage(name, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", name, fmt.Sprintf(format, args...))
+	os.Exit(2)
+}
+
+// Run runs app; a failure is reported and exits 1.
+func Run(app *cli.App) {
+	if err := app.Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, app.Name+":", err)
+		os.Exit(1)
+	}
+}
+
+// Logger logs text to stderr, debug messages too with --verbose.
+func Logger(c *cli.Context) *slog.Logger {
+	level := slog.LevelInfo
+	if c.Bool("verbose") {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
