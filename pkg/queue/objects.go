@@ -63,7 +63,9 @@ func (o objects) Put(ctx context.Context, name string, data []byte) error {
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}
-	o.h.put(name, data)
+	if !isOutput(name) { // an output that did not fit still does not
+		o.h.put(name, data)
+	}
 	return nil
 }
 
