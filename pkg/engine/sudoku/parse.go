@@ -86,12 +86,7 @@ func Parse(r io.Reader, yield func(Item) error) error {
 // line, gives exactly the items of parsing the whole text.
 func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
 	p := parser{yield: yield, lineNo: firstLine - 1}
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line = data[:i+1]
-		}
-		data = data[len(line):]
+	for line := range bytes.Lines(data) {
 		if err := p.line(line, len(line) > maxLine); err != nil {
 			return err
 		}
@@ -115,14 +110,9 @@ func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items, c
 	}
 	items, size := 0, 0
 	p := parser{yield: func(Item) error { items++; return nil }, countOnly: true}
-	start, startLine := 0, 1
-	for off := 0; off < len(data); {
-		end := len(data)
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = off + i + 1
-		}
-		line := data[off:end]
-		off = end
+	start, startLine, off := 0, 1, 0
+	for line := range bytes.Lines(data) {
+		off += len(line)
 		if err := p.line(line, len(line) > maxLine); err != nil {
 			return err
 		}
@@ -150,12 +140,7 @@ func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items, c
 // bounded by the number of lines, and never more than the text's. (A byte
 // order mark at the start is kept.)
 func Compact(dst, text []byte) []byte {
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line = text[:i+1]
-		}
-		text = text[len(line):]
+	for line := range bytes.Lines(text) {
 		body, nl := bytes.CutSuffix(line, []byte{'\n'})
 		switch {
 		case len(line) > maxLine:

@@ -220,12 +220,7 @@ func cutMatchesParse(t *testing.T, text string, per, maxBytes int) {
 			t.Fatalf("piece %d: Compact made it longer", pieces)
 		}
 		size := 0
-		for rest := piece; len(rest) > 0; {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line = rest[:i+1]
-			}
-			rest = rest[len(line):]
+		for line := range bytes.Lines(piece) {
 			size += compactLen(line)
 		}
 		if size != len(compact) || compacted != len(compact) {
