@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -9,21 +8,24 @@ import (
 )
 
 // handoff passes object contents between the parts of one process that
-// share a Broker (the embedded default: the client and the coordinator),
-// so that an object written by one part and read by another does not make
-// a round trip through the object store: an input that the client uploads
-// and the coordinator plans, an output that the coordinator writes and the
-// client downloads. Inputs still go to the object store too (a resumed job
-// reads its input from there); outputs, read once by the client of the same
-// process, stay in memory only, unless they do not fit. An entry is taken
-// by its first read; at most max bytes are held, the oldest input dropped
-// first.
+// share a Broker (the embedded default: the client and the coordinator) in
+// memory, so that they make no round trip through the object store:
+//   - an input that the client hands over (UploadInputBytes) is kept until
+//     the process ends and is not uploaded at all: only this process reads
+//     it (its coordinator plans the job; a job interrupted and resumed is
+//     resumed by a later client, which hands the input over again). An
+//     input that does not fit goes to the object store as on a cluster.
+//   - an output, written by the coordinator and read once by the client of
+//     the same process, is held until that read, unless it does not fit:
+//     then it goes to the object store.
+//
+// At most max bytes are held in all.
 type handoff struct {
-	mu    sync.Mutex
-	m     map[string][]byte
-	order []string // names of inputs, oldest first
-	size  int
-	max   int // bytes held at most
+	mu     sync.Mutex
+	inputs map[string][]byte // kept: read any number of times
+	m      map[string][]byte // outputs: taken by their first read
+	size   int
+	max    int
 }
 
 const handoffMax = 2 << 30
@@ -33,14 +35,35 @@ const handoffMax = 2 << 30
 // and whose outputs are read by a client in it: the embedded default.
 func (b *Broker) EnableHandoff() { b.handoff = newHandoff(handoffMax) }
 
-func newHandoff(max int) *handoff { return &handoff{m: map[string][]byte{}, max: max} }
+func newHandoff(max int) *handoff {
+	return &handoff{inputs: map[string][]byte{}, m: map[string][]byte{}, max: max}
+}
 
-// isOutput tells the objects that the handoff keeps in memory only.
+// isOutput tells the objects that the handoff takes once.
 func isOutput(name string) bool { return strings.HasPrefix(name, tasks.OutputPrefix) }
 
-// put offers data (which must not change afterwards) under name and tells
-// whether it is held. An output is held only if it fits beside the outputs
-// already held; inputs make room for it, oldest first.
+// keep holds the input data (which must not change afterwards) under name
+// until the process ends and tells whether it is held: false if it does not
+// fit.
+func (h *handoff) keep(name string, data []byte) bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.inputs[name]; ok {
+		return true
+	}
+	if h.size+len(data) > h.max {
+		return false
+	}
+	h.inputs[name] = data
+	h.size += len(data)
+	return true
+}
+
+// put offers an output (which must not change afterwards) under name, for
+// one read, and tells whether it is held: false if it does not fit.
 func (h *handoff) put(name string, data []byte) bool {
 	if h == nil {
 		return false
@@ -48,41 +71,34 @@ func (h *handoff) put(name string, data []byte) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.drop(name)
-	for h.size+len(data) > h.max && len(h.order) > 0 {
-		h.drop(h.order[0])
-	}
 	if h.size+len(data) > h.max {
 		return false
 	}
 	h.m[name] = data
 	h.size += len(data)
-	if !isOutput(name) {
-		h.order = append(h.order, name)
-	}
 	return true
 }
 
-// take returns and forgets what was offered under name.
+// take returns what was handed over under name: an input stays, an output
+// is forgotten.
 func (h *handoff) take(name string) ([]byte, bool) {
 	if h == nil {
 		return nil, false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if data, ok := h.inputs[name]; ok {
+		return data, true
+	}
 	data, ok := h.m[name]
 	h.drop(name)
 	return data, ok
 }
 
-// drop forgets name; h.mu is held.
+// drop forgets the output name; h.mu is held.
 func (h *handoff) drop(name string) {
-	data, ok := h.m[name]
-	if !ok {
-		return
-	}
-	delete(h.m, name)
-	h.size -= len(data)
-	if i := slices.Index(h.order, name); i >= 0 {
-		h.order = slices.Delete(h.order, i, i+1)
+	if data, ok := h.m[name]; ok {
+		delete(h.m, name)
+		h.size -= len(data)
 	}
 }

@@ -63,9 +63,6 @@ func (o objects) Put(ctx context.Context, name string, data []byte) error {
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}
-	if !isOutput(name) { // an output that did not fit still does not
-		o.h.put(name, data)
-	}
 	return nil
 }
 
@@ -81,12 +78,16 @@ func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
 }
 
 // UploadInputBytes is UploadInput of data, which must not change afterwards.
+// With the handoff (the embedded default) an input that fits is kept in
+// memory for this process instead of being uploaded (see handoff).
 func (b *Broker) UploadInputBytes(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	name := "input/" + hex.EncodeToString(sum[:])
+	if b.handoff.keep(name, data) {
+		return name, nil
+	}
 	info, err := b.Objects.GetInfo(ctx, name)
 	if err == nil && info.Size == uint64(len(data)) {
-		b.handoff.put(name, data)
 		return name, nil
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -95,7 +96,6 @@ func (b *Broker) UploadInputBytes(ctx context.Context, data []byte) (string, err
 	if _, err := b.Objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
 		return "", fmt.Errorf("upload input: %w", err)
 	}
-	b.handoff.put(name, data)
 	return name, nil
 }
 

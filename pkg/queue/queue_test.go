@@ -116,10 +116,10 @@ func TestValidToken(t *testing.T) {
 	}
 }
 
-// With the handoff, a Broker's reads of an input it uploaded come from
-// memory once and from the object store after that; other Brokers read the
-// store. An output stays in memory for one read; without the handoff it is
-// in the store.
+// With the handoff, an input stays in the memory of the Broker it was
+// handed to, for any number of reads, and is not uploaded; without the
+// handoff it is uploaded. An output stays in memory for one read; without
+// the handoff it is in the store.
 func TestObjectsHandoff(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
@@ -133,11 +133,19 @@ func TestObjectsHandoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, objs := range []tasks.Objects{b.ObjectStore(), b.ObjectStore(), other.ObjectStore()} {
-		got, err := objs.Get(ctx, name)
-		if err != nil || string(got) != string(input) {
+	for range 2 {
+		if got, err := b.ObjectStore().Get(ctx, name); err != nil || string(got) != string(input) {
 			t.Fatalf("get %s: %q, %v", name, got, err)
 		}
+	}
+	if _, err := other.ObjectStore().Get(ctx, name); err == nil {
+		t.Errorf("input %s uploaded, though handed over in memory", name)
+	}
+	if name2, err := other.UploadInputBytes(ctx, input); err != nil || name2 != name {
+		t.Fatalf("upload without the handoff: %s, %v", name2, err)
+	}
+	if got, err := other.ObjectStore().Get(ctx, name); err != nil || string(got) != string(input) {
+		t.Fatalf("get %s from the store: %q, %v", name, got, err)
 	}
 	out := []byte("solutions\n")
 	for _, br := range []*queue.Broker{b, other} {
