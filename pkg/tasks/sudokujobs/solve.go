@@ -192,11 +192,18 @@ type solvePlan struct {
 // Tasks implements tasks.Plan.
 func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
 
-// A task's result is the header line "wopr-sudoku-result/2 <summary as
-// JSON>", then the chunk's lines of --out, one per puzzle in order: what
-// the report needs is computed by the workers, and merging a million
-// puzzles is appending their lines.
-const resultMagic = "wopr-sudoku-result/2 "
+// A task's result is the header line "wopr-sudoku-result/3 <summary as
+// JSON>", then the chunk's puzzles in order: a unique puzzle as its
+// solution packed two digits to a byte (packedLen bytes, half its line of
+// --out), any other as its line of --out ("<outcome>: <reason>\n"); the
+// summary's rejects tell which is which. What the report needs is computed
+// by the workers, and merging a million puzzles is unpacking their lines
+// in order. Results of format 2 (the build before; a worker's cache may
+// hold them) have every puzzle's line of --out as text, and are read too.
+const (
+	resultMagic   = "wopr-sudoku-result/3 "
+	resultMagicV2 = "wopr-sudoku-result/2 "
+)
 
 // chunkSummary is the part of a chunk's result that the report merges.
 type chunkSummary struct {
@@ -238,7 +245,7 @@ func (s *chunkSummary) add(line int, g *sudoku.Grid, o sudoku.Outcome, guesses i
 	}
 }
 
-func encodeResult(s *chunkSummary, out []byte) ([]byte, error) {
+func encodeResult(s *chunkSummary, body []byte) ([]byte, error) {
 	s.Guesses = s.Guesses[:0]
 	for g, n := range s.byGuesses {
 		if n > 0 {
@@ -249,29 +256,155 @@ func encodeResult(s *chunkSummary, out []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(resultMagic)+len(head)+1+len(out))
+	b := make([]byte, 0, len(resultMagic)+len(head)+1+len(body))
 	b = append(append(append(b, resultMagic...), head...), '\n')
-	return append(b, out...), nil
+	return append(b, body...), nil
 }
 
-// decodeResult splits a chunk's result into its summary and its lines of
-// --out, and checks that there is a line for each of its puzzles.
-func decodeResult(data []byte, puzzles int) (chunkSummary, []byte, error) {
-	var s chunkSummary
-	head, out, ok := bytes.Cut(data, []byte{'\n'})
-	if !ok || !bytes.HasPrefix(head, []byte(resultMagic)) {
-		return s, nil, errors.New("not a sudoku chunk result")
+// chunkResult is a decoded result.
+type chunkResult struct {
+	chunkSummary
+	body   []byte
+	packed bool // false: format 2, every puzzle's line as text
+}
+
+// decodeResult reads a chunk's result; its body is checked when it is
+// expanded.
+func decodeResult(data []byte, puzzles int) (*chunkResult, error) {
+	head, body, ok := bytes.Cut(data, []byte{'\n'})
+	r := &chunkResult{body: body}
+	switch {
+	case ok && bytes.HasPrefix(head, []byte(resultMagic)):
+		r.packed = true
+	case ok && bytes.HasPrefix(head, []byte(resultMagicV2)):
+	default:
+		return nil, errors.New("not a sudoku chunk result")
 	}
-	if err := json.Unmarshal(head[len(resultMagic):], &s); err != nil {
-		return s, nil, fmt.Errorf("summary: %w", err)
+	if err := json.Unmarshal(head[len(resultMagic):], &r.chunkSummary); err != nil {
+		return nil, fmt.Errorf("summary: %w", err)
 	}
-	if s.Puzzles != puzzles {
-		return s, nil, fmt.Errorf("%d results for %d puzzles", s.Puzzles, puzzles)
+	if r.Puzzles != puzzles {
+		return nil, fmt.Errorf("%d results for %d puzzles", r.Puzzles, puzzles)
 	}
-	if n := bytes.Count(out, []byte{'\n'}); n != puzzles || (len(out) > 0 && out[len(out)-1] != '\n') {
-		return s, nil, fmt.Errorf("%d output lines for %d puzzles", n, puzzles)
+	return r, nil
+}
+
+// outSize is the length of the chunk's lines of --out.
+func (r *chunkResult) outSize() int {
+	if !r.packed {
+		return len(r.body)
 	}
-	return s, out, nil
+	unique := r.Puzzles - len(r.Rejects)
+	return len(r.body) + unique*(cells+1-packedLen)
+}
+
+// expand appends the chunk's lines of --out to dst (nothing if write is
+// false) and calls f with each reject and its reason, the text of its line
+// after "<outcome>: ". It checks that the body holds exactly the chunk's
+// puzzles.
+func (r *chunkResult) expand(dst []byte, write bool, f func(chunkReject, string)) ([]byte, error) {
+	body := r.body
+	// uniques takes n unique puzzles from body.
+	uniques := func(n int) error {
+		if r.packed {
+			if len(body) < n*packedLen {
+				return fmt.Errorf("%d bytes for %d packed solutions", len(body), n)
+			}
+			if write {
+				var ok bool
+				if dst, ok = unpackSolutions(dst, body[:n*packedLen]); !ok {
+					return errors.New("a packed solution is not made of digits 1-9")
+				}
+			}
+			body = body[n*packedLen:]
+			return nil
+		}
+		for range n {
+			i := bytes.IndexByte(body, '\n')
+			if i < 0 {
+				return errors.New("fewer output lines than puzzles")
+			}
+			if write {
+				dst = append(dst, body[:i+1]...)
+			}
+			body = body[i+1:]
+		}
+		return nil
+	}
+	next := 0 // the index of the next puzzle
+	for _, rj := range r.Rejects {
+		if rj.Index < next || rj.Index >= r.Puzzles {
+			return dst, fmt.Errorf("reject index %d out of order or past the %d puzzles", rj.Index, r.Puzzles)
+		}
+		if err := uniques(rj.Index - next); err != nil {
+			return dst, err
+		}
+		line, rest, ok := bytes.Cut(body, []byte{'\n'})
+		reason, ok2 := bytes.CutPrefix(line, []byte(rj.Outcome+": "))
+		if !ok || !ok2 {
+			return dst, fmt.Errorf("output line of the %s puzzle %d is %q", rj.Outcome, rj.Index, line)
+		}
+		f(rj, string(reason))
+		if write {
+			dst = append(append(dst, line...), '\n')
+		}
+		body, next = rest, rj.Index+1
+	}
+	if err := uniques(r.Puzzles - next); err != nil {
+		return dst, err
+	}
+	if len(body) > 0 {
+		return dst, fmt.Errorf("%d bytes after the last puzzle", len(body))
+	}
+	return dst, nil
+}
+
+const cells = 81
+
+// packedLen is the length of a packed solution: 81 digits, two to a byte.
+const packedLen = (cells + 1) / 2
+
+// packSolution appends the packed solution g.
+func packSolution(dst []byte, g *sudoku.Grid) []byte {
+	for i := 0; i < cells-1; i += 2 {
+		dst = append(dst, g[i]<<4|g[i+1])
+	}
+	return append(dst, g[cells-1]<<4)
+}
+
+// unpacked maps a packed byte to its two digits, and tells whether both
+// are 1-9 (the last byte of a solution is checked apart).
+var unpacked = func() (t [256]struct {
+	digits [2]byte
+	ok     bool
+}) {
+	for b := range t {
+		hi, lo := b>>4, b&15
+		t[b].digits = [2]byte{'0' + byte(hi), '0' + byte(lo)}
+		t[b].ok = hi >= 1 && hi <= 9 && lo >= 1 && lo <= 9
+	}
+	return t
+}()
+
+// unpackSolutions appends the lines of --out of packed solutions (a
+// multiple of packedLen bytes); ok is false if one is not made of digits.
+func unpackSolutions(dst, packed []byte) ([]byte, bool) {
+	n := len(dst)
+	dst = slices.Grow(dst, len(packed)/packedLen*(cells+1))
+	ok := true
+	for ; len(packed) >= packedLen; packed = packed[packedLen:] {
+		line := dst[n : n+cells+1]
+		for i, b := range packed[:packedLen-1] {
+			u := &unpacked[b]
+			ok = ok && u.ok
+			line[2*i], line[2*i+1] = u.digits[0], u.digits[1]
+		}
+		last := packed[packedLen-1]
+		ok = ok && last&15 == 0 && last>>4 >= 1 && last>>4 <= 9
+		line[cells-1], line[cells] = '0'+last>>4, '\n'
+		n += cells + 1
+	}
+	return dst[:n], ok
 }
 
 // SolveReport is the report of a "sudoku.solve" job.
@@ -330,47 +463,35 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	}
 	var clues [82]int
 	guesses := map[int]int{}
-	outs := make([][]byte, len(sp.tasks))
-	var rejected bytes.Buffer
-	reject := func(file string, line int, outcome, reason string) {
-		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
-		rejected.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
-	}
+	decoded := make([]*chunkResult, len(sp.tasks)) // nil: the task failed
+	size := 0
 	for ti, t := range sp.tasks {
 		pc := sp.pieces[ti]
 		rep.Puzzles += pc.Items
 		data, ok := results(t.ID)
 		if !ok {
-			// The task failed: its lines are still accounted for.
-			if err := sp.failedChunk(t, reject, &outs[ti]); err != nil {
-				return nil, err
-			}
 			continue
 		}
-		s, out, err := decodeResult(data, pc.Items)
+		r, err := decodeResult(data, pc.Items)
 		if err != nil {
 			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
-		outs[ti] = out
-		rep.Unique += s.Counts[sudoku.Unique]
-		rep.Multiple += s.Counts[sudoku.Multiple]
-		rep.Unsolvable += s.Counts[sudoku.Unsolvable]
-		rep.Invalid += s.Counts[sudoku.Invalid]
-		rep.Malformed += s.Counts[sudoku.Malformed]
-		for i, n := range s.Clues {
+		decoded[ti] = r
+		size += r.outSize()
+		rep.Unique += r.Counts[sudoku.Unique]
+		rep.Multiple += r.Counts[sudoku.Multiple]
+		rep.Unsolvable += r.Counts[sudoku.Unsolvable]
+		rep.Invalid += r.Counts[sudoku.Invalid]
+		rep.Malformed += r.Counts[sudoku.Malformed]
+		for i, n := range r.Clues {
 			clues[i] += n
 		}
-		for _, gn := range s.Guesses {
+		for _, gn := range r.Guesses {
 			guesses[gn[0]] += gn[1]
 		}
-		for _, h := range s.Hardest {
+		for _, h := range r.Hardest {
 			h.File = pc.File
 			rep.Hardest = pushHard(rep.Hardest, h)
-		}
-		if err := rejects(s.Rejects, out, func(rj chunkReject, reason string) {
-			reject(pc.File, rj.Line, rj.Outcome, reason)
-		}); err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
 	}
 	for i, n := range clues {
@@ -384,9 +505,37 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
 	}
+
+	// The lines of --out and the rejects, in input order.
+	var out []byte
+	if sp.params.Out {
+		out = make([]byte, 0, size)
+	}
+	var rejected bytes.Buffer
+	reject := func(file string, line int, outcome, reason string) {
+		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
+		rejected.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
+	}
+	for ti, t := range sp.tasks {
+		pc := sp.pieces[ti]
+		if decoded[ti] == nil {
+			// The task failed: its lines are still accounted for.
+			if err := sp.failedChunk(t, reject, &out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var err error
+		out, err = decoded[ti].expand(out, sp.params.Out, func(rj chunkReject, reason string) {
+			reject(pc.File, rj.Line, rj.Outcome, reason)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+	}
 	rep.outputs = map[string]string{}
 	if sp.params.Out {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "out", bytes.Join(outs, nil)); err != nil {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "out", out); err != nil {
 			return nil, err
 		}
 	}
@@ -396,31 +545,6 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		}
 	}
 	return rep, nil
-}
-
-// rejects calls f with each reject of a chunk and its reason, read from
-// the chunk's lines of --out ("<outcome>: <reason>").
-func rejects(list []chunkReject, out []byte, f func(chunkReject, string)) error {
-	index := 0
-	for _, rj := range list {
-		if rj.Index < index {
-			return fmt.Errorf("rejects out of order at index %d", rj.Index)
-		}
-		for ; index < rj.Index; index++ {
-			i := bytes.IndexByte(out, '\n')
-			if i < 0 {
-				return fmt.Errorf("reject %d past the output lines", rj.Index)
-			}
-			out = out[i+1:]
-		}
-		line, _, _ := bytes.Cut(out, []byte{'\n'})
-		reason, ok := bytes.CutPrefix(line, []byte(rj.Outcome+": "))
-		if !ok {
-			return fmt.Errorf("output line %d of a %s puzzle is %q", rj.Index, rj.Outcome, line)
-		}
-		f(rj, string(reason))
-	}
-	return nil
 }
 
 // failedChunk accounts for the puzzles of a task that failed: each is

@@ -115,6 +115,11 @@ func decodeAnswer(v []byte) (o sudoku.Outcome, guesses int, answer string, ok bo
 		return 0, 0, "", false
 	}
 	o, ok = outcomeOf(parts[0][0])
+	if o == sudoku.Unique {
+		// A solution: 81 digits 1-9.
+		sol, err := sudoku.ParseLine(parts[2])
+		ok = ok && err == nil && len(parts[2]) == cells && sol.Clues() == cells
+	}
 	return o, g, parts[2], ok
 }
 
@@ -151,7 +156,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}
 	var sum chunkSummary
-	out := make([]byte, 0, len(c.Text)+len(c.Text)/8)
+	out := make([]byte, 0, len(c.Text)/2+len(c.Text)/8) // a packed solution is half a line
 	var hits int64
 	err = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
 		if sum.Puzzles&255 == 0 && ctx.Err() != nil {
@@ -176,7 +181,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		if sr.Outcome == sudoku.Unique {
 			// The common case, written without an intermediate string.
 			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses)
-			out = append(sr.Solution.Append(out), '\n')
+			out = packSolution(out, &sr.Solution)
 			if r.cache != nil && sr.Guesses >= cacheMinGuesses {
 				r.remember(&it.Grid, sudoku.Unique, sr.Guesses, sr.Solution.String())
 			}
@@ -199,13 +204,16 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	return tasks.Output{Data: data, CacheHits: hits}, nil
 }
 
-// emit counts a puzzle and writes its line of --out.
+// emit counts a puzzle and writes it to the result: a unique puzzle's
+// solution (answer) packed, else its line of --out.
 func (r *solveRunner) emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
 	sum.add(line, g, o, guesses)
-	if o != sudoku.Unique {
-		*out = append(append(*out, o.String()...), ": "...)
+	if o == sudoku.Unique {
+		sol, _ := sudoku.ParseLine(answer) // checked by decodeAnswer
+		*out = packSolution(*out, &sol)
+		return
 	}
-	*out = append(append(*out, answer...), '\n')
+	*out = append(append(append(append(*out, o.String()...), ": "...), answer...), '\n')
 }
 
 // puzzleKey is the cache key of a puzzle's result.

@@ -1,6 +1,7 @@
 package sudokujobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,34 +15,64 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
+// A result packs unique solutions and keeps other lines as text; expanded,
+// it gives the chunk's lines of --out and each reject's reason. A result of
+// format 2 (every line as text) expands to the same.
 func TestResultRoundTrip(t *testing.T) {
 	var sum chunkSummary
 	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
+	sol, _ := sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
 	sum.add(3, &g, sudoku.Unique, 4)
 	sum.add(5, &g, sudoku.Multiple, 12)
+	sum.add(7, &g, sudoku.Unique, 0)
 	sum.add(9, &g, sudoku.Malformed, 0)
-	out := []byte(strings.Repeat("1", 81) + "\nmultiple: at least 2 solutions: a b\nmalformed: column 17: 'x' is not a digit\n")
-	data, err := encodeResult(&sum, out)
+	rest := "multiple: at least 2 solutions: a b\n"
+	last := "malformed: column 17: 'x' is not a digit\n"
+	body := append(append(append(packSolution(nil, &sol), rest...), packSolution(nil, &sol)...), last...)
+	data, err := encodeResult(&sum, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, gotOut, err := decodeResult(data, 3)
-	if err != nil {
-		t.Fatal(err)
+	want := sol.String() + "\n" + rest + sol.String() + "\n" + last
+	wantReasons := "[5 at least 2 solutions: a b 9 column 17: 'x' is not a digit]"
+	v2 := append([]byte(resultMagicV2), data[len(resultMagic):bytes.IndexByte(data, '\n')+1]...)
+	v2 = append(v2, want...)
+	for _, d := range [][]byte{data, v2} {
+		got, err := decodeResult(d, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum.byGuesses = nil
+		if !reflect.DeepEqual(got.chunkSummary, sum) {
+			t.Errorf("summary round trip:\ngot  %+v\nwant %+v", got.chunkSummary, sum)
+		}
+		var reasons []string
+		out, err := got.expand([]byte("before\n"), true, func(rj chunkReject, reason string) {
+			reasons = append(reasons, fmt.Sprint(rj.Line, " ", reason))
+		})
+		if err != nil || string(out) != "before\n"+want || fmt.Sprint(reasons) != wantReasons || got.outSize() != len(want) {
+			t.Errorf("expanded (packed %v): %q, %v, reasons %q, size %d of %d", got.packed, out, err, reasons, got.outSize(), len(want))
+		}
+		if out, err := got.expand(nil, false, func(chunkReject, string) {}); err != nil || len(out) != 0 {
+			t.Errorf("expanded without writing: %q, %v", out, err)
+		}
 	}
-	sum.byGuesses = nil
-	if !reflect.DeepEqual(got, sum) || string(gotOut) != string(out) {
-		t.Errorf("round trip:\ngot  %+v %q\nwant %+v %q", got, gotOut, sum, out)
-	}
-	if got.Counts != [5]int{1, 1, 0, 0, 1} || got.Clues[1] != 2 || len(got.Rejects) != 2 || got.Hardest[0].Line != 5 {
+	if got := sum; got.Counts != [5]int{2, 1, 0, 0, 1} || got.Clues[1] != 3 || len(got.Rejects) != 2 || got.Hardest[0].Line != 5 {
 		t.Errorf("summary %+v", got)
 	}
-	for _, bad := range [][]byte{nil, []byte("nope\n"), data[:len(data)-1], append(data, "x\n"...)} {
-		if _, _, err := decodeResult(bad, 3); err == nil {
+	zero := bytes.Clone(data)
+	zero[len(data)-len(body)+3] &= 0x0f // a 0 digit in the first solution
+	for _, bad := range [][]byte{nil, []byte("nope\n"), data[:len(data)-1], append(bytes.Clone(data), "x\n"...), zero,
+		data[:len(data)-len(body)+packedLen-1]} {
+		r, err := decodeResult(bad, 4)
+		if err == nil {
+			_, err = r.expand(nil, true, func(chunkReject, string) {})
+		}
+		if err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
 	}
-	if _, _, err := decodeResult(data, 4); err == nil {
+	if _, err := decodeResult(data, 5); err == nil {
 		t.Error("a short result decoded without error")
 	}
 }
@@ -140,24 +171,6 @@ func TestPuzzleSet(t *testing.T) {
 	}
 }
 
-func TestRejectsReadReasonsFromOut(t *testing.T) {
-	out := []byte(strings.Repeat("1", 81) + "\nmultiple: at least 2 solutions: a b\n" + strings.Repeat("2", 81) + "\nmalformed: 80 cells, want 81\n")
-	var got []string
-	err := rejects([]chunkReject{{Index: 1, Line: 7, Outcome: "multiple"}, {Index: 3, Line: 9, Outcome: "malformed"}}, out,
-		func(rj chunkReject, reason string) { got = append(got, fmt.Sprint(rj.Line, " ", reason)) })
-	if err != nil || fmt.Sprint(got) != "[7 at least 2 solutions: a b 9 80 cells, want 81]" {
-		t.Errorf("got %q, %v", got, err)
-	}
-	for _, bad := range [][]chunkReject{{{Index: 0, Outcome: "multiple"}}, {{Index: 9, Outcome: "malformed"}}, {{Index: 3, Outcome: "malformed"}, {Index: 1, Outcome: "multiple"}}} {
-		if err := rejects(bad, out, func(chunkReject, string) {}); err == nil {
-			t.Errorf("%+v: no error", bad)
-		}
-	}
-}
-
-// The worst results fit in a message: MaxChunk puzzles with two solutions
-// each; and inputs of long lines are cut into small tasks that lose no
-// line.
 func TestChunkLimits(t *testing.T) {
 	objs := memObjects{
 		"multiple": []byte(strings.Repeat(strings.Repeat(".", 81)+"\n", MaxChunk)),
