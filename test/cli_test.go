@@ -38,7 +38,7 @@ func TestBadInputExitCode2(t *testing.T) {
 // --json prints exactly one JSON object with the documented fields; --quiet
 // (and a stderr that is not a terminal) keeps stderr empty.
 func TestJSONOutput(t *testing.T) {
-	cmd := exec.Command(filepath.Join(bin, "analyze"), "mnk", "count", "--board", "3x3", "--json", "--quiet", "--data", t.TempDir())
+	cmd := exec.Command(binary("analyze"), "mnk", "count", "--board", "3x3", "--json", "--quiet", "--data", t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -77,7 +77,7 @@ func TestEmbeddedInterruptAndResume(t *testing.T) {
 	want := reference(t)
 	dir := t.TempDir()
 	args := append(append([]string{}, countArgs...), "--data", dir, "--progress")
-	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	cmd := exec.Command(binary("analyze"), args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestEmbeddedInterruptAndResume(t *testing.T) {
 		t.Fatalf("interrupted %v, exit %v; want an interrupt and exit code 130", interrupted, err)
 	}
 	start := time.Now()
-	rerun := exec.Command(filepath.Join(bin, "analyze"), args...)
+	rerun := exec.Command(binary("analyze"), args...)
 	var stdout, errOut bytes.Buffer
 	rerun.Stdout, rerun.Stderr = &stdout, &errOut
 	if err := rerun.Run(); err != nil {
@@ -133,7 +133,7 @@ func expectUsageErrors(t *testing.T, cases []usageCase, withData func(args []str
 		if withData(args) {
 			args = append(append([]string{}, args...), "--data", dir)
 		}
-		cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+		cmd := exec.Command(binary("analyze"), args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()

@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +48,31 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// binary returns the path of a binary that TestMain built. go test caches
+// this package's results by the packages it imports, which are not all of
+// those in the binaries; the files a test examines are part of the cache
+// key too, so the first call examines every source file of the binaries:
+// a change to any of them runs the tests again.
+func binary(name string) string {
+	sourcesSeen.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Dir(filepath.Dir(file))
+		for _, dir := range []string{"cmd", "pkg"} {
+			_ = filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+					_, _ = os.Stat(p)
+				}
+				return nil
+			})
+		}
+		_, _ = os.Stat(filepath.Join(root, "go.mod"))
+		_, _ = os.Stat(filepath.Join(root, "go.sum"))
+	})
+	return filepath.Join(bin, name)
+}
+
+var sourcesSeen sync.Once
+
 // syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -77,7 +104,7 @@ type proc struct {
 func start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(bin, strings.Fields(name)[0]), args...)
+	p.cmd = exec.Command(binary(strings.Fields(name)[0]), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -113,7 +140,7 @@ func run(t testing.TB, name string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	cmd := exec.CommandContext(ctx, binary(name), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

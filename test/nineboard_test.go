@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func TestNineboardPerftJSON(t *testing.T) {
 		variant string
 		want    float64
 	}{{"first-triple", 4015008}, {"ultimate", 4020960}} {
-		out, err := exec.Command(filepath.Join(bin, "analyze"), "nineboard", "perft", "--depth", "6", "--variant", c.variant, "--json").Output()
+		out, err := exec.Command(binary("analyze"), "nineboard", "perft", "--depth", "6", "--variant", c.variant, "--json").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +59,7 @@ func TestNineboardPerftJSON(t *testing.T) {
 
 func TestNineboardMatchJSON(t *testing.T) {
 	run := func(workers string) map[string]any {
-		cmd := exec.Command(filepath.Join(bin, "analyze"), "nineboard", "match", "--x", "engine:depth=3", "--o", "random",
+		cmd := exec.Command(binary("analyze"), "nineboard", "match", "--x", "engine:depth=3", "--o", "random",
 			"--games", "20", "--seed", "9", "--json", "--quiet", "--workers", workers, "--data", t.TempDir())
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -96,7 +95,7 @@ func TestNineboardAgentBinary(t *testing.T) {
 	defer l.Close()
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	for _, hangUp := range []bool{false, true} {
-		cmd := exec.Command(filepath.Join(bin, "analyze"), "nineboard", "agent", "--host", "127.0.0.1", "--port", port, "--move-time", "20ms")
+		cmd := exec.Command(binary("analyze"), "nineboard", "agent", "--host", "127.0.0.1", "--port", port, "--move-time", "20ms")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

@@ -27,7 +27,7 @@ func sudokuDataset(t *testing.T, name string) string {
 // sudokuRun runs analyze and returns stdout, stderr and the exit code.
 func sudokuRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	cmd := exec.Command(binary("analyze"), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -45,7 +45,7 @@ func TestSudokuSolveKilledAndResumed(t *testing.T) {
 		t.Fatal("a killed run left an output file")
 	}
 	out2, rej2 := filepath.Join(dir, "out2"), filepath.Join(dir, "rej2")
-	rerun := exec.Command(filepath.Join(bin, "analyze"), args(out2, rej2)...)
+	rerun := exec.Command(binary("analyze"), args(out2, rej2)...)
 	var errOut bytes.Buffer
 	rerun.Stderr = &errOut
 	if err := rerun.Run(); err != nil {
@@ -82,7 +82,7 @@ func TestSudokuSolveKilledAndResumed(t *testing.T) {
 // called (-1: never), and how analyze exited.
 func runToMidJob(t *testing.T, args []string, midJob func(*exec.Cmd)) ([]byte, int, error) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "analyze"), args...)
+	cmd := exec.Command(binary("analyze"), args...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()
