@@ -52,7 +52,7 @@ func sudokuSolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
 			&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
-			&cli.IntFlag{Name: "chunk", Usage: "puzzles per task", Value: sudokujobs.DefaultChunk},
+			&cli.IntFlag{Name: "chunk", Usage: "puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
 		}, jobFlags()...),
 		Action: func(c *cli.Context) error {
 			files := c.Args().Slice()
@@ -74,7 +74,7 @@ func sudokuSolveCommand() *cli.Command {
 			if err := outputPath("rejects", c.String("rejects")); err != nil {
 				return err
 			}
-			if n := c.Int("chunk"); n < 1 || n > sudokujobs.MaxChunk {
+			if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudokujobs.MaxChunk) {
 				return usagef("--chunk %d: want 1 to %d", n, sudokujobs.MaxChunk)
 			}
 			o, err := options(c)
