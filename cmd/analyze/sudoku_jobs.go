@@ -102,16 +102,21 @@ func sudokuSolveCommand() *cli.Command {
 				}
 			}
 			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (queue.Spec, error) {
+				total := 0
 				for _, f := range files {
 					data, err := os.ReadFile(f)
 					if err != nil {
 						return queue.Spec{}, usagef("%s: cannot read: %v", f, err)
 					}
+					total += len(data)
 					name, err := b.UploadInputBytes(ctx, data)
 					if err != nil {
 						return queue.Spec{}, fmt.Errorf("%s: %w", f, err)
 					}
 					p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
+				}
+				if p.Chunk == 0 {
+					p.Chunk = sudokujobs.AutoChunk(total)
 				}
 				params, err := json.Marshal(p)
 				return queue.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err

@@ -21,9 +21,14 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// When a job does not set its chunk size, the plan aims at autoTasks tasks,
-// so that many workers share even a small corpus (a hard one above all), in
-// chunks of minAutoChunk to MaxChunk puzzles: a task has a fixed cost of
+// DefaultChunk is the chunk size of a job whose parameters give none (jobs
+// submitted by earlier builds: a resumed job keeps its plan).
+const DefaultChunk = 1000
+
+// AutoChunk is the chunk size that clients choose for inputs of size bytes
+// in all, when the user gives none: about autoTasks tasks, so that many
+// workers share even a small corpus (a hard one above all), in chunks of
+// minAutoChunk to MaxChunk puzzles. A task has a fixed cost of
 // about 0.45 ms of CPU in all (publishing, storing and acknowledging it and
 // its result), the time of some 80 easy puzzles (measured: a million
 // 17-clue puzzles in 1,000 tasks took 3.86-4.06 s, in 333 tasks 3.75-3.78
@@ -36,8 +41,7 @@ const (
 	minAutoChunk = 100
 )
 
-// autoChunk is the chunk size for inputs of this many bytes in all.
-func autoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), MaxChunk) }
+func AutoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), MaxChunk) }
 
 // MaxChunk keeps a task's result under the 1 MiB message limit: at most
 // about 240 bytes a puzzle (a "multiple" line with its two solutions, and
@@ -64,8 +68,8 @@ type Input struct {
 // SolveParams are the parameters of a "sudoku.solve" job.
 type SolveParams struct {
 	Inputs []Input `json:"inputs"`
-	// Chunk is the number of puzzles per task (0: chosen by the inputs'
-	// size, see autoTasks).
+	// Chunk is the number of puzzles per task (0: DefaultChunk; clients
+	// choose one with AutoChunk).
 	Chunk int `json:"chunk,omitempty"`
 	// Out and Rejects ask for the output files.
 	Out     bool `json:"out,omitempty"`
@@ -78,7 +82,7 @@ func (p SolveParams) Validate() error {
 		return tasks.Invalid("sudoku solve: no input files")
 	}
 	if p.Chunk < 0 || p.Chunk > MaxChunk {
-		return tasks.Invalid("chunk %d: want 1 to %d puzzles per task (0: by the inputs' size)", p.Chunk, MaxChunk)
+		return tasks.Invalid("chunk %d: want 1 to %d puzzles per task (0: %d)", p.Chunk, MaxChunk, DefaultChunk)
 	}
 	for _, in := range p.Inputs {
 		if in.Object == "" {
@@ -148,25 +152,18 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	inputs := make([][]byte, len(p.Inputs))
-	total := 0
-	for i, in := range p.Inputs {
+	size := p.Chunk
+	if size == 0 {
+		size = DefaultChunk
+	}
+	sp := &solvePlan{params: p}
+	var payloads [][]byte
+	for _, in := range p.Inputs {
 		data, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		inputs[i] = data
-		total += len(data)
-	}
-	size := p.Chunk
-	if size == 0 {
-		size = autoChunk(total)
-	}
-	sp := &solvePlan{params: p}
-	var payloads [][]byte
-	for i, in := range p.Inputs {
-		data := inputs[i]
-		err := sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
+		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
 			if items == 0 {
 				return nil // comments and blank lines only
 			}

@@ -227,20 +227,23 @@ func TestPlanRefusesHugeGrid(t *testing.T) {
 	}
 }
 
-// Without --chunk, about 64 tasks of 100 to 3,000 puzzles.
+// Without --chunk, about 64 tasks of 100 to 3,000 puzzles; a job without a
+// chunk size (from an earlier build) keeps 1,000.
 func TestAutoChunk(t *testing.T) {
 	for size, want := range map[int]int{0: 100, 82 * 95: 100, 82 * 49158: 768, 82 * 192_000: 3000, 82 * 1_000_000: 3000} {
-		if got := autoChunk(size); got != want {
-			t.Errorf("autoChunk(%d bytes) = %d, want %d", size, got, want)
+		if got := AutoChunk(size); got != want {
+			t.Errorf("AutoChunk(%d bytes) = %d, want %d", size, got, want)
 		}
 	}
 	objs := memObjects{"in": []byte(strings.Repeat(strings.Repeat(".", 80)+"1\n", 10_000))}
-	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}})
-	plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(plan.Tasks()); n != 65 { // 156 puzzles each
-		t.Errorf("10,000 puzzles in %d tasks, want 65", n)
+	for chunk, want := range map[int]int{AutoChunk(len(objs["in"])): 65, 0: 10} {
+		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: chunk})
+		plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(plan.Tasks()); n != want {
+			t.Errorf("10,000 puzzles with chunk %d in %d tasks, want %d", chunk, n, want)
+		}
 	}
 }
