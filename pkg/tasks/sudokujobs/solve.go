@@ -25,22 +25,24 @@ import (
 // submitted by earlier builds: a resumed job keeps its plan).
 const DefaultChunk = 1000
 
-// AutoChunk is the chunk size that clients choose for inputs of size bytes
-// in all, when the user gives none: about autoTasks tasks, so that many
-// workers share even a small corpus (a hard one above all), in chunks of
-// minAutoChunk to MaxChunk puzzles. A task has a fixed cost of
-// about 0.45 ms of CPU in all (publishing, storing and acknowledging it and
-// its result), the time of some 80 easy puzzles (measured: a million
-// 17-clue puzzles in 1,000 tasks took 3.86-4.06 s, in 333 tasks 3.75-3.78
-// s). The number of puzzles is estimated from the inputs' size, 82 bytes a
-// line: a million one-line puzzles make chunks of 3,000 (246 KB of payload,
-// 123 KB of result, 16 ms of work); royle17.txt (49,158), 768;
-// top1465.txt, 100.
+// The chunk sizes that AutoChunk chooses: about autoTasks tasks, of at
+// least minAutoChunk puzzles.
 const (
 	autoTasks    = 64
 	minAutoChunk = 100
 )
 
+// AutoChunk is the chunk size that clients choose for inputs of size bytes
+// in all, when the user gives none: about autoTasks tasks, so that many
+// workers share even a small corpus (a hard one above all), in chunks of
+// minAutoChunk to MaxChunk puzzles. A task has a fixed cost of about 0.45
+// ms of CPU in all (publishing, storing and acknowledging it and its
+// result), the time of some 80 easy puzzles (measured: a million 17-clue
+// puzzles in 1,000 tasks took 3.86-4.06 s, in 334 tasks 3.75-3.78 s). The
+// number of puzzles is estimated from the inputs' size, 82 bytes a line: a
+// million one-line puzzles make chunks of 3,000 (246 KB of payload, 123 KB
+// of result, 16 ms of work); royle17.txt (49,158 puzzles), 768;
+// top1465.txt, 100.
 func AutoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), MaxChunk) }
 
 // MaxChunk keeps a task's result under the 1 MiB message limit: at most
@@ -291,14 +293,18 @@ type chunkResult struct {
 func decodeResult(data []byte, puzzles int) (*chunkResult, error) {
 	head, body, ok := bytes.Cut(data, []byte{'\n'})
 	r := &chunkResult{body: body}
+	var summary []byte
 	switch {
-	case ok && bytes.HasPrefix(head, []byte(resultMagic)):
-		r.packed = true
-	case ok && bytes.HasPrefix(head, []byte(resultMagicV2)):
+	case !ok:
+		return nil, errors.New("not a sudoku chunk result")
+	case bytes.HasPrefix(head, []byte(resultMagic)):
+		r.packed, summary = true, head[len(resultMagic):]
+	case bytes.HasPrefix(head, []byte(resultMagicV2)):
+		summary = head[len(resultMagicV2):]
 	default:
 		return nil, errors.New("not a sudoku chunk result")
 	}
-	if err := json.Unmarshal(head[len(resultMagic):], &r.chunkSummary); err != nil {
+	if err := json.Unmarshal(summary, &r.chunkSummary); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
 	if r.Puzzles != puzzles {
