@@ -247,3 +247,32 @@ func TestAutoChunk(t *testing.T) {
 		}
 	}
 }
+
+// A damaged result is an error, never a panic or a wrong count of lines.
+func FuzzResult(f *testing.F) {
+	var sum chunkSummary
+	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
+	sol, _ := sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
+	sum.add(3, &g, sudoku.Unique, 4)
+	sum.add(5, &g, sudoku.Multiple, 12)
+	body := append(packSolution(nil, &sol), "multiple: at least 2 solutions: a b\n"...)
+	data, _ := encodeResult(&sum, body)
+	f.Add(data, 2)
+	f.Add([]byte(resultMagicV2+`{"puzzles":1,"counts":[1,0,0,0,0]}`+"\n"+sol.String()+"\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, puzzles int) {
+		if puzzles < 0 || puzzles > 10_000 {
+			return
+		}
+		r, err := decodeResult(data, puzzles)
+		if err != nil {
+			return
+		}
+		out, err := r.expand(nil, true, func(chunkReject, string) {})
+		if err != nil {
+			return
+		}
+		if n := bytes.Count(out, []byte{'\n'}); n != puzzles || len(out) != r.outSize() && r.packed {
+			t.Fatalf("%d lines (%d bytes, outSize %d) for %d puzzles", n, len(out), r.outSize(), puzzles)
+		}
+	})
+}
