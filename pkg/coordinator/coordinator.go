@@ -10,7 +10,12 @@
 // running job: it recomputes the (deterministic) plan, counts what is done,
 // and republishes, under a new epoch, each unfinished task that is no longer
 // in the work queue (including any whose result was acknowledged but not yet
-// written when the previous coordinator died).
+// written when the previous coordinator died). Each task message carries a
+// checksum of its payload, which the worker echoes in the result and the
+// store keeps beside it: a result is merged only into the task it was
+// computed for, so a coordinator of a build whose plan differs for the same
+// job drops the old tasks' results, stored or arriving, and runs the new
+// tasks instead.
 package coordinator
 
 import (
@@ -63,6 +68,10 @@ type job struct {
 	id        string
 	plan      tasks.Plan
 	index     map[string]int // task id -> position in plan.Tasks()
+	kind      string
+	tasks     []tasks.Task // plan.Tasks()
+	checks    []string     // queue.PayloadCheck of each task, made when first needed
+	epoch     int          // of this coordinator's life of the job
 	done      []bool
 	nDone     int
 	failures  []tasks.Failure
@@ -186,7 +195,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		return nil, c.failJob(ctx, id, err.Error())
 	}
 	list := plan.Tasks()
-	j := &job{id: id, plan: plan, index: make(map[string]int, len(list)), done: make([]bool, len(list))}
+	j := &job{id: id, kind: kind.Name(), plan: plan, tasks: list, index: make(map[string]int, len(list)), checks: make([]string, len(list)), done: make([]bool, len(list))}
 	for i, t := range list {
 		if !queue.ValidToken(t.ID) {
 			return nil, c.failJob(ctx, id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
@@ -199,8 +208,11 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		if err != nil {
 			return fmt.Errorf("stored result %s: %w", key, err)
 		}
-		if i, ok := j.index[r.Task]; ok && !j.done[i] {
+		i, ok := j.index[r.Task]
+		if ok && !j.done[i] && j.matches(i, r.Check) {
 			j.markDone(i, r)
+		} else if ok && !j.matches(i, r.Check) {
+			c.log.Warn("stored result of another version of the task: computed again", "job", id, "task", r.Task)
 		}
 		return nil
 	})
@@ -227,7 +239,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	if rec.State != queue.StateRunning {
 		return nil, nil
 	}
-	j.started = rec.Started
+	j.started, j.epoch = rec.Started, rec.Epoch
 	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed,
 		"plan_seconds", time.Since(pickedUp).Seconds())
 
@@ -246,7 +258,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 				continue
 			}
 		}
-		msg := queue.TaskMsg{Job: id, Task: t.ID, Kind: kind.Name(), Epoch: rec.Epoch, Payload: t.Payload}
+		msg := queue.TaskMsg{Job: id, Task: t.ID, Kind: kind.Name(), Epoch: rec.Epoch, Check: j.check(i), Payload: t.Payload}
 		if err := c.b.PublishTask(ctx, msg); err != nil {
 			// The job stays running but inactive: the next result or
 			// reconciliation activates it again and publishes what is missing.
@@ -255,6 +267,19 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	}
 	c.active[id] = j
 	return j, nil
+}
+
+// matches tells whether a result computed for a task with this payload
+// check belongs to task i: results from builds without checks are taken as
+// they come.
+func (j *job) matches(i int, check string) bool { return check == "" || check == j.check(i) }
+
+// check returns task i's payload check (j.mu held, or j not yet shared).
+func (j *job) check(i int) string {
+	if j.checks[i] == "" {
+		j.checks[i] = queue.PayloadCheck(j.tasks[i].Payload)
+	}
+	return j.checks[i]
 }
 
 func (j *job) markDone(i int, r storedResult) {
@@ -274,6 +299,7 @@ func (j *job) markDone(i int, r storedResult) {
 // line of metadata, then the data as it is (results can be 100 KB).
 type storedResult struct {
 	Task      string `json:"task"`
+	Check     string `json:"check,omitempty"` // the task's queue.PayloadCheck
 	Data      []byte `json:"-"`
 	Failed    string `json:"failed,omitempty"`
 	CacheHits int64  `json:"cache_hits,omitempty"`
@@ -339,7 +365,7 @@ func (c *Coordinator) handleResult(msg jetstream.Msg) {
 		_ = msg.Term()
 		return
 	}
-	c.merge(r.Job, storedResult{Task: r.Task, Data: r.Data, Failed: r.Failed, CacheHits: r.CacheHits, Cached: r.Cached})
+	c.merge(r.Job, storedResult{Task: r.Task, Check: r.Check, Data: r.Data, Failed: r.Failed, CacheHits: r.CacheHits, Cached: r.Cached})
 	_ = msg.Ack()
 }
 
@@ -368,7 +394,7 @@ func (c *Coordinator) handleDead(msg jetstream.Msg) {
 	if t, err := queue.DecodeTask(raw.Header, raw.Data); err == nil {
 		reason := fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", adv.Deliveries)
 		c.log.Warn("task dead-lettered", "job", t.Job, "task", t.Task, "deliveries", adv.Deliveries)
-		c.merge(t.Job, storedResult{Task: t.Task, Failed: reason})
+		c.merge(t.Job, storedResult{Task: t.Task, Check: t.Check, Failed: reason})
 	}
 	if err := c.b.Tasks.DeleteMsg(ctx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
 		c.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)
@@ -397,6 +423,21 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 	}
 	if j.done[i] || j.finished {
 		return // a duplicate: counted once already
+	}
+	if !j.matches(i, r.Check) {
+		// Computed for the task as an earlier build planned it (this
+		// coordinator re-planned the job after a restart): the task as
+		// planned now is published, unless it was already in this epoch
+		// (the message id makes a second copy a no-op).
+		c.log.Warn("result of another version of the task: dropped", "job", jobID, "task", r.Task)
+		t := j.tasks[i]
+		msg := queue.TaskMsg{Job: jobID, Task: t.ID, Kind: j.kind, Epoch: j.epoch, Check: j.check(i), Payload: t.Payload}
+		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+		defer cancel()
+		if err := c.b.PublishTask(ctx, msg); err != nil {
+			c.log.Error("publish task", "job", jobID, "task", r.Task, "err", err)
+		}
+		return
 	}
 	val, err := r.encode()
 	if err != nil {

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/embedded"
@@ -349,7 +352,18 @@ func TestCancel(t *testing.T) {
 // A coordinator stopped mid-job, with results arriving while it is down and
 // the work queue lost, is replaced by a new one on the same store: the job
 // finishes with every task counted once.
-func TestCoordinatorRestartResumes(t *testing.T) {
+// restartable is a server with a worker and a coordinator that a test can
+// stop (stopCoord) and start again on the same store (startCoord).
+type restartable struct {
+	t         *testing.T
+	ctx       context.Context
+	srv       *server.Server
+	dir       string
+	client    *queue.Broker
+	stopCoord func()
+}
+
+func newRestartable(t *testing.T) *restartable {
 	dir := t.TempDir()
 	ctx := ctxFor(t)
 	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
@@ -357,63 +371,98 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	connect := func(name string) *queue.Broker {
-		nc, err := embedded.ConnectInProcess(srv, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		b, err := queue.Open(ctx, nc, *testQueue())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	coordDir := filepath.Join(dir, "coordinator")
-	startCoord := func() (*coordinator.Coordinator, *store.DB) {
-		db, err := store.Open(coordDir, store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := coordinator.Start(ctx, coordinator.Config{Broker: connect("coordinator"), DB: db})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, db
-	}
-	coord, db := startCoord()
-	wb := connect("worker")
-	w, err := worker.Start(ctx, worker.Config{Broker: wb, Concurrency: 2})
+	r := &restartable{t: t, ctx: ctx, srv: srv, dir: dir}
+	r.startCoord() // first: it makes the workers' consumer
+	w, err := worker.Start(ctx, worker.Config{Broker: r.connect("worker"), Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	r.client = r.connect("client")
+	return r
+}
 
-	client := connect("client")
+func (r *restartable) connect(name string) *queue.Broker {
+	nc, err := embedded.ConnectInProcess(r.srv, name)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(nc.Close)
+	b, err := queue.Open(r.ctx, nc, *testQueue())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return b
+}
+
+// startCoord starts a coordinator on the test's store.
+func (r *restartable) startCoord() {
+	db, err := store.Open(filepath.Join(r.dir, "coordinator"), store.Options{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c, err := coordinator.Start(r.ctx, coordinator.Config{Broker: r.connect("coordinator"), DB: db})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			if err := c.Close(r.ctx); err != nil {
+				r.t.Error(err)
+			}
+			if err := db.Close(); err != nil {
+				r.t.Error(err)
+			}
+		})
+	}
+	r.t.Cleanup(stop)
+	r.stopCoord = stop
+}
+
+func TestCoordinatorRestartResumes(t *testing.T) {
+	r := newRestartable(t)
 	const n = 30
 	restartTag := uniqueTag("restart")
-	id := submit(t, client, "test.sum", sumParams{N: n, Gated: true, Tag: restartTag})
+	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Tag: restartTag})
 	// Every task is gated: stop the coordinator while the worker holds two
 	// of them, and let them finish while it is down.
-	waitFor(t, client, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
-	if err := coord.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, r.client, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	r.stopCoord()
 	// Lose the queue: whatever was not yet delivered must be republished
 	// by the next coordinator.
-	if err := client.PurgeJob(ctx, id); err != nil {
+	if err := r.client.PurgeJob(r.ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	openGate(restartTag)
-	coord, db = startCoord()
-	t.Cleanup(func() { _ = coord.Close(context.Background()); _ = db.Close() })
-	j := wait(t, client, id)
-	r := sumReportOf(t, j)
-	if r.Sum != sumOfSquares(n) || r.Merged != n || j.Epoch != 2 {
-		t.Errorf("sum %d over %d tasks in epoch %d, want %d over %d in epoch 2", r.Sum, r.Merged, j.Epoch, sumOfSquares(n), n)
+	r.startCoord()
+	j := wait(t, r.client, id)
+	rep := sumReportOf(t, j)
+	if rep.Sum != sumOfSquares(n) || rep.Merged != n || j.Epoch != 2 {
+		t.Errorf("sum %d over %d tasks in epoch %d, want %d over %d in epoch 2", rep.Sum, rep.Merged, j.Epoch, sumOfSquares(n), n)
+	}
+}
+
+// A coordinator restarted by a build whose plan differs for the same
+// parameters (played by changing every task's payload and result) merges
+// no result computed for the old tasks: neither those it had stored nor
+// those that arrive afterwards, from old tasks still queued or running.
+func TestRestartWithChangedPlan(t *testing.T) {
+	r := newRestartable(t)
+	const n, open = 30, 10
+	tag := uniqueTag("changed-plan")
+	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Open: open, Tag: tag})
+	waitFor(t, r.client, id, "the open tasks merged", func(j *queue.Job) bool { return j.Done >= open })
+	r.stopCoord()
+	const salt = 1000
+	planSalt.Store(salt)
+	defer planSalt.Store(0)
+	openGate(tag)
+	r.startCoord()
+	j := wait(t, r.client, id)
+	rep := sumReportOf(t, j)
+	if want := sumOfSquares(n) + n*salt; rep.Sum != want || rep.Merged != n || j.Done != n {
+		t.Errorf("sum %d over %d tasks (%d done), want %d over %d: results of the old plan merged", rep.Sum, rep.Merged, j.Done, want, n)
 	}
 }
 

@@ -22,6 +22,7 @@ type sumParams struct {
 	Poison []int          `json:"poison,omitempty"`
 	Flaky  []int          `json:"flaky,omitempty"`
 	Gated  bool           `json:"gated,omitempty"`
+	Open   int            `json:"open,omitempty"` // with Gated: tasks below Open are not gated
 	Tag    string         `json:"tag,omitempty"`
 	Extra  map[string]int `json:"extra,omitempty"`
 }
@@ -75,16 +76,24 @@ func (sumKind) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) 
 	if err := json.Unmarshal(raw, &p); err != nil || p.N < 0 {
 		return nil, tasks.Invalid("test.sum: bad params %s", raw)
 	}
-	return &sumPlan{p: p}, nil
+	return &sumPlan{p: p, salt: planSalt.Load()}, nil
 }
 
-type sumPlan struct{ p sumParams }
+type sumPlan struct {
+	p    sumParams
+	salt int64
+}
 
 type sumPayload struct {
 	I    int    `json:"i"`
 	Mode string `json:"mode,omitempty"`
 	Tag  string `json:"tag,omitempty"`
+	Salt int64  `json:"salt,omitempty"`
 }
+
+// planSalt is added to every task's result; a test changes it to play a
+// build whose plan differs for the same parameters.
+var planSalt atomic.Int64
 
 func (sp *sumPlan) Tasks() []tasks.Task {
 	mode := map[int]string{}
@@ -97,10 +106,10 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 	var ts []tasks.Task
 	for i := range sp.p.N {
 		m := mode[i]
-		if m == "" && sp.p.Gated {
+		if m == "" && sp.p.Gated && i >= sp.p.Open {
 			m = "gate"
 		}
-		payload, _ := json.Marshal(sumPayload{I: i, Mode: m, Tag: sp.p.Tag})
+		payload, _ := json.Marshal(sumPayload{I: i, Mode: m, Tag: sp.p.Tag, Salt: sp.salt})
 		ts = append(ts, tasks.Task{ID: "t" + strconv.Itoa(i), Payload: payload})
 	}
 	return ts
@@ -147,7 +156,7 @@ func (sumRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) 
 			return tasks.Output{}, ctx.Err()
 		}
 	}
-	return tasks.Output{Data: []byte(strconv.Itoa(p.I * p.I))}, nil
+	return tasks.Output{Data: []byte(strconv.FormatInt(int64(p.I*p.I)+p.Salt, 10))}, nil
 }
 
 func init() { tasks.Register(sumKind{}) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -164,5 +165,23 @@ func TestObjectsHandoff(t *testing.T) {
 	}
 	if _, err := other.ObjectStore().Get(ctx, "input/none"); err == nil {
 		t.Error("a missing object read without error")
+	}
+}
+
+// Task and result messages carry every field through their headers; a
+// payload's check changes with any change of the payload.
+func TestMessagesRoundTrip(t *testing.T) {
+	task := queue.TaskMsg{Job: "j1", Task: "t7", Kind: "test.sum", Epoch: 3, Check: queue.PayloadCheck([]byte("abc")), Payload: []byte("abc")}
+	m := queue.EncodeTask("wopr.tasks.j1.t7", task)
+	if got, err := queue.DecodeTask(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, task) {
+		t.Errorf("task round trip: %+v, %v; want %+v", got, err, task)
+	}
+	res := queue.ResultMsg{Job: "j1", Task: "t7", Check: task.Check, Worker: "w", Data: []byte("49"), CacheHits: 2, Cached: true, Seconds: 0.5}
+	m = queue.EncodeResult("wopr.results.j1", res)
+	if got, err := queue.DecodeResult(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, res) {
+		t.Errorf("result round trip: %+v, %v; want %+v", got, err, res)
+	}
+	if a, b := queue.PayloadCheck([]byte("abc")), queue.PayloadCheck([]byte("abd")); a == b || a != "364b3fb7-3" {
+		t.Errorf("checks %s and %s", a, b)
 	}
 }

@@ -185,7 +185,7 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 	t, err := queue.DecodeTask(msg.Headers(), msg.Data())
 	if err != nil {
 		job, task := subjectIDs(msg.Subject())
-		w.fail(msg, job, task, fmt.Sprintf("undecodable task payload: %v", err))
+		w.fail(msg, job, task, "", fmt.Sprintf("undecodable task payload: %v", err))
 		return
 	}
 	if w.jobFinal(t.Job) {
@@ -195,11 +195,11 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 	}
 	kind, ok := tasks.Lookup(t.Kind)
 	if !ok {
-		w.fail(msg, t.Job, t.Task, fmt.Sprintf("unknown job kind %q", t.Kind))
+		w.fail(msg, t.Job, t.Task, t.Check, fmt.Sprintf("unknown job kind %q", t.Kind))
 		return
 	}
 	start := time.Now()
-	res := queue.ResultMsg{Job: t.Job, Task: t.Task, Worker: w.cfg.Name}
+	res := queue.ResultMsg{Job: t.Job, Task: t.Task, Check: t.Check, Worker: w.cfg.Name}
 
 	key := cacheKey(kind, t.Payload)
 	if data, ok := w.cacheGet(key); ok {
@@ -216,7 +216,7 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 			res.Data, res.CacheHits = out.Data, out.CacheHits
 			w.cachePut(key, out.Data)
 		case errors.Is(err, tasks.ErrPermanent):
-			w.fail(msg, t.Job, t.Task, err.Error())
+			w.fail(msg, t.Job, t.Task, t.Check, err.Error())
 			return
 		case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
 			// Shutting down, or the job went away: hand the task back.
@@ -296,10 +296,10 @@ func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.
 
 // fail records a task that can never succeed: the failure goes to the
 // coordinator first, then the task is terminated with the same reason.
-func (w *Worker) fail(msg jetstream.Msg, job, task, reason string) {
+func (w *Worker) fail(msg jetstream.Msg, job, task, check, reason string) {
 	w.log.Warn("task can never succeed", "job", job, "task", task, "reason", reason)
 	if job != "" && task != "" {
-		if err := w.publish(queue.ResultMsg{Job: job, Task: task, Worker: w.cfg.Name, Failed: reason}); err != nil {
+		if err := w.publish(queue.ResultMsg{Job: job, Task: task, Check: check, Worker: w.cfg.Name, Failed: reason}); err != nil {
 			_ = msg.Nak()
 			return
 		}
