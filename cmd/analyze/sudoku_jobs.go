@@ -101,15 +101,18 @@ func sudokuSolveCommand() *cli.Command {
 					return nil
 				}
 			}
+			// Read and name the inputs while the cluster starts.
+			read := make(chan readInputs, 1)
+			go func() { read <- readFiles(files) }()
 			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (queue.Spec, error) {
+				in := <-read
+				if in.err != nil {
+					return queue.Spec{}, in.err
+				}
 				total := 0
-				for _, f := range files {
-					data, err := os.ReadFile(f)
-					if err != nil {
-						return queue.Spec{}, usagef("%s: cannot read: %v", f, err)
-					}
-					total += len(data)
-					name, err := b.UploadInputBytes(ctx, data)
+				for i, f := range files {
+					total += len(in.inputs[i].Data)
+					name, err := b.Upload(ctx, in.inputs[i])
 					if err != nil {
 						return queue.Spec{}, fmt.Errorf("%s: %w", f, err)
 					}
@@ -168,4 +171,22 @@ func sudokuGenerateCommand() *cli.Command {
 			return client.Run(c.Context, o, queue.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
 		},
 	}
+}
+
+// readInputs are the input files of a job, read and named.
+type readInputs struct {
+	inputs []queue.Input
+	err    error
+}
+
+func readFiles(files []string) readInputs {
+	var r readInputs
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return readInputs{err: usagef("%s: cannot read: %v", f, err)}
+		}
+		r.inputs = append(r.inputs, queue.NewInput(data))
+	}
+	return r
 }

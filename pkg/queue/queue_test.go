@@ -185,3 +185,33 @@ func TestMessagesRoundTrip(t *testing.T) {
 		t.Errorf("checks %s and %s", a, b)
 	}
 }
+
+// An input's name depends on every byte, and blocks of different sizes do
+// not collide.
+func TestInputNames(t *testing.T) {
+	seen := map[string]int{}
+	for _, size := range []int{0, 1, 4<<20 - 1, 4 << 20, 4<<20 + 1, 9 << 20} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		in := queue.NewInput(data)
+		if again := queue.NewInput(bytes.Clone(data)); again.Name != in.Name || !bytes.Equal(in.Data, data) {
+			t.Errorf("%d bytes: named %s, then %s", size, in.Name, again.Name)
+		}
+		if prev, ok := seen[in.Name]; ok {
+			t.Errorf("%d and %d bytes have the same name %s", prev, size, in.Name)
+		}
+		seen[in.Name] = size
+		for _, at := range []int{0, size / 2, size - 1} {
+			if size == 0 {
+				break
+			}
+			changed := bytes.Clone(data)
+			changed[at]++
+			if queue.NewInput(changed).Name == in.Name {
+				t.Errorf("%d bytes: byte %d changed, the name did not", size, at)
+			}
+		}
+	}
+}
