@@ -149,7 +149,7 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // PayloadCheck is a short checksum of a task's payload (CRC-32C, computed
-// by the CPU: about 10 ms for 100 MB). A coordinator re-planning a job after
+// by the CPU: 14 ms for 82 MB here). A coordinator re-planning a job after
 // a restart, by a build whose plan differs for the same parameters, tells
 // by it the results of the old tasks from those of the new ones.
 func PayloadCheck(payload []byte) string {

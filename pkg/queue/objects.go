@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -79,32 +80,16 @@ const inputBlock = 4 << 20
 
 // NewInput names data (which must not change afterwards) by its content:
 // the SHA-256 of the SHA-256 digests of its 4 MiB blocks, hashed on all
-// CPUs (82 MB in 35 ms on two cores, where one SHA-256 of the whole takes
-// 70 ms, all of it before a job can start).
+// CPUs (82 MB in 38 ms on this 2-core machine, where one SHA-256 of the
+// whole took 70 ms, all of it before a job can start).
 func NewInput(data []byte) Input {
-	blocks := make(chan int, (len(data)+inputBlock-1)/inputBlock)
-	for i := 0; i*inputBlock < len(data); i++ {
-		blocks <- i
-	}
-	close(blocks)
-	return Input{Name: inputName(data, blocks), Data: data}
-}
-
-// inputName hashes the blocks of data whose numbers it receives, on all
-// CPUs, and returns the input's name once blocks is closed.
-func inputName(data []byte, blocks <-chan int) string {
 	n := max((len(data)+inputBlock-1)/inputBlock, 1)
 	sums := make([]byte, n*sha256.Size)
-	if len(data) == 0 {
-		for range blocks {
-		}
-		empty := sha256.Sum256(nil)
-		copy(sums, empty[:])
-	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for i := range blocks {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				sum := sha256.Sum256(data[i*inputBlock : min((i+1)*inputBlock, len(data))])
 				copy(sums[i*sha256.Size:], sum[:])
 			}
@@ -112,7 +97,7 @@ func inputName(data []byte, blocks <-chan int) string {
 	}
 	wg.Wait()
 	root := sha256.Sum256(sums)
-	return "input/" + hex.EncodeToString(root[:])
+	return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
 }
 
 // UploadInput stores a job input under a name derived from its content

@@ -215,3 +215,24 @@ func TestInputNames(t *testing.T) {
 		}
 	}
 }
+
+// The naming scheme, against digests computed apart (Python's hashlib):
+// SHA-256 of the concatenated SHA-256 digests of the 4 MiB blocks.
+func TestInputNameScheme(t *testing.T) {
+	big := make([]byte, 9<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{
+		{nil, "5df6e0e2761359d30a8275058e299fcc0381534545f55cf43e41983f5d4c9456"},
+		{[]byte("abc"), "4f8b42c22dd3729b519ba6f68d2da7cc5b2d606d05daed5ad5128cc03e6c6358"},
+		{big, "d91a5f53b44b61d34b3753478d684a9bada3fbb791801de349c36521e20ffe22"},
+	} {
+		if got := queue.NewInput(c.data).Name; got != "input/"+c.want {
+			t.Errorf("%d bytes: %s, want input/%s", len(c.data), got, c.want)
+		}
+	}
+}
