@@ -150,22 +150,23 @@ func encodeAnswer(o sudoku.Outcome, guesses int, answer string) []byte {
 	return []byte(string(letterOf(o)) + " " + strconv.Itoa(guesses) + " " + answer)
 }
 
-func decodeAnswer(v []byte) (o sudoku.Outcome, guesses int, answer string, ok bool) {
+// decodeAnswer reads a cached result; for a unique puzzle, sol is its
+// solution (81 digits 1-9, or ok is false).
+func decodeAnswer(v []byte) (o sudoku.Outcome, guesses int, sol sudoku.Grid, answer string, ok bool) {
 	parts := strings.SplitN(string(v), " ", 3)
 	if len(parts) != 3 || len(parts[0]) != 1 {
-		return 0, 0, "", false
+		return 0, 0, sol, "", false
 	}
 	g, err := strconv.Atoi(parts[1])
 	if err != nil {
-		return 0, 0, "", false
+		return 0, 0, sol, "", false
 	}
 	o, ok = outcomeOf(parts[0][0])
 	if o == sudoku.Unique {
-		// A solution: 81 digits 1-9.
-		sol, err := sudoku.ParseLine(parts[2])
+		sol, err = sudoku.ParseLine(parts[2])
 		ok = ok && err == nil && len(parts[2]) == cells && sol.Clues() == cells
 	}
-	return o, g, parts[2], ok
+	return o, g, sol, parts[2], ok
 }
 
 // letterOf encodes an outcome in the cache: u, m, s (unsolvable), i, x
@@ -208,32 +209,29 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 			return ctx.Err()
 		}
 		if it.Err != nil {
-			reason := oneLine(it.Err.Error())
-			sum.add(it.Line, &it.Grid, sudoku.Malformed, 0)
-			out = append(append(append(out, "malformed: "...), reason...), '\n')
+			emit(&sum, &out, it.Line, &it.Grid, sudoku.Malformed, 0, nil, oneLine(it.Err.Error()))
 			return nil
 		}
 		if r.cache != nil && r.known.has(&it.Grid) {
 			if v, ok, err := r.cache.Get(r.puzzleKey(&it.Grid)); err == nil && ok {
-				if o, g, a, ok := decodeAnswer(v); ok {
+				if o, g, sol, a, ok := decodeAnswer(v); ok {
 					hits++
-					r.emit(&sum, &out, it.Line, &it.Grid, o, g, a)
+					emit(&sum, &out, it.Line, &it.Grid, o, g, &sol, a)
 					return nil
 				}
 			}
 		}
 		sr := r.solver.Classify(it.Grid)
 		if sr.Outcome == sudoku.Unique {
-			// The common case, written without an intermediate string.
-			sum.add(it.Line, &it.Grid, sudoku.Unique, sr.Guesses)
-			out = packSolution(out, &sr.Solution)
+			// The common case: no text is made unless the puzzle is cached.
+			emit(&sum, &out, it.Line, &it.Grid, sudoku.Unique, sr.Guesses, &sr.Solution, "")
 			if r.cache != nil && sr.Guesses >= cacheMinGuesses {
 				r.remember(&it.Grid, sudoku.Unique, sr.Guesses, sr.Solution.String())
 			}
 			return nil
 		}
 		answer := answerOf(&sr)
-		r.emit(&sum, &out, it.Line, &it.Grid, sr.Outcome, sr.Guesses, answer)
+		emit(&sum, &out, it.Line, &it.Grid, sr.Outcome, sr.Guesses, nil, answer)
 		if r.cache != nil && sr.Guesses >= cacheMinGuesses {
 			r.remember(&it.Grid, sr.Outcome, sr.Guesses, answer)
 		}
@@ -250,12 +248,11 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 }
 
 // emit counts a puzzle and writes it to the result: a unique puzzle's
-// solution (answer) packed, else its line of --out.
-func (r *solveRunner) emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, answer string) {
+// solution sol packed, any other its line of --out, "<outcome>: <answer>".
+func emit(sum *chunkSummary, out *[]byte, line int, g *sudoku.Grid, o sudoku.Outcome, guesses int, sol *sudoku.Grid, answer string) {
 	sum.add(line, g, o, guesses)
 	if o == sudoku.Unique {
-		sol, _ := sudoku.ParseLine(answer) // checked by decodeAnswer
-		*out = packSolution(*out, &sol)
+		*out = packSolution(*out, sol)
 		return
 	}
 	*out = append(append(append(append(*out, o.String()...), ": "...), answer...), '\n')
