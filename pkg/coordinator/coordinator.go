@@ -209,10 +209,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 			return fmt.Errorf("stored result %s: %w", key, err)
 		}
 		i, ok := j.index[r.Task]
-		if ok && !j.done[i] && j.matches(i, r.Check) {
-			j.markDone(i, r)
-		} else if ok && !j.matches(i, r.Check) {
+		switch {
+		case !ok || j.done[i]:
+		case !j.matches(i, r.Check):
 			c.log.Warn("stored result of another version of the task: computed again", "job", id, "task", r.Task)
+		default:
+			j.markDone(i, r)
 		}
 		return nil
 	})
@@ -258,8 +260,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 				continue
 			}
 		}
-		msg := queue.TaskMsg{Job: id, Task: t.ID, Kind: kind.Name(), Epoch: rec.Epoch, Check: j.check(i), Payload: t.Payload}
-		if err := c.b.PublishTask(ctx, msg); err != nil {
+		if err := c.b.PublishTask(ctx, j.taskMsg(i)); err != nil {
 			// The job stays running but inactive: the next result or
 			// reconciliation activates it again and publishes what is missing.
 			return nil, err
@@ -273,6 +274,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 // check belongs to task i: results from builds without checks are taken as
 // they come.
 func (j *job) matches(i int, check string) bool { return check == "" || check == j.check(i) }
+
+// taskMsg is the message of task i in this coordinator's epoch of the job.
+func (j *job) taskMsg(i int) queue.TaskMsg {
+	t := j.tasks[i]
+	return queue.TaskMsg{Job: j.id, Task: t.ID, Kind: j.kind, Epoch: j.epoch, Check: j.check(i), Payload: t.Payload}
+}
 
 // check returns task i's payload check (j.mu held, or j not yet shared).
 func (j *job) check(i int) string {
@@ -430,11 +437,9 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 		// planned now is published, unless it was already in this epoch
 		// (the message id makes a second copy a no-op).
 		c.log.Warn("result of another version of the task: dropped", "job", jobID, "task", r.Task)
-		t := j.tasks[i]
-		msg := queue.TaskMsg{Job: jobID, Task: t.ID, Kind: j.kind, Epoch: j.epoch, Check: j.check(i), Payload: t.Payload}
 		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 		defer cancel()
-		if err := c.b.PublishTask(ctx, msg); err != nil {
+		if err := c.b.PublishTask(ctx, j.taskMsg(i)); err != nil {
 			c.log.Error("publish task", "job", jobID, "task", r.Task, "err", err)
 		}
 		return
