@@ -15,25 +15,32 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
-// A result packs unique solutions and keeps other lines as text; expanded,
-// it gives the chunk's lines of --out and each reject's reason. A result of
-// format 2 (every line as text) expands to the same.
-func TestResultRoundTrip(t *testing.T) {
-	var sum chunkSummary
+// testSolution is a solved grid.
+var testSolution, _ = sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
+
+// sampleResult is a chunk's result of four puzzles (unique, multiple,
+// unique, malformed): its summary, body, encoding and lines of --out.
+func sampleResult() (sum chunkSummary, body, data []byte, want string) {
 	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
-	sol, _ := sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
 	sum.add(3, &g, sudoku.Unique, 4)
 	sum.add(5, &g, sudoku.Multiple, 12)
 	sum.add(7, &g, sudoku.Unique, 0)
 	sum.add(9, &g, sudoku.Malformed, 0)
 	rest := "multiple: at least 2 solutions: a b\n"
 	last := "malformed: column 17: 'x' is not a digit\n"
-	body := append(append(append(packSolution(nil, &sol), rest...), packSolution(nil, &sol)...), last...)
+	body = append(append(append(packSolution(nil, &testSolution), rest...), packSolution(nil, &testSolution)...), last...)
 	data, err := encodeResult(&sum, body)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
-	want := sol.String() + "\n" + rest + sol.String() + "\n" + last
+	return sum, body, data, testSolution.String() + "\n" + rest + testSolution.String() + "\n" + last
+}
+
+// A result packs unique solutions and keeps other lines as text; expanded,
+// it gives the chunk's lines of --out and each reject's reason. A result of
+// format 2 (every line as text) expands to the same.
+func TestResultRoundTrip(t *testing.T) {
+	sum, body, data, want := sampleResult()
 	wantReasons := "[5 at least 2 solutions: a b 9 column 17: 'x' is not a digit]"
 	v2 := append([]byte(resultMagicV2), data[len(resultMagic):bytes.IndexByte(data, '\n')+1]...)
 	v2 = append(v2, want...)
@@ -250,15 +257,9 @@ func TestAutoChunk(t *testing.T) {
 
 // A damaged result is an error, never a panic or a wrong count of lines.
 func FuzzResult(f *testing.F) {
-	var sum chunkSummary
-	g, _ := sudoku.ParseLine(strings.Repeat(".", 80) + "1")
-	sol, _ := sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
-	sum.add(3, &g, sudoku.Unique, 4)
-	sum.add(5, &g, sudoku.Multiple, 12)
-	body := append(packSolution(nil, &sol), "multiple: at least 2 solutions: a b\n"...)
-	data, _ := encodeResult(&sum, body)
-	f.Add(data, 2)
-	f.Add([]byte(resultMagicV2+`{"puzzles":1,"counts":[1,0,0,0,0]}`+"\n"+sol.String()+"\n"), 1)
+	_, _, data, _ := sampleResult()
+	f.Add(data, 4)
+	f.Add([]byte(resultMagicV2+`{"puzzles":1,"counts":[1,0,0,0,0]}`+"\n"+testSolution.String()+"\n"), 1)
 	f.Fuzz(func(t *testing.T, data []byte, puzzles int) {
 		if puzzles < 0 || puzzles > 10_000 {
 			return
@@ -280,10 +281,9 @@ func FuzzResult(f *testing.F) {
 // BenchmarkUnpackSolutions: the report's expansion of a chunk of 3,000
 // packed solutions into lines of --out.
 func BenchmarkUnpackSolutions(b *testing.B) {
-	sol, _ := sudoku.ParseLine("534678912672195348198342567859761423426853791713924856961537284287419635345286179")
 	var packed []byte
 	for range 3000 {
-		packed = packSolution(packed, &sol)
+		packed = packSolution(packed, &testSolution)
 	}
 	dst := make([]byte, 0, 3000*(cells+1))
 	b.ReportAllocs()
