@@ -10,7 +10,7 @@ import (
 // handoff passes object contents between the parts of one process that
 // share a Broker (the embedded default: the client and the coordinator) in
 // memory, so that they make no round trip through the object store:
-//   - an input that the client hands over (UploadInputBytes) is kept until
+//   - an input that the client hands over (Upload) is kept until
 //     the process ends and is not uploaded at all: only this process reads
 //     it (its coordinator plans the job; a job interrupted and resumed is
 //     resumed by a later client, which hands the input over again). An

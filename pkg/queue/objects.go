@@ -111,11 +111,6 @@ func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
 	return b.Upload(ctx, NewInput(data))
 }
 
-// UploadInputBytes is UploadInput of data, which must not change afterwards.
-func (b *Broker) UploadInputBytes(ctx context.Context, data []byte) (string, error) {
-	return b.Upload(ctx, NewInput(data))
-}
-
 // Upload stores an input made by NewInput and returns its name. With the
 // handoff (the embedded default) an input that fits is kept in memory for
 // this process instead of being uploaded (see handoff).

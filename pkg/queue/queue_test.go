@@ -130,7 +130,7 @@ func TestObjectsHandoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	input := []byte("puzzle lines\n")
-	name, err := b.UploadInputBytes(ctx, input)
+	name, err := b.Upload(ctx, queue.NewInput(input))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestObjectsHandoff(t *testing.T) {
 	if _, err := other.ObjectStore().Get(ctx, name); err == nil {
 		t.Errorf("input %s uploaded, though handed over in memory", name)
 	}
-	if name2, err := other.UploadInputBytes(ctx, input); err != nil || name2 != name {
+	if name2, err := other.Upload(ctx, queue.NewInput(input)); err != nil || name2 != name {
 		t.Fatalf("upload without the handoff: %s, %v", name2, err)
 	}
 	if got, err := other.ObjectStore().Get(ctx, name); err != nil || string(got) != string(input) {
