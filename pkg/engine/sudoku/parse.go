@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -94,7 +95,8 @@ func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
 	return p.end()
 }
 
-// Cut splits the text data (a whole file) into pieces of per items each,
+// Cut splits the text data (a whole file) into pieces of per items each
+// (one more when the line that ends an unfinished grid is a puzzle too),
 // cutting only between lines and never inside a grid, and calls yield with
 // each piece, the line number of its first line, its number of items, and
 // its length after Compact (equal to len(piece) when Compact would not
@@ -209,7 +211,11 @@ func (p *parser) flushGrid() error {
 	}
 	it := Item{Line: p.grid.start, Grid: p.grid.g, Err: p.grid.err}
 	if it.Err == nil && p.grid.rows < 9 {
-		it.Err = fmt.Errorf("grid of %d rows, want 9 (or 81 cells on one line)", p.grid.rows)
+		rows := "rows"
+		if p.grid.rows == 1 {
+			rows = "row"
+		}
+		it.Err = fmt.Errorf("grid of %d %s, want 9 (or 81 cells on one line)", p.grid.rows, rows)
 	}
 	if it.Err != nil {
 		it.Grid = Grid{}
@@ -247,6 +253,13 @@ func (p *parser) line(line []byte, long bool) error {
 		return p.flushGrid()
 	case s.comment, s.separators:
 		// skipped, also inside a grid
+	case p.grid.start != 0 && s.cells > maxRowCells:
+		// Not a row (a one-line puzzle after an unfinished grid, or a
+		// stray line of 9 cells before it): the grid ends here.
+		if err := p.flushGrid(); err != nil {
+			return err
+		}
+		return p.yield(lineItem(p.lineNo, s))
 	case p.grid.start != 0:
 		if p.grid.err == nil {
 			switch {
@@ -266,16 +279,25 @@ func (p *parser) line(line []byte, long bool) error {
 		p.grid.start, p.grid.rows = p.lineNo, 1
 		copy(p.grid.g[:9], s.grid[:9])
 	default:
-		it := Item{Line: p.lineNo, Err: s.err}
-		if it.Err == nil && s.cells != 81 {
-			it.Err = fmt.Errorf("%d cells, want 81", s.cells)
-		}
-		if it.Err == nil {
-			it.Grid = s.grid
-		}
-		return p.yield(it)
+		return p.yield(lineItem(p.lineNo, s))
 	}
 	return nil
+}
+
+// maxRowCells is the most cells a line in a grid can have and still be
+// read as a (bad) row: a line with more is a puzzle of its own.
+const maxRowCells = 2 * 9
+
+// lineItem is the puzzle on one line.
+func lineItem(lineNo int, s lineScan) Item {
+	it := Item{Line: lineNo, Err: s.err}
+	if it.Err == nil && s.cells != 81 {
+		it.Err = fmt.Errorf("%d cells, want 81", s.cells)
+	}
+	if it.Err == nil {
+		it.Grid = s.grid
+	}
+	return it
 }
 
 // cellValue maps a byte of a plain line to its digit (0 for an empty mark),
@@ -358,7 +380,11 @@ func scanLine(line []byte) lineScan {
 			size = n
 			if s.badCol < 0 {
 				s.badCol = col
-				s.err = fmt.Errorf("column %d: %q is not a digit or an empty mark", col, r)
+				what := strconv.QuoteRune(r)
+				if r == utf8.RuneError && n == 1 {
+					what = fmt.Sprintf(`'\x%02x'`, c) // not UTF-8: the byte itself
+				}
+				s.err = fmt.Errorf("column %d: %s is not a digit or an empty mark", col, what)
 			}
 		}
 		i += size
