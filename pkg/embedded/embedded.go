@@ -82,8 +82,8 @@ func (c *Cluster) lockDir(dir string) error {
 }
 
 // StartBare starts only the server, to read and change job records.
-func StartBare(ctx context.Context, dir string) (c *Cluster, err error) {
-	c = &Cluster{}
+func StartBare(ctx context.Context, dir string) (_ *Cluster, err error) {
+	c := &Cluster{} // closed if starting fails (the result is then nil)
 	defer func() {
 		if err != nil {
 			_ = c.Close(context.Background())
@@ -151,14 +151,14 @@ func ConnectInProcess(s *server.Server, name string) (*nats.Conn, error) {
 }
 
 // Start brings up server, coordinator and worker.
-func Start(ctx context.Context, o Options) (c *Cluster, err error) {
+func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.NumCPU()
 	}
-	c = &Cluster{}
+	c := &Cluster{} // closed if starting fails (the result is then nil)
 	defer func() {
 		if err != nil {
 			_ = c.Close(context.Background())
