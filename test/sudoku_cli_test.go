@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,52 @@ func TestSudokuEngineUsageErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) || out != "" {
 			t.Errorf("analyze %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, stderr, c.want)
 		}
+	}
+}
+
+// Bad command lines of sudoku solve: one line on stderr, exit code 2,
+// nothing started and no file written (an output that names an input or
+// the other output would overwrite it).
+func TestSudokuSolveUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	puzzles := filepath.Join(dir, "puzzles.txt")
+	data, err := os.ReadFile(sudokuDataset(t, "euler96.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(puzzles, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.txt")
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []usageCase{
+		{[]string{"sudoku", "solve"}, "name at least one puzzle file"},
+		{[]string{"sudoku", "solve", filepath.Join(dir, "missing.txt")}, "cannot read"},
+		{[]string{"sudoku", "solve", dir}, "is a directory"},
+		{[]string{"sudoku", "solve", puzzles, "--chunk", "0"}, "--chunk 0: want 1 to 3000"},
+		{[]string{"sudoku", "solve", puzzles, "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"sudoku", "solve", puzzles, "--out", out, "--rejects", out}, "the same file as the --out file"},
+		{[]string{"sudoku", "solve", puzzles, "--rejects", filepath.Join(dir, ".", "puzzles.txt")}, "the same file as the input"},
+		{[]string{"sudoku", "solve", puzzles, "--out="}, "--out: want a file name"},
+		// With --data or a flag without its value last (no --data added).
+		{[]string{"sudoku", "solve", puzzles, "--data", notDir}, "not a directory"},
+		{[]string{"sudoku", "solve", puzzles, "--out"}, "flag needs an argument: --out"},
+		{[]string{"sudoku", "solve", puzzles, "-q", "--data"}, "flag needs an argument: --data"},
+	}
+	expectUsageErrors(t, cases, func(args []string) bool {
+		last := args[len(args)-1]
+		return !slices.Contains(args, "--data") && (last == "--out=" || !strings.HasPrefix(last, "--"))
+	})
+	if got, err := os.ReadFile(puzzles); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the input changed (%v)", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+	if _, err := os.Stat("--"); err == nil {
+		t.Errorf(`a file named "--" was written`)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -96,8 +97,12 @@ func usagef(format string, args ...any) error {
 }
 
 func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageError{msg: err.Error()}
+	return usageError{msg: longFlag.ReplaceAllString(err.Error(), "$1--$2")}
 }
+
+// longFlag finds a long flag named with one dash, as Go's flag package
+// writes it ("flag provided but not defined: -bogus").
+var longFlag = regexp.MustCompile(`(^|\s)-([a-z][a-z0-9-]+)`)
 
 // exitCode prints err as one line and maps it to the exit code: 2 for usage
 // errors, 130 for an interrupt, 1 otherwise.
@@ -129,7 +134,7 @@ func clusterFlags() []cli.Flag { return []cli.Flag{natsFlag, dataFlag, jsonFlag,
 func jobFlags() []cli.Flag {
 	return append(clusterFlags(),
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
-		&cli.IntFlag{Name: "workers", Usage: "embedded worker slots (default: one per CPU)"},
+		&cli.IntFlag{Name: "workers", Usage: "`N` embedded worker slots", DefaultText: "one per CPU"},
 		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
 	)
 }
@@ -151,6 +156,12 @@ func options(c *cli.Context) (client.Options, error) {
 	}
 	if o.Detach && o.NATS == "" {
 		return o, usagef("--detach needs --nats: an embedded cluster lives only as long as this command")
+	}
+	if c.IsSet("data") && o.Data == "" {
+		return o, usagef("--data: want a directory, got an empty name")
+	}
+	if fi, err := os.Stat(o.Data); o.Data != "" && err == nil && !fi.IsDir() {
+		return o, usagef("--data %s: not a directory", o.Data)
 	}
 	return o, nil
 }
@@ -216,7 +227,13 @@ func permuteArgs(app *cli.App, args []string) []string {
 		}
 		flags = append(flags, a)
 		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+		if !strings.Contains(name, "=") && takesValue[name] {
+			if i+1 == len(rest) {
+				// Its value is missing: left last, the flag is
+				// refused ("flag needs an argument") rather than
+				// given the "--" added below.
+				return append(append([]string{}, args[:depth]...), flags...)
+			}
 			i++
 			flags = append(flags, rest[i])
 		}

@@ -126,7 +126,7 @@ func nineboardAgentCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "port", Usage: "referee's `PORT` (required)"},
 			&cli.StringFlag{Name: "host", Value: "localhost", Usage: "referee's `HOST`"},
-			&cli.DurationFlag{Name: "move-time", Usage: "cap on the thinking time per move, e.g. 500ms (default: a safe share of the clock)"},
+			&cli.DurationFlag{Name: "move-time", Usage: "cap `D` on the thinking time per move, e.g. 500ms", DefaultText: "a safe share of the clock"},
 			quietFlag,
 		},
 		Action: func(c *cli.Context) error {

@@ -36,13 +36,51 @@ func outputPath(flag, path string) error {
 	return nil
 }
 
+// outputPaths checks the output flags of a command reading files: each
+// names a file that can be written, none names an input or another output.
+func outputPaths(c *cli.Context, inputs []string, flags ...string) error {
+	type file struct {
+		what string
+		path string
+		st   os.FileInfo // nil if it does not exist yet
+	}
+	var seen []file
+	for _, in := range inputs {
+		st, _ := os.Stat(in)
+		seen = append(seen, file{"input " + in, in, st})
+	}
+	for _, flag := range flags {
+		path := c.String(flag)
+		if c.IsSet(flag) && path == "" {
+			return usagef("--%s: want a file name", flag)
+		}
+		if err := outputPath(flag, path); err != nil {
+			return err
+		}
+		if path == "" {
+			continue
+		}
+		st, _ := os.Stat(path)
+		abs, _ := filepath.Abs(path)
+		for _, f := range seen {
+			fabs, _ := filepath.Abs(f.path)
+			if abs == fabs || st != nil && f.st != nil && os.SameFile(st, f.st) {
+				return usagef("--%s %s: the same file as the %s", flag, path, f.what)
+			}
+		}
+		seen = append(seen, file{"--" + flag + " file", path, st})
+	}
+	return nil
+}
+
 func sudokuSolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "solve",
 		Usage:     "solve whole corpora: every puzzle checked for uniqueness, every bad line reported",
 		ArgsUsage: "FILE...",
 		Description: "Each FILE has one puzzle per line (81 cells: 1-9, and '.', '0' or '_' for empty; '#' comments\n" +
-			"and blank lines skipped) or 9-row grids. --out gets exactly one line per puzzle, in input order:\n" +
+			"and blank lines skipped) or 9-row grids (spaces and '|', '-', '+' separators ignored, a blank\n" +
+			"line between grids). --out gets exactly one line per puzzle, in input order:\n" +
 			"the solution of a unique puzzle, else the outcome (multiple, unsolvable, invalid, malformed) and\n" +
 			"the reason. --rejects gets FILE:LINE: outcome: reason for every puzzle not uniquely solved.\n" +
 			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n\n" +
@@ -52,7 +90,7 @@ func sudokuSolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
 			&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
-			&cli.IntFlag{Name: "chunk", Usage: "puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
+			&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
 		}, jobFlags()...),
 		Action: func(c *cli.Context) error {
 			files := c.Args().Slice()
@@ -68,10 +106,7 @@ func sudokuSolveCommand() *cli.Command {
 					return usagef("%s: is a directory, want a puzzle file", f)
 				}
 			}
-			if err := outputPath("out", c.String("out")); err != nil {
-				return err
-			}
-			if err := outputPath("rejects", c.String("rejects")); err != nil {
+			if err := outputPaths(c, files, "out", "rejects"); err != nil {
 				return err
 			}
 			if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudokujobs.MaxChunk) {
@@ -139,9 +174,9 @@ func sudokuGenerateCommand() *cli.Command {
 			"Example:\n   analyze sudoku generate --count 1000 --seed 7 --minimal --out puzzles.txt",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "count", Usage: "number of puzzles", Value: 10},
-			&cli.Uint64Flag{Name: "seed", Usage: "random seed", Value: 1},
-			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("stop at this many clues (%d-81; 0: remove while unique)", sudokujobs.MinClues)},
+			&cli.IntFlag{Name: "count", Usage: "`N` puzzles to make", Value: 10},
+			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed makes the same puzzles", Value: 1},
+			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("stop at `C` clues (%d-81)", sudokujobs.MinClues), DefaultText: "remove clues while the solution stays unique"},
 			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
 			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
 			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE`"},
