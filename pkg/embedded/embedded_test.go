@@ -526,3 +526,20 @@ func TestConcurrentJobs(t *testing.T) {
 		t.Errorf("sum %d, want %d", r.Sum, sumOfSquares(40))
 	}
 }
+
+// A cluster that cannot start (its directory is a file) returns the error,
+// and a second start on the same parent still works: nothing is left open.
+func TestStartFailsCleanly(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{file, filepath.Join(file, "sub")} {
+		if c, err := embedded.Start(context.Background(), embedded.Options{Dir: dir, Workers: 1}); err == nil || c != nil {
+			t.Errorf("Start(%s): %v, %v; want an error and no cluster", dir, c, err)
+		}
+		if c, err := embedded.StartBare(context.Background(), dir); err == nil || c != nil {
+			t.Errorf("StartBare(%s): %v, %v; want an error and no cluster", dir, c, err)
+		}
+	}
+}
