@@ -32,7 +32,7 @@ func ExampleSolver_Classify() {
 	}
 	// Output:
 	// unique 483921657967345821251876493548132976729564138136798245372689514814253769695417382 0 guesses
-	// invalid row 1 has two 5s
+	// invalid row 1 has two 5s (r1c1, r1c2)
 	// multiple true
 }
 

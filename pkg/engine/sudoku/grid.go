@@ -112,7 +112,8 @@ func cellName(i int) string { return fmt.Sprintf("r%dc%d", i/9+1, i%9+1) }
 
 // Conflict returns nil if no digit appears twice in a row, column or box of
 // g, else the first such conflict (rows first, then columns, then boxes),
-// e.g. "row 3 has two 5s". A cell value outside 0..9 is also reported.
+// e.g. "row 3 has two 5s (r3c2, r3c8)". A cell value outside 0..9 is also
+// reported.
 func (g Grid) Conflict() error {
 	if g.consistent() {
 		return nil
@@ -123,16 +124,16 @@ func (g Grid) Conflict() error {
 		}
 	}
 	for u := range units {
-		var seen uint16
+		var at [10]int // cell of each digit in the unit, plus one
 		for _, c := range units[u] {
 			v := g[c]
 			if v == 0 {
 				continue
 			}
-			if seen&(1<<v) != 0 {
-				return fmt.Errorf("%s has two %ds", unitName(u), v)
+			if at[v] != 0 {
+				return fmt.Errorf("%s has two %ds (%s, %s)", unitName(u), v, cellName(at[v]-1), cellName(int(c)))
 			}
-			seen |= 1 << v
+			at[v] = int(c) + 1
 		}
 	}
 	return nil

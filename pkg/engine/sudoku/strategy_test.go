@@ -42,7 +42,7 @@ func TestStrategyOutcomes(t *testing.T) {
 	conflict := mustParse(t, "55"+strings.Repeat(".", 79))
 	for _, name := range []string{Candidates, MRV, Fast} {
 		r, err := RunStrategy(context.Background(), name, conflict, s)
-		if err != nil || r.Outcome != Conflicting || r.Calls != 0 || r.Reason != "row 1 has two 5s" {
+		if err != nil || r.Outcome != Conflicting || r.Calls != 0 || r.Reason != "row 1 has two 5s (r1c1, r1c2)" {
 			t.Errorf("%s on conflicting givens: %v %d calls %q, %v; want invalid, 0 calls", name, r.Outcome, r.Calls, r.Reason, err)
 		}
 	}

@@ -81,9 +81,10 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{"solved grid", sol, Unique, ""},
 		{"empty grid", empty, Multiple, ""},
-		{"row conflict", mustParse(t, "55"+strings.Repeat(".", 79)), Invalid, "row 1 has two 5s"},
-		{"column conflict", mustParse(t, "7"+strings.Repeat(".", 8)+"7"+strings.Repeat(".", 71)), Invalid, "column 1 has two 7s"},
-		{"box conflict", mustParse(t, "3"+strings.Repeat(".", 9)+"3"+strings.Repeat(".", 70)), Invalid, "box 1 has two 3s"},
+		{"row conflict", mustParse(t, "55"+strings.Repeat(".", 79)), Invalid, "row 1 has two 5s (r1c1, r1c2)"},
+		{"column conflict", mustParse(t, "7"+strings.Repeat(".", 8)+"7"+strings.Repeat(".", 71)), Invalid, "column 1 has two 7s (r1c1, r2c1)"},
+		{"box conflict", mustParse(t, "3"+strings.Repeat(".", 9)+"3"+strings.Repeat(".", 70)), Invalid, "box 1 has two 3s (r1c1, r2c2)"},
+		{"box 3 conflict", mustParse(t, "......1.."+"........1"+strings.Repeat(".", 63)), Invalid, "box 3 has two 1s (r1c7, r2c9)"},
 		// Row 1 lacks only a 9 in its last cell, but column 9 already has
 		// one: no conflict among the givens, no solution.
 		{"unsolvable", mustParse(t, "12345678."+strings.Repeat(".", 8)+"9"+strings.Repeat(".", 63)), Unsolvable, "no solution"},
