@@ -629,12 +629,21 @@ func (r *SolveReport) Text() string {
 	row("unsolvable", r.Unsolvable)
 	row("invalid", r.Invalid)
 	row("malformed", r.Malformed)
-	fmt.Fprintf(&b, "  %.0f puzzles/s, %.3f s, %d tasks, %d cache hits\n", r.PuzzlesPerSecond, r.ElapsedSeconds, r.Tasks, r.CacheHits)
-	if len(r.Hardest) > 0 {
+	fmt.Fprintf(&b, "  %.0f puzzles/s, %.3f s, %s, %s\n", r.PuzzlesPerSecond, r.ElapsedSeconds, count(r.Tasks, "task"), count(int(r.CacheHits), "cache hit"))
+	// The hardest puzzles that needed a guess, locations in one column.
+	hard := slices.DeleteFunc(slices.Clone(r.Hardest), func(h Hard) bool { return h.Guesses == 0 })
+	width := 0
+	for _, h := range hard {
+		width = max(width, len(h.File)+1+len(strconv.Itoa(h.Line)))
+	}
+	switch {
+	case len(hard) > 0:
 		b.WriteString("  hardest (guesses):\n")
-		for _, h := range r.Hardest {
-			fmt.Fprintf(&b, "    %6d  %s:%d  %s\n", h.Guesses, h.File, h.Line, h.Puzzle)
+		for _, h := range hard {
+			fmt.Fprintf(&b, "    %6d  %-*s  %s\n", h.Guesses, width, h.File+":"+strconv.Itoa(h.Line), h.Puzzle)
 		}
+	case r.Puzzles > 0:
+		b.WriteString("  hardest: none needed a guess\n")
 	}
 	const show = 20
 	if n := len(r.Rejects); n > 0 {
@@ -647,4 +656,12 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// count writes n things: "1 task", "3 tasks".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

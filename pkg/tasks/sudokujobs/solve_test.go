@@ -295,3 +295,30 @@ func BenchmarkUnpackSolutions(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*3000/b.Elapsed().Seconds(), "solutions/s")
 }
+
+// The readable report lists the hardest puzzles that needed a guess, their
+// locations in one column, and counts in words that agree with them.
+func TestSolveReportText(t *testing.T) {
+	r := &SolveReport{Puzzles: 3, Unique: 3, Tasks: 1, CacheHits: 1, Hardest: []Hard{
+		{File: "long-name.txt", Line: 12, Puzzle: "p1", Guesses: 40},
+		{File: "a.txt", Line: 3, Puzzle: "p2", Guesses: 2},
+		{File: "a.txt", Line: 1, Puzzle: "p3", Guesses: 0},
+	}}
+	text := r.Text()
+	for _, want := range []string{
+		"1 task, 1 cache hit\n",
+		"    40  long-name.txt:12  p1\n",
+		"     2  a.txt:3           p2\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "p3") {
+		t.Errorf("a puzzle without guesses among the hardest:\n%s", text)
+	}
+	r.Hardest = r.Hardest[2:]
+	if text := r.Text(); !strings.Contains(text, "hardest: none needed a guess") {
+		t.Errorf("no puzzle needed a guess, but:\n%s", text)
+	}
+}
