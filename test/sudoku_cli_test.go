@@ -153,6 +153,32 @@ func TestSudokuEngineCompare(t *testing.T) {
 	if !regexp.MustCompile(`backtrack\s+[0-9,]+\s+timeout`).MatchString(out) || !regexp.MustCompile(`fast\s+[0-9,]+\s+solved`).MatchString(out) {
 		t.Errorf("table %q: want backtrack timeout and fast solved", out)
 	}
+	// A malformed line is named on stderr and listed apart; the other
+	// lines run (an empty file gives an empty list, not null).
+	mixed := filepath.Join(dir, "mixed.txt")
+	if err := os.WriteFile(mixed, []byte(first+"\nxx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code = sudokuRun(t, "sudoku", "compare", mixed, "--strategies", "mrv", "--json")
+	var mixedRep struct {
+		Results   []result
+		Malformed []struct {
+			Line   int
+			Reason string
+		}
+	}
+	sudokuDecode(t, out, &mixedRep)
+	if code != 0 || !strings.Contains(stderr, "mixed.txt:2: malformed") || len(mixedRep.Results) != 1 || mixedRep.Results[0].Calls != 50 ||
+		len(mixedRep.Malformed) != 1 || mixedRep.Malformed[0].Line != 2 {
+		t.Errorf("a malformed line: exit %d, stderr %q, report %+v", code, stderr, mixedRep)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := sudokuRun(t, "sudoku", "compare", empty, "--json"); code != 0 || !strings.Contains(out, `"results":[]`) {
+		t.Errorf("empty file: exit %d, %s", code, out)
+	}
 }
 
 func TestSudokuEngineUsageErrors(t *testing.T) {
@@ -165,6 +191,7 @@ func TestSudokuEngineUsageErrors(t *testing.T) {
 		{[]string{"sudoku", "bench", "/nonexistent/file.txt"}, "cannot read"},
 		{[]string{"sudoku", "bench", euler, "--repeat", "0"}, "--repeat 0"},
 		{[]string{"sudoku", "compare", euler, "--strategies", "magic"}, `no strategy "magic"`},
+		{[]string{"sudoku", "compare", euler, "--strategies", "mrv,fast,mrv"}, "mrv named twice"},
 		{[]string{"sudoku", "compare", euler, "--timeout", "0s"}, "--timeout"},
 		{[]string{"sudoku", "nosuch"}, "nosuch"},
 	} {

@@ -66,10 +66,11 @@ type Run struct {
 const pollMask = 1<<12 - 1
 
 // RunStrategy runs the named strategy on g until it ends or ctx is done
-// (outcome TimedOut with the calls reached). Fast uses s. A solution that
-// fails Check with givens that conflict is reported as Conflicting (only
-// backtrack, which does not check the givens, can find one); one that fails
-// otherwise is a bug, returned as an error.
+// (outcome TimedOut with the calls reached; Fast, milliseconds at worst, is
+// not stopped). Fast uses s. Givens that conflict make the outcome
+// Conflicting: checked first, or, by backtrack, which does not check them,
+// found once its search ends (with or without a "solution"). A solution
+// that fails Check otherwise is a bug, returned as an error.
 func RunStrategy(ctx context.Context, name string, g Grid, s *Solver) (Run, error) {
 	var r Run
 	switch name {
@@ -101,6 +102,10 @@ func RunStrategy(ctx context.Context, name string, g Grid, s *Solver) (Run, erro
 			return r, nil
 		case !ok:
 			r.Outcome = NoSolution
+			if err := g.Conflict(); err != nil {
+				// backtrack, on givens it did not check
+				r.Outcome, r.Reason = Conflicting, err.Error()
+			}
 			return r, nil
 		}
 		r.Outcome, r.Solution = Solved, w.g

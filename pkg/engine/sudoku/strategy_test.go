@@ -53,6 +53,14 @@ func TestStrategyOutcomes(t *testing.T) {
 	if r, err := RunStrategy(context.Background(), Backtrack, full, s); err != nil || r.Outcome != Conflicting || r.Calls != 1 {
 		t.Errorf("backtrack on a full conflicting grid: %v %d calls, %v; want invalid after 1 call", r.Outcome, r.Calls, err)
 	}
+	// ... and when its search fails on givens that conflict, the outcome
+	// is invalid too, with the calls it made (Euler 01 with a 3 added in
+	// row 1, which has a 3 already).
+	e01 := mustParse(t, known[0].puzzle)
+	e01[0] = 3
+	if r, err := RunStrategy(context.Background(), Backtrack, e01, s); err != nil || r.Outcome != Conflicting || r.Calls < 2 || r.Reason != "row 1 has two 3s (r1c1, r1c3)" {
+		t.Errorf("backtrack on conflicting givens it cannot fill: %v %d calls %q, %v; want invalid after searching", r.Outcome, r.Calls, r.Reason, err)
+	}
 	unsolvable := mustParse(t, "12345678."+strings.Repeat(".", 8)+"9"+strings.Repeat(".", 63))
 	for _, name := range Strategies {
 		r, err := RunStrategy(context.Background(), name, unsolvable, s)
