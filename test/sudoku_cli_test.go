@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 )
 
 // datasets is the shared Sudoku corpus directory beside the repository.
@@ -246,5 +250,65 @@ func TestSudokuSolveUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat("--"); err == nil {
 		t.Errorf(`a file named "--" was written`)
+	}
+}
+
+// sudoku generate from the command line: --count is required; symmetric,
+// minimal puzzles with at most C clues come out as asked, each with one
+// solution; a request random removal cannot meet fails with its reason.
+func TestSudokuGenerateCLI(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := sudokuRun(t, "sudoku", "generate", "--data", filepath.Join(dir, "d0")); code != 2 || !strings.Contains(stderr, "--count N is required") {
+		t.Errorf("no --count: exit %d, %q", code, stderr)
+	}
+	out := filepath.Join(dir, "puzzles.txt")
+	stdout, stderr, code := sudokuRun(t, "sudoku", "generate", "--count", "60", "--seed", "3", "--symmetric", "--minimal", "--clues", "27",
+		"--out", out, "--json", "-q", "--data", filepath.Join(dir, "d1"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Count          int
+		CluesHistogram map[string]int `json:"clues_histogram"`
+	}
+	sudokuDecode(t, stdout, &rep)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(data))
+	if rep.Count != 60 || len(lines) != 60 {
+		t.Fatalf("%d puzzles reported, %d written; want 60", rep.Count, len(lines))
+	}
+	s := sudoku.NewSolver()
+	hist := map[string]int{}
+	for i, line := range lines {
+		g, err := sudoku.ParseLine(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist[strconv.Itoa(g.Clues())]++
+		if n, _ := s.Solve(&g, 2); n != 1 || g.Clues() > 27 {
+			t.Fatalf("puzzle %d %s: %d solutions, %d clues", i, line, n, g.Clues())
+		}
+		for c := range 81 {
+			if (g[c] == 0) != (g[80-c] == 0) {
+				t.Fatalf("puzzle %d %s: not symmetric", i, line)
+			}
+			if g[c] != 0 {
+				h := g
+				h[c] = 0
+				if n, _ := s.Solve(&h, 2); n == 1 {
+					t.Fatalf("puzzle %d %s: clue r%dc%d can go", i, line, c/9+1, c%9+1)
+				}
+			}
+		}
+	}
+	if !maps.Equal(hist, rep.CluesHistogram) {
+		t.Errorf("clues histogram %v, the puzzles have %v", rep.CluesHistogram, hist)
+	}
+	stdout, _, code = sudokuRun(t, "sudoku", "generate", "--count", "3", "--clues", "18", "-q", "--data", filepath.Join(dir, "d2"))
+	if code != 1 || !strings.Contains(stdout, "no puzzle with 18 clues in 5000 random solution grids") {
+		t.Errorf("18 clues: exit %d, %q", code, stdout)
 	}
 }

@@ -169,14 +169,16 @@ func sudokuGenerateCommand() *cli.Command {
 		Usage: "generate puzzles with exactly one solution",
 		Description: "Puzzle i comes from its own random stream seeded by (--seed, i): the same seed gives the same\n" +
 			"puzzles whatever the number of workers. Clues are removed in random order while the solution\n" +
-			"stays unique; --clues stops at that many clues, --symmetric removes them in 180-degree pairs,\n" +
-			"--minimal makes sure that removing any single clue breaks uniqueness.\n\n" +
+			"stays unique (one pass leaves a minimal puzzle). --clues C stops at exactly C clues (with\n" +
+			"--minimal: minimal puzzles of at most C clues); --symmetric removes clues in 180-degree pairs;\n" +
+			"--minimal makes sure that removing any single clue breaks uniqueness. A grid that does not give\n" +
+			"what is asked is replaced by another, up to 5,000 per puzzle: below about 22 clues, few do.\n\n" +
 			"Example:\n   analyze sudoku generate --count 1000 --seed 7 --minimal --out puzzles.txt",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "count", Usage: "`N` puzzles to make", Value: 10},
+			&cli.IntFlag{Name: "count", Usage: "`N` puzzles to make (required)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed makes the same puzzles", Value: 1},
-			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("stop at `C` clues (%d-81)", sudokujobs.MinClues), DefaultText: "remove clues while the solution stays unique"},
+			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("`C` clues in every puzzle (%d-81; with --minimal: at most C)", sudokujobs.MinClues), DefaultText: "remove clues while the solution stays unique"},
 			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
 			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
 			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE`"},
@@ -184,6 +186,9 @@ func sudokuGenerateCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("sudoku generate takes no arguments, got %q", c.Args().First())
+			}
+			if !c.IsSet("count") {
+				return usagef("sudoku generate: --count N is required (how many puzzles to make)")
 			}
 			p := sudokujobs.GenerateParams{
 				Count: c.Int("count"), Seed: c.Uint64("seed"), Clues: c.Int("clues"),

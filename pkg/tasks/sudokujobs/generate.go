@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -19,19 +18,24 @@ func init() { tasks.Register(Generate{}) }
 
 // Limits of a generation job.
 const (
-	MaxGenerate     = 10_000_000
-	MinClues        = 17 // no Sudoku with fewer clues has a unique solution
-	perTask         = 50
-	maxAttempts     = 200
-	generateVersion = 1
+	MaxGenerate = 10_000_000
+	MinClues    = 17 // no Sudoku with fewer clues has a unique solution
+	perTask     = 50
+	// maxAttempts is how many random solution grids a puzzle may take. It
+	// is far more than a reachable request needs (about 70 for a symmetric
+	// and minimal puzzle, which 1.5% of grids give; a few hundred for 21
+	// clues), and ends a request that random removal (almost) never meets,
+	// such as 19 clues, within seconds.
+	maxAttempts     = 5000
+	generateVersion = 2
 )
 
 // GenerateParams are the parameters of a "sudoku.generate" job.
 type GenerateParams struct {
 	Count int    `json:"count"`
 	Seed  uint64 `json:"seed"`
-	// Clues, if not 0, is the number of clues to stop at (with Minimal: at
-	// most that many, and minimal).
+	// Clues, if not 0, is the number of clues of every puzzle (with
+	// Minimal: at most that many).
 	Clues     int  `json:"clues,omitempty"`
 	Symmetric bool `json:"symmetric,omitempty"`
 	Minimal   bool `json:"minimal,omitempty"`
@@ -106,6 +110,7 @@ type GenerateReport struct {
 	Seed              uint64          `json:"seed"`
 	Symmetric         bool            `json:"symmetric"`
 	Minimal           bool            `json:"minimal"`
+	Clues             int             `json:"clues,omitempty"`
 	Puzzles           []string        `json:"puzzles"`
 	CluesHistogram    map[string]int  `json:"clues_histogram"`
 	GuessesHistogram  map[string]int  `json:"guesses_histogram"`
@@ -131,7 +136,7 @@ func (r *GenerateReport) Outputs() map[string]string { return r.outputs }
 // Report implements tasks.Plan.
 func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
 	rep := &GenerateReport{
-		Seed: gp.params.Seed, Symmetric: gp.params.Symmetric, Minimal: gp.params.Minimal,
+		Seed: gp.params.Seed, Symmetric: gp.params.Symmetric, Minimal: gp.params.Minimal, Clues: gp.params.Clues,
 		Puzzles: []string{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{},
 		ElapsedSeconds: sum.Elapsed.Seconds(), Tasks: len(gp.tasks), FailedTasks: len(sum.Failures),
 		Failures: sum.Failures, CacheHits: sum.CacheHits, outputs: map[string]string{},
@@ -183,9 +188,18 @@ func (r *GenerateReport) Text() string {
 	if r.Minimal {
 		b.WriteString(", minimal")
 	}
+	switch {
+	case r.Clues != 0 && r.Minimal:
+		fmt.Fprintf(&b, ", at most %d clues", r.Clues)
+	case r.Clues != 0:
+		fmt.Fprintf(&b, ", %d clues", r.Clues)
+	}
 	fmt.Fprintf(&b, "), %.0f puzzles/s, %.3f s\n", r.PuzzlesPerSecond, r.ElapsedSeconds)
 	if r.FailedTasks > 0 {
-		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed\n", r.FailedTasks, r.Tasks)
+		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed (up to %d puzzles each); their puzzles are missing\n", r.FailedTasks, r.Tasks, perTask)
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
+		}
 	}
 	if r.DuplicatesDropped > 0 {
 		fmt.Fprintf(&b, "%d duplicates dropped\n", r.DuplicatesDropped)
@@ -218,9 +232,14 @@ func histogram(h map[string]int) string {
 }
 
 // NewRunner implements tasks.Kind.
-func (Generate) NewRunner(tasks.Env) tasks.Runner { return &genRunner{solver: sudoku.NewSolver()} }
+func (Generate) NewRunner(tasks.Env) tasks.Runner {
+	return &genRunner{solver: sudoku.NewSolver(), attempts: maxAttempts}
+}
 
-type genRunner struct{ solver *sudoku.Solver }
+type genRunner struct {
+	solver   *sudoku.Solver
+	attempts int // random grids a puzzle may take
+}
 
 func (r *genRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
 	var t genTask
@@ -253,31 +272,40 @@ func (r *genRunner) unique(g sudoku.Grid) bool {
 }
 
 // generate makes one puzzle: a random solution grid, then clues removed in
-// random order (in 180-degree pairs when symmetric) as long as the solution
-// stays unique. One full pass leaves a minimal puzzle (if removing a clue
-// breaks uniqueness, it still does once other clues are gone).
+// random order (in 180-degree pairs when symmetric: the centre cell is its
+// own partner) as long as the solution stays unique. One full pass leaves
+// a minimal puzzle (if removing a clue breaks uniqueness, it still does
+// once other clues are gone); with pairs it leaves one where no pair can
+// go, which is minimal for about one grid in 70. With Clues (and not
+// Minimal) no removal goes below Clues, and the pass ends there. A grid
+// that does not give what p asks for is replaced by the next.
 func (r *genRunner) generate(rng *rand.Rand, p GenerateParams) (sudoku.Grid, int, error) {
-	for range maxAttempts {
+	exact := p.Clues != 0 && !p.Minimal
+	for range r.attempts {
 		g := randomSolution(rng)
 		clues := 81
-		order := rng.Perm(81)
-		for _, c := range order {
+		for _, c := range rng.Perm(81) {
+			if exact && clues == p.Clues {
+				break
+			}
 			m := 80 - c
 			if p.Symmetric && m < c {
 				continue // handled with its partner
 			}
-			if p.Clues != 0 && clues <= p.Clues && !p.Minimal {
-				break
-			}
 			if g[c] == 0 {
 				continue
 			}
-			saved, savedM := g[c], g[m]
-			g[c] = 0
 			removed := 1
 			if p.Symmetric && m != c {
-				g[m] = 0
 				removed = 2
+			}
+			if exact && clues-removed < p.Clues {
+				continue // a pair one clue above the target: only the centre fits
+			}
+			saved, savedM := g[c], g[m]
+			g[c] = 0
+			if removed == 2 {
+				g[m] = 0
 			}
 			if r.unique(g) {
 				clues -= removed
@@ -285,7 +313,7 @@ func (r *genRunner) generate(rng *rand.Rand, p GenerateParams) (sudoku.Grid, int
 			}
 			g[c], g[m] = saved, savedM
 		}
-		if p.Clues != 0 && clues > p.Clues {
+		if exact && clues != p.Clues || p.Clues != 0 && clues > p.Clues {
 			continue // not reachable from this grid: try another
 		}
 		if p.Minimal && p.Symmetric && !r.minimal(g) {
@@ -294,7 +322,34 @@ func (r *genRunner) generate(rng *rand.Rand, p GenerateParams) (sudoku.Grid, int
 		_, guesses := r.solver.Solve(&g, 2)
 		return g, guesses, nil
 	}
-	return sudoku.Grid{}, 0, errors.New("no puzzle met the constraints after 200 random grids")
+	return sudoku.Grid{}, 0, fmt.Errorf("no %s in %d random solution grids%s", p.describe(), r.attempts, p.hint())
+}
+
+// describe names the puzzles p asks for.
+func (p GenerateParams) describe() string {
+	var what []string
+	if p.Symmetric {
+		what = append(what, "symmetric")
+	}
+	if p.Minimal {
+		what = append(what, "minimal")
+	}
+	s := strings.Join(append(what, "puzzle"), " ")
+	switch {
+	case p.Clues != 0 && p.Minimal:
+		s += fmt.Sprintf(" with at most %d clues", p.Clues)
+	case p.Clues != 0:
+		s += fmt.Sprintf(" with %d clues", p.Clues)
+	}
+	return s
+}
+
+// hint says why a request with few clues fails.
+func (p GenerateParams) hint() string {
+	if p.Clues != 0 && p.Clues < 22 {
+		return " (removing clues at random seldom ends below 22; puzzles with fewer are rare)"
+	}
+	return ""
 }
 
 // minimal reports whether removing any single clue of g breaks uniqueness.
