@@ -49,10 +49,14 @@ type Iteration struct {
 // SearchResult is the outcome of a Search: the last completed iteration's
 // move, score and principal variation, and all the iterations.
 type SearchResult struct {
-	Move       int
-	Score      int
-	PV         []int
-	Depth      int    // depth of the last completed iteration
+	Move  int
+	Score int
+	PV    []int
+	Depth int // depth of the last completed iteration
+	// Exhaustive: the last completed iteration reached the end of every
+	// line (its depth is the number of empty cells; there are no
+	// reductions), so Score is exact: a draw if it is not a mate score.
+	Exhaustive bool
 	Nodes      uint64 // all iterations, the unfinished one included
 	Elapsed    time.Duration
 	Iterations []Iteration
@@ -159,6 +163,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, maxDepth int, budget 
 		}
 		res.Iterations = append(res.Iterations, it)
 		res.Move, res.Score, res.PV, res.Depth = it.Move, it.Score, it.PV, d
+		res.Exhaustive = d == empties
 		s.prevPV = append(s.prevPV[:0], it.PV...)
 		if res.MatePlies() != 0 && abs(res.MatePlies()) <= d {
 			break // proven inside the horizon: deeper cannot change it

@@ -33,6 +33,9 @@ func TestSearchFullDepth(t *testing.T) {
 		if len(r.PV) == 0 || r.PV[0] != r.Move {
 			t.Fatalf("%s: move %d, pv %v", g.String(p), r.Move, r.PV)
 		}
+		if !r.Exhaustive && r.MatePlies() == 0 {
+			t.Fatalf("%s: a draw at full depth not marked exhaustive", g.String(p))
+		}
 	}
 	g := MustNew(3, 3, 3)
 	for _, p := range allPositions(g) {

@@ -61,7 +61,7 @@ func (g *Game) Parse(s string) (Position, error) {
 		}
 	}
 	if err := g.Valid(p); err != nil {
-		return Position{}, fmt.Errorf("parse %q: %w", s, err)
+		return Position{}, err // it names the board
 	}
 	return p, nil
 }

@@ -18,8 +18,9 @@ import (
 func init() { tasks.Register(Minimax{}) }
 
 // MaxMinimaxEmpty bounds the empty cells of a textbook minimax: it visits
-// every game, 3x4 from the start (12 cells) is about a hundred million
-// calls, and each further cell multiplies that by about ten.
+// every game, 3x4 from the start (12 cells) takes 140 million calls with
+// k=3 and 1.17 billion with k=4, and each further cell multiplies that by
+// about ten.
 const MaxMinimaxEmpty = 12
 
 // MinimaxParams are the parameters of an "mnk.minimax" job.

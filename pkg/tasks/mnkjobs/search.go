@@ -122,11 +122,13 @@ func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
 // side to move in the searched position; cells are [row, col].
 type SearchReport struct {
 	positionHead
-	Complete bool     `json:"complete"`
-	BestMove [2]int   `json:"best_move"`
-	Score    int      `json:"score"`
-	Result   string   `json:"result"` // "win in 5 plies", "loss in 4 plies" or "heuristic"
-	PV       [][2]int `json:"pv"`
+	Complete bool   `json:"complete"`
+	BestMove [2]int `json:"best_move"`
+	Score    int    `json:"score"`
+	// Result is "win in 5 plies", "loss in 4 plies", "draw" (searched to
+	// the end of every line) or "heuristic".
+	Result string   `json:"result"`
+	PV     [][2]int `json:"pv"`
 	// Depth is the depth of the last complete iteration.
 	Depth          int               `json:"depth"`
 	Nodes          uint64            `json:"nodes"`
@@ -164,7 +166,7 @@ func (r *SearchReport) Text() string {
 	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
 	row("score", "%d (%s)", r.Score, r.Result)
 	row("principal variation", "%s", cellList(r.PV))
-	row("depth", "%d plies", r.Depth)
+	row("depth", "%s", plies(r.Depth))
 	row("nodes", "%s (%s/s)", tasks.Thousands(r.Nodes), tasks.Thousands(uint64(r.NodesPerSecond)))
 	fmt.Fprintf(&b, "  %-5s %-12s %-7s %14s %8s %9s\n", "depth", "score", "move", "nodes", "EBF", "seconds")
 	for _, it := range r.Iterations {
@@ -194,7 +196,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	rep := SearchReport{
 		positionHead: headOf(g, pos), BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
-		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies()),
+		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies(), res.Exhaustive),
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.NodesPerSecond = float64(res.Nodes) / s
@@ -211,15 +213,34 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	return tasks.Output{Data: data}, nil
 }
 
-// mateWords describes a forced result in plies.
-func mateWords(n int) string {
+// mateWords describes a forced result in plies, a proven draw, or a
+// heuristic score.
+func mateWords(n int, exhaustive bool) string {
 	switch {
 	case n > 0:
-		return fmt.Sprintf("win in %d plies", n)
+		return "win in " + plies(n)
 	case n < 0:
-		return fmt.Sprintf("loss in %d plies", -n)
+		return "loss in " + plies(-n)
+	case exhaustive:
+		return "draw"
 	}
 	return "heuristic"
+}
+
+// plies writes a number of plies: "1 ply", "5 plies".
+func plies(n int) string {
+	if n == 1 {
+		return "1 ply"
+	}
+	return fmt.Sprintf("%d plies", n)
+}
+
+// count writes n things: "1 row", "3 rows".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // cells converts cells to [row, col] pairs.

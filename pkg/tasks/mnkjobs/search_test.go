@@ -44,10 +44,13 @@ func TestSearchJob(t *testing.T) {
 		result string
 	}{
 		// X completes the diagonal at once.
-		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,2 1,1 2,0", Depth: 4}, [2]int{2, 2}, "win in 1 plies"},
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,2 1,1 2,0", Depth: 4}, [2]int{2, 2}, "win in 1 ply"},
 		// O must block at (2,2) and still loses: X forks.
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Position: "XO./.X./...", Depth: 6}, [2]int{2, 2}, "loss in 4 plies"},
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "XO./.X./...", Depth: 6}, [2]int{2, 2}, "loss in 4 plies"},
+		// Searched to the end of every line, a draw is proven, not a
+		// heuristic 0 (X must block the top row at 0,1).
+		{SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "1,1 0,0 2,2 0,2", Depth: 9}, [2]int{0, 1}, "draw"},
 	}
 	for _, c := range cases {
 		var rep SearchReport

@@ -71,7 +71,7 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 		return nil, err
 	}
 	if p.SplitDepth != -1 && (p.SplitDepth < 1 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
-		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 1 to %d",
+		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (the root moves) or 1 to %d",
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
 	}
 	if p.TTMB < 0 || p.TTMB > MaxTTMB {
@@ -387,7 +387,7 @@ func mapCells(g *mnk.Game, canon, p mnk.Position, cells []int) []int {
 // Text implements tasks.Report.
 func (r *SolveReport) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %d rows, %d columns, %d in a row\n", r.Rows, r.Cols, r.K, r.Rows, r.Cols, r.K)
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, count(r.Rows, "row"), count(r.Cols, "column"), r.K)
 	if !r.Complete {
 		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the value is unknown\n", r.FailedTasks, r.Tasks)
 		for _, f := range r.Failures {
