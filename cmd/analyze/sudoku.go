@@ -266,11 +266,7 @@ func sudokuCompareCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "sudoku compare %s: %d puzzles, %s, time limit %v each\n", path, len(good), runs, timeout)
 			if len(bad) > 0 {
-				lines := "lines"
-				if len(bad) == 1 {
-					lines = "line"
-				}
-				fmt.Fprintf(w, "%d malformed %s not run (named on stderr)\n", len(bad), lines)
+				fmt.Fprintf(w, "%s not run (named on stderr)\n", tasks.Count(len(bad), "malformed line"))
 			}
 			if len(good) == 0 {
 				return nil

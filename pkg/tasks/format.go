@@ -15,3 +15,11 @@ func Thousands(n uint64) string {
 	}
 	return string(b)
 }
+
+// Count writes n things, in the plural unless n is 1: "1 task", "3 tasks".
+func Count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}

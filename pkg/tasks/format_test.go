@@ -10,3 +10,14 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 tasks"}, {1, "1 task"}, {2, "2 tasks"}} {
+		if got := Count(c.n, "task"); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -454,7 +454,7 @@ func valueWord(v mnk.Value) string {
 // Text implements tasks.Report.
 func (r *CountReport) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, count(r.Rows, "row"), count(r.Cols, "column"), r.K)
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
 	if !r.Complete {
 		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the figures below leave them out\n", r.FailedTasks, r.Tasks)
 		for _, f := range r.Failures {

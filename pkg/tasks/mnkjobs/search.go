@@ -235,14 +235,6 @@ func plies(n int) string {
 	return fmt.Sprintf("%d plies", n)
 }
 
-// count writes n things: "1 row", "3 rows".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
-
 // cells converts cells to [row, col] pairs.
 func cells(cs []int) [][2]int {
 	out := make([][2]int, len(cs))

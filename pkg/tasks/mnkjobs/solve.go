@@ -387,7 +387,7 @@ func mapCells(g *mnk.Game, canon, p mnk.Position, cells []int) []int {
 // Text implements tasks.Report.
 func (r *SolveReport) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, count(r.Rows, "row"), count(r.Cols, "column"), r.K)
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
 	if !r.Complete {
 		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the value is unknown\n", r.FailedTasks, r.Tasks)
 		for _, f := range r.Failures {

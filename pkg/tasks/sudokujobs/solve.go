@@ -629,7 +629,7 @@ func (r *SolveReport) Text() string {
 	row("unsolvable", r.Unsolvable)
 	row("invalid", r.Invalid)
 	row("malformed", r.Malformed)
-	fmt.Fprintf(&b, "  %.0f puzzles/s, %.3f s, %s, %s\n", r.PuzzlesPerSecond, r.ElapsedSeconds, count(r.Tasks, "task"), count(int(r.CacheHits), "cache hit"))
+	fmt.Fprintf(&b, "  %.0f puzzles/s, %.3f s, %s, %s\n", r.PuzzlesPerSecond, r.ElapsedSeconds, tasks.Count(r.Tasks, "task"), tasks.Count(int(r.CacheHits), "cache hit"))
 	// The hardest puzzles that needed a guess, locations in one column.
 	hard := slices.DeleteFunc(slices.Clone(r.Hardest), func(h Hard) bool { return h.Guesses == 0 })
 	width := 0
@@ -656,12 +656,4 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	return b.String()
-}
-
-// count writes n things: "1 task", "3 tasks".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
 }
