@@ -110,8 +110,9 @@ type Search struct{}
 // Name implements tasks.Kind.
 func (Search) Name() string { return "mnk.search" }
 
-// Version implements tasks.Kind.
-func (Search) Version() int { return 1 }
+// Version implements tasks.Kind. 2: "draw" when searched to the end,
+// "1 ply".
+func (Search) Version() int { return 2 }
 
 // Plan implements tasks.Kind.
 func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {

@@ -100,8 +100,9 @@ type Solve struct{}
 // Name implements tasks.Kind.
 func (Solve) Name() string { return "sudoku.solve" }
 
-// Version implements tasks.Kind.
-func (Solve) Version() int { return 2 }
+// Version implements tasks.Kind. 3: a line that cannot be a row ends an
+// unfinished grid; conflicts name their cells.
+func (Solve) Version() int { return 3 }
 
 // Plan implements tasks.Kind; a corpus job needs its inputs (PlanEnv).
 func (Solve) Plan(context.Context, json.RawMessage) (tasks.Plan, error) {
