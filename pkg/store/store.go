@@ -114,6 +114,27 @@ func (s *DB) Get(key []byte) ([]byte, bool, error) {
 	return val, true, nil
 }
 
+// Has tells whether a value is stored under key, without reading it.
+func (s *DB) Has(key []byte) (bool, error) {
+	s.mu.Lock()
+	_, ok := s.pending[string(key)]
+	s.mu.Unlock()
+	if ok {
+		return true, nil
+	}
+	err := s.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(key)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("badger get: %w", err)
+	}
+	return true, nil
+}
+
 // Put queues a write in the write-behind batch; it reaches disk within
 // FlushEvery, or at Flush or Close. Use it for caches, where losing the last
 // writes in a crash costs only recomputation.

@@ -21,6 +21,9 @@ func TestPutVisibleAtOnceAndDurableAfterClose(t *testing.T) {
 	if err != nil || !ok || string(v) != "v7" {
 		t.Fatalf("Get before flush: %q %v %v, want v7", v, ok, err)
 	}
+	if ok, err := db.Has([]byte("k0007")); err != nil || !ok {
+		t.Fatalf("Has before flush: %v %v, want true", ok, err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +38,11 @@ func TestPutVisibleAtOnceAndDurableAfterClose(t *testing.T) {
 	}
 	if n != 1000 {
 		t.Errorf("after reopen: %d keys, want 1000", n)
+	}
+	for key, want := range map[string]bool{"k0999": true, "k1000": false} {
+		if ok, err := db.Has([]byte(key)); err != nil || ok != want {
+			t.Errorf("Has(%s) after reopen: %v %v, want %v", key, ok, err, want)
+		}
 	}
 }
 
