@@ -3,8 +3,11 @@
 // merges each task's result exactly once, and writes progress and the final
 // report back to the job's record.
 //
-// Task results are kept in the coordinator's Badger store, keyed by job and
-// task, until the job's report is written. A per-job done flag per task makes
+// Task results are kept in the coordinator's Badger store by what computed
+// them (kind, kind version and payload): a task whose result is there, from
+// a rerun or another job with the same task, is not published at all. Each
+// job also keeps a small record per merged task, keyed by job and task and
+// pointing at its result, until the job's report is written. A per-job done flag per task makes
 // merging idempotent whatever JetStream redelivers; it is rebuilt from the
 // stored keys when a coordinator restarted with the same store resumes a
 // running job: it recomputes the (deterministic) plan, counts what is done,
@@ -21,6 +24,7 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,8 +73,10 @@ type job struct {
 	plan      tasks.Plan
 	index     map[string]int // task id -> position in plan.Tasks()
 	kind      string
+	version   int
 	tasks     []tasks.Task // plan.Tasks()
 	checks    []string     // queue.PayloadCheck of each task, made when first needed
+	keys      [][]byte     // cacheKey of each task, made when first needed
 	epoch     int          // of this coordinator's life of the job
 	done      []bool
 	nDone     int
@@ -195,7 +201,8 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		return nil, c.failJob(ctx, id, err.Error())
 	}
 	list := plan.Tasks()
-	j := &job{id: id, kind: kind.Name(), plan: plan, tasks: list, index: make(map[string]int, len(list)), checks: make([]string, len(list)), done: make([]bool, len(list))}
+	j := &job{id: id, kind: kind.Name(), version: kind.Version(), plan: plan, tasks: list, index: make(map[string]int, len(list)),
+		checks: make([]string, len(list)), keys: make([][]byte, len(list)), done: make([]bool, len(list))}
 	for i, t := range list {
 		if !queue.ValidToken(t.ID) {
 			return nil, c.failJob(ctx, id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
@@ -213,6 +220,13 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		case !ok || j.done[i]:
 		case !j.matches(i, r.Check):
 			c.log.Warn("stored result of another version of the task: computed again", "job", id, "task", r.Task)
+		case r.Ref != "":
+			// Its result may not have reached the disk with it: then
+			// the task is looked up or run again below.
+			if ok, err := c.cfg.DB.Has([]byte(r.Ref)); err != nil || !ok {
+				return err
+			}
+			j.markDone(i, r)
 		default:
 			j.markDone(i, r)
 		}
@@ -249,6 +263,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		if j.done[i] {
 			continue
 		}
+		if hit, err := c.fromCache(j, i); err != nil || hit {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if resumed {
 			// Still queued (or with a worker): leave it. Otherwise it was lost
 			// with the previous coordinator, so publish it again.
@@ -268,6 +288,35 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	}
 	c.active[id] = j
 	return j, nil
+}
+
+// fromCache merges task i from a result stored by an earlier job with the
+// same task, if there is one.
+func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
+	key := j.key(i)
+	ok, err := c.cfg.DB.Has(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	r := storedResult{Task: j.tasks[i].ID, Check: j.check(i), Ref: string(key), Cached: true}
+	val, err := r.encode()
+	if err == nil {
+		err = c.cfg.DB.Put(resultKey(j.id, r.Task), val)
+	}
+	if err != nil {
+		return false, err
+	}
+	j.markDone(i, r)
+	return true, nil
+}
+
+// key returns task i's cache key (j.mu held, or j not yet shared).
+func (j *job) key(i int) []byte {
+	if j.keys[i] == nil {
+		sum := sha256.Sum256(j.tasks[i].Payload)
+		j.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", j.kind, j.version, sum)
+	}
+	return j.keys[i]
 }
 
 // matches tells whether a result computed for a task with this payload
@@ -305,8 +354,11 @@ func (j *job) markDone(i int, r storedResult) {
 // storedResult is a merged task result in the coordinator's store: a JSON
 // line of metadata, then the data as it is (results can be 100 KB).
 type storedResult struct {
-	Task      string `json:"task"`
-	Check     string `json:"check,omitempty"` // the task's queue.PayloadCheck
+	Task  string `json:"task"`
+	Check string `json:"check,omitempty"` // the task's queue.PayloadCheck
+	// Ref is the key of the task's result in the cache; Data, if there is
+	// no Ref (a failed task, or a record of an earlier build).
+	Ref       string `json:"ref,omitempty"`
 	Data      []byte `json:"-"`
 	Failed    string `json:"failed,omitempty"`
 	CacheHits int64  `json:"cache_hits,omitempty"`
@@ -444,6 +496,15 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 		}
 		return
 	}
+	if r.Failed == "" {
+		// The data goes into the cache, the job's record points at it.
+		key := j.key(i)
+		if err := c.cfg.DB.Put(key, r.Data); err != nil {
+			c.log.Error("store result", "job", jobID, "task", r.Task, "err", err)
+			return
+		}
+		r.Ref, r.Data = string(key), nil
+	}
 	val, err := r.encode()
 	if err != nil {
 		c.log.Error("encode result", "err", err)
@@ -511,7 +572,15 @@ func (c *Coordinator) finish(j *job) {
 			readErr = err
 			return nil, false
 		}
-		return r.Data, true
+		if r.Ref == "" {
+			return r.Data, true
+		}
+		data, ok, err := c.cfg.DB.Get([]byte(r.Ref))
+		if err != nil || !ok {
+			readErr = fmt.Errorf("result of task %s: not in the cache (%v)", id, err)
+			return nil, false
+		}
+		return data, true
 	}
 	rep, err := j.plan.Report(results, sum)
 	if err == nil {

@@ -6,8 +6,8 @@
 // Everything it stores lives under one directory:
 //
 //	DIR/nats         JetStream: task and result streams, the jobs bucket
-//	DIR/coordinator  the coordinator's Badger store (merged task results)
-//	DIR/worker       the worker's Badger store (cached task and position results)
+//	DIR/coordinator  the coordinator's Badger store (task results, job records)
+//	DIR/worker       the worker's Badger store (per-item results: positions, puzzles)
 package embedded
 
 import (

@@ -149,18 +149,33 @@ func TestCountIndependentOfSplitAndWorkers(t *testing.T) {
 	}
 }
 
-// A rerun is answered from the workers' Badger cache, also after a restart
-// of the whole cluster on the same directory.
+// A rerun is answered from the coordinator's store without publishing a
+// task, also after a restart of the whole cluster on the same directory
+// with the worker's store gone (on a cluster, other workers).
 func TestCountRerunHitsCache(t *testing.T) {
 	dir := t.TempDir()
 	c := startCluster(t, dir, 2)
 	p := mnkjobs.CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: -1}
 	_, first := count(t, c.Broker, p)
+	published := func() uint64 {
+		info, err := c.Broker.Tasks.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.LastSeq
+	}
+	before := published()
 	_, second := count(t, c.Broker, p)
 	if second.CacheHits < int64(second.Tasks) {
 		t.Errorf("rerun: %d cache hits, want at least %d (every task)", second.CacheHits, second.Tasks)
 	}
+	if after := published(); after != before {
+		t.Errorf("rerun: %d tasks published, want none", after-before)
+	}
 	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "worker")); err != nil {
 		t.Fatal(err)
 	}
 	c = startCluster(t, dir, 2)
@@ -463,6 +478,44 @@ func TestRestartWithChangedPlan(t *testing.T) {
 	rep := sumReportOf(t, j)
 	if want := sumOfSquares(n) + n*salt; rep.Sum != want || rep.Merged != n || j.Done != n {
 		t.Errorf("sum %d over %d tasks (%d done), want %d over %d: results of the old plan merged", rep.Sum, rep.Merged, j.Done, want, n)
+	}
+}
+
+// A coordinator that died after writing a task's record but before the
+// result it points at reached the disk (both are written behind) computes
+// that task again when it resumes, instead of failing at the report.
+func TestRestartWithLostCachedResults(t *testing.T) {
+	r := newRestartable(t)
+	const n, open = 30, 10
+	tag := uniqueTag("lost-cache")
+	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Open: open, Tag: tag})
+	waitFor(t, r.client, id, "the open tasks merged", func(j *queue.Job) bool { return j.Done >= open })
+	r.stopCoord()
+	db, err := store.Open(filepath.Join(r.dir, "coordinator"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records, cached int
+	if err := db.Keys([]byte("result/"+id+"/"), func([]byte) error { records++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Keys([]byte("cache/"), func([]byte) error { cached++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if records < open || cached < open {
+		t.Fatalf("%d records and %d cached results stored, want at least %d of each", records, cached, open)
+	}
+	if err := db.DeletePrefix([]byte("cache/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openGate(tag)
+	r.startCoord()
+	rep := sumReportOf(t, wait(t, r.client, id))
+	if rep.Sum != sumOfSquares(n) || rep.Merged != n {
+		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, sumOfSquares(n), n)
 	}
 }
 

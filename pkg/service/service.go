@@ -115,8 +115,8 @@ func RunWorker(cfg WorkerConfig) error {
 	ctx, cancel := context.WithTimeout(second, cfg.Grace)
 	defer cancel()
 	werr := w.Close(ctx)
-	done, failed, cached := w.Counts()
-	cfg.Log.Info("worker stopped", "tasks", done, "failed", failed, "cached", cached)
+	done, failed := w.Counts()
+	cfg.Log.Info("worker stopped", "tasks", done, "failed", failed)
 	if err := db.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}

@@ -9,7 +9,7 @@
 // Every function of a kind is deterministic: Plan called twice with the same
 // parameters gives the same tasks with the same ids (a restarted coordinator
 // relies on it), Run called twice with the same payload gives the same result
-// (a worker may cache it, and JetStream may deliver a task twice), and Report
+// (the coordinator caches it, and JetStream may deliver a task twice), and Report
 // does not depend on the order in which results arrived.
 package tasks
 
@@ -28,7 +28,7 @@ type Kind interface {
 	// Name is the kind's registered name, used in job specs and task messages.
 	Name() string
 	// Version changes whenever the results of Run change for the same payload;
-	// it is part of the key under which workers cache task results.
+	// it is part of the key under which the coordinator caches task results.
 	Version() int
 	// Plan validates params and splits the job into tasks. An error wrapping
 	// ErrInvalid means the parameters are wrong; the message says what is

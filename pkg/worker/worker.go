@@ -5,13 +5,13 @@
 // Delivery is at least once; the coordinator merges each task's result once.
 // A worker keeps long tasks alive with InProgress heartbeats, retries
 // transient failures with NakWithDelay, terminates tasks that can never
-// succeed (after publishing why) and caches task results in Badger, keyed by
-// kind, kind version and payload, so a rerun of a job is a cache hit.
+// succeed (after publishing why). Whole task results are cached by the
+// coordinator (a rerun publishes no task); the worker's Badger store is the
+// kinds' per-item cache (tasks.Env.Cache).
 package worker
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,7 +33,8 @@ type Config struct {
 	// Concurrency is the number of task slots (goroutines).
 	Concurrency int
 	Broker      *queue.Broker
-	// Cache is the worker's persistent cache; nil disables caching.
+	// Cache is the worker's persistent per-item cache, handed to the
+	// kinds' runners; nil disables it.
 	Cache tasks.Cache
 	Log   *slog.Logger
 }
@@ -55,7 +56,7 @@ type Worker struct {
 	jobsMu sync.Mutex
 	jobs   map[string]jobState
 
-	done, failed, cached atomic.Int64
+	done, failed atomic.Int64
 }
 
 type jobState struct {
@@ -122,10 +123,10 @@ func (w *Worker) Close(ctx context.Context) error {
 	}
 }
 
-// Counts returns the number of tasks completed, failed permanently and
-// answered from the cache so far.
-func (w *Worker) Counts() (done, failed, cached int64) {
-	return w.done.Load(), w.failed.Load(), w.cached.Load()
+// Counts returns the number of tasks completed and failed permanently so
+// far.
+func (w *Worker) Counts() (done, failed int64) {
+	return w.done.Load(), w.failed.Load()
 }
 
 func (w *Worker) slot(i int) {
@@ -201,33 +202,27 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 	start := time.Now()
 	res := queue.ResultMsg{Job: t.Job, Task: t.Task, Check: t.Check, Worker: w.cfg.Name}
 
-	key := cacheKey(kind, t.Payload)
-	if data, ok := w.cacheGet(key); ok {
-		res.Data, res.Cached = data, true
-	} else {
-		runner := runners[t.Kind]
-		if runner == nil {
-			runner = kind.NewRunner(env)
-			runners[t.Kind] = runner
-		}
-		out, err := w.run(msg, t, runner)
-		switch {
-		case err == nil:
-			res.Data, res.CacheHits = out.Data, out.CacheHits
-			w.cachePut(key, out.Data)
-		case errors.Is(err, tasks.ErrPermanent):
-			w.fail(msg, t.Job, t.Task, t.Check, err.Error())
-			return
-		case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
-			// Shutting down, or the job went away: hand the task back.
-			_ = msg.Nak()
-			return
-		default:
-			delay := min(time.Duration(1<<min(delivered-1, 10))*500*time.Millisecond, 30*time.Second)
-			w.log.Warn("task failed, will retry", "job", t.Job, "task", t.Task, "delivery", delivered, "retry_in", delay, "err", err)
-			_ = msg.NakWithDelay(delay)
-			return
-		}
+	runner := runners[t.Kind]
+	if runner == nil {
+		runner = kind.NewRunner(env)
+		runners[t.Kind] = runner
+	}
+	out, err := w.run(msg, t, runner)
+	switch {
+	case err == nil:
+		res.Data, res.CacheHits = out.Data, out.CacheHits
+	case errors.Is(err, tasks.ErrPermanent):
+		w.fail(msg, t.Job, t.Task, t.Check, err.Error())
+		return
+	case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
+		// Shutting down, or the job went away: hand the task back.
+		_ = msg.Nak()
+		return
+	default:
+		delay := min(time.Duration(1<<min(delivered-1, 10))*500*time.Millisecond, 30*time.Second)
+		w.log.Warn("task failed, will retry", "job", t.Job, "task", t.Task, "delivery", delivered, "retry_in", delay, "err", err)
+		_ = msg.NakWithDelay(delay)
+		return
 	}
 	res.Seconds = time.Since(start).Seconds()
 	finish <- finished{msg: msg, res: res}
@@ -253,9 +248,6 @@ func (w *Worker) finish(f finished) {
 		w.log.Debug("ack task", "job", f.res.Job, "task", f.res.Task, "err", err)
 	}
 	w.done.Add(1)
-	if f.res.Cached {
-		w.cached.Add(1)
-	}
 }
 
 var errJobFinal = errors.New("job is no longer running")
@@ -351,32 +343,6 @@ func (w *Worker) jobFinal(job string) bool {
 	w.jobs[job] = jobState{final: final, checked: time.Now()}
 	w.jobsMu.Unlock()
 	return final
-}
-
-func cacheKey(k tasks.Kind, payload []byte) []byte {
-	sum := sha256.Sum256(payload)
-	return fmt.Appendf(nil, "task/%s/v%d/%x", k.Name(), k.Version(), sum)
-}
-
-func (w *Worker) cacheGet(key []byte) ([]byte, bool) {
-	if w.cfg.Cache == nil {
-		return nil, false
-	}
-	v, ok, err := w.cfg.Cache.Get(key)
-	if err != nil {
-		w.log.Warn("cache read", "err", err)
-		return nil, false
-	}
-	return v, ok
-}
-
-func (w *Worker) cachePut(key, val []byte) {
-	if w.cfg.Cache == nil {
-		return
-	}
-	if err := w.cfg.Cache.Put(key, val); err != nil {
-		w.log.Warn("cache write", "err", err)
-	}
 }
 
 // subjectIDs extracts job and task ids from a task subject, for tasks whose

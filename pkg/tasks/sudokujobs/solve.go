@@ -219,8 +219,9 @@ func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
 // --out), any other as its line of --out ("<outcome>: <reason>\n"); the
 // summary's rejects tell which is which. What the report needs is computed
 // by the workers, and merging a million puzzles is unpacking their lines
-// in order. Results of format 2 (the build before; a worker's cache may
-// hold them) have every puzzle's line of --out as text, and are read too.
+// in order. Results of format 2 (an earlier build; a job it left unfinished
+// may have them stored) have every puzzle's line of --out as text, and are
+// read too.
 const (
 	resultMagic   = "wopr-sudoku-result/3 "
 	resultMagicV2 = "wopr-sudoku-result/2 "
