@@ -5,6 +5,8 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -135,19 +137,88 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		return err
 	}
 	defer b.NC.Close()
+	lease, err := acquireLease(first, b, db, cfg)
+	if err != nil {
+		db.Close()
+		if first.Err() != nil {
+			return nil // stopped while standing by
+		}
+		return err
+	}
 	c, err := coordinator.Start(first, coordinator.Config{Broker: b, DB: db, Log: cfg.Log})
 	if err != nil {
 		db.Close()
 		return err
 	}
 	cfg.Log.Info("coordinator running", "nats", cfg.NATS, "data", cfg.Data)
-	<-first.Done()
+	lost := make(chan struct{})
+	go keepLease(first, lease, cfg.Log, lost)
+	select {
+	case <-first.Done():
+	case <-lost:
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cerr := c.Close(ctx)
+	select {
+	case <-lost:
+		cerr = errors.Join(cerr, fmt.Errorf("stopped: %w", queue.ErrLeaseLost))
+	default:
+		if err := lease.Release(ctx); err != nil {
+			cfg.Log.Warn("release the coordinator lease", "err", err)
+		}
+	}
 	if err := db.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}
 	cfg.Log.Info("coordinator stopped")
 	return cerr
+}
+
+// acquireLease takes the cluster's coordinator lease, standing by while
+// another coordinator holds it. The holder's id is kept in the store, so a
+// coordinator restarted on the same --data takes its lease back at once.
+func acquireLease(ctx context.Context, b *queue.Broker, db *store.DB, cfg CoordinatorConfig) (*queue.Lease, error) {
+	id, ok, err := db.Get([]byte("coordinator/id"))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		id = []byte(rand.Text())
+		if err := db.Put([]byte("coordinator/id"), id); err != nil {
+			return nil, err
+		}
+		if err := db.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	host, _ := os.Hostname()
+	return b.AcquireLease(ctx, queue.Holder{ID: string(id), Host: host, PID: os.Getpid(), Data: cfg.Data}, func(h queue.Holder) {
+		cfg.Log.Warn("another coordinator runs this cluster's jobs: standing by until it stops", "holder", h.String())
+	})
+}
+
+// keepLease renews the lease until ctx ends; it closes lost if another
+// coordinator takes the lease (after this one could not renew it in time).
+func keepLease(ctx context.Context, l *queue.Lease, log *slog.Logger, lost chan<- struct{}) {
+	t := time.NewTicker(queue.LeaseTTL / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, queue.LeaseTTL/5)
+		err := l.Renew(rctx)
+		cancel()
+		switch {
+		case errors.Is(err, queue.ErrLeaseLost):
+			log.Error("another coordinator took over this cluster's jobs: stopping")
+			close(lost)
+			return
+		case err != nil && ctx.Err() == nil:
+			log.Warn("renew the coordinator lease (will retry)", "err", err)
+		}
+	}
 }

@@ -1,0 +1,139 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// LeaseBucket holds the coordinator lease: a cluster runs one coordinator
+// at a time (two would each merge part of a job's results into their own
+// stores, and neither would see it finish).
+const LeaseBucket = "wopr_coordinator"
+
+// LeaseTTL is how long a lease lives without being renewed: a coordinator
+// that died without releasing it is replaced after at most this long.
+const LeaseTTL = 15 * time.Second
+
+const leaseKey = "lease"
+
+// Holder identifies a coordinator: ID stays the same across restarts on
+// the same store, so a restarted coordinator takes its lease back at once.
+type Holder struct {
+	ID   string `json:"id"`
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	Data string `json:"data"`
+}
+
+func (h Holder) String() string { return fmt.Sprintf("%s (pid %d, --data %s)", h.Host, h.PID, h.Data) }
+
+// Lease is a held coordinator lease.
+type Lease struct {
+	kv    jetstream.KeyValue
+	rev   uint64
+	value []byte
+}
+
+// AcquireLease takes the cluster's coordinator lease for h, waiting while
+// another coordinator holds it (waiting is called once, with the holder).
+// It returns ctx's error if ctx ends first.
+func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder)) (*Lease, error) {
+	var kv jetstream.KeyValue
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		kv, err = b.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      LeaseBucket,
+			Description: "wopr: the coordinator that runs the cluster's jobs",
+			History:     1,
+			TTL:         LeaseTTL,
+			Storage:     jetstream.FileStorage,
+			Replicas:    max(b.Config.Replicas, 1),
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create bucket %s: %w", LeaseBucket, err)
+	}
+	value, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	told := false
+	for {
+		rev, err := kv.Create(ctx, leaseKey, value)
+		if err == nil {
+			return &Lease{kv: kv, rev: rev, value: value}, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, fmt.Errorf("coordinator lease: %w", err)
+		}
+		e, err := kv.Get(ctx, leaseKey)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			continue // expired or released meanwhile
+		case err != nil:
+			return nil, fmt.Errorf("coordinator lease: %w", err)
+		}
+		var other Holder
+		_ = json.Unmarshal(e.Value(), &other)
+		if other.ID == h.ID {
+			// Ours, from before a restart.
+			if rev, err := kv.Update(ctx, leaseKey, value, e.Revision()); err == nil {
+				return &Lease{kv: kv, rev: rev, value: value}, nil
+			}
+			continue
+		}
+		if !told && waiting != nil {
+			waiting(other)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(LeaseTTL / 10):
+		}
+	}
+}
+
+// ErrLeaseLost says that another coordinator holds the lease now.
+var ErrLeaseLost = errors.New("another coordinator holds the lease")
+
+// Renew extends the lease by LeaseTTL. If the lease expired meanwhile (the
+// server was away) and nobody took it, it is taken again; if another
+// coordinator took it, Renew returns ErrLeaseLost. Other errors are
+// transient: try again before LeaseTTL is up.
+func (l *Lease) Renew(ctx context.Context) error {
+	rev, err := l.kv.Update(ctx, leaseKey, l.value, l.rev)
+	if err == nil {
+		l.rev = rev
+		return nil
+	}
+	e, gerr := l.kv.Get(ctx, leaseKey)
+	switch {
+	case errors.Is(gerr, jetstream.ErrKeyNotFound):
+		rev, err = l.kv.Create(ctx, leaseKey, l.value)
+	case gerr != nil:
+		return fmt.Errorf("renew the coordinator lease: %w", err)
+	case bytes.Equal(e.Value(), l.value):
+		rev, err = l.kv.Update(ctx, leaseKey, l.value, e.Revision())
+	default:
+		return ErrLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("renew the coordinator lease: %w", err)
+	}
+	l.rev = rev
+	return nil
+}
+
+// Release gives the lease up, so that a waiting coordinator takes over at
+// once.
+func (l *Lease) Release(ctx context.Context) error {
+	return l.kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.rev))
+}
