@@ -115,9 +115,27 @@ func Connect(url, name string, waitFirst bool, log *slog.Logger) (*nats.Conn, er
 				log.Warn("nats async error", "subject", subj, "err", err)
 			}
 		}),
+		nats.ConnectHandler(func(*nats.Conn) {
+			if log != nil {
+				log.Info("connected to nats", "url", url)
+			}
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if log != nil && err != nil {
+				log.Warn("disconnected from nats: reconnecting", "url", url, "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			if log != nil {
+				log.Info("reconnected to nats", "url", url)
+			}
+		}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+	}
+	if !nc.IsConnected() && log != nil {
+		log.Warn("nats not reachable yet: retrying until it is", "url", url)
 	}
 	return nc, nil
 }
@@ -213,8 +231,10 @@ func Attach(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	b := &Broker{NC: nc, JS: js, Config: cfg}
 	err = retry(ctx, func(ctx context.Context) error {
 		var err error
-		if b.Tasks, err = js.Stream(ctx, TasksStream); err != nil {
+		if b.Tasks, err = js.Stream(ctx, TasksStream); errors.Is(err, jetstream.ErrStreamNotFound) {
 			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", TasksStream, err)
+		} else if err != nil {
+			return fmt.Errorf("stream %s: %w", TasksStream, err)
 		}
 		if b.Results, err = js.Stream(ctx, ResultsStream); err != nil {
 			return fmt.Errorf("stream %s: %w", ResultsStream, err)

@@ -103,6 +103,10 @@ func RunWorker(cfg WorkerConfig) error {
 	defer stop()
 	b, db, err := open(first, cfg.Common, false)
 	if err != nil {
+		if first.Err() != nil {
+			cfg.Log.Info("stopped before nats and the coordinator's streams were there")
+			return nil
+		}
 		return err
 	}
 	defer b.NC.Close()
@@ -134,6 +138,10 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	defer stop()
 	b, db, err := open(first, cfg.Common, true)
 	if err != nil {
+		if first.Err() != nil {
+			cfg.Log.Info("stopped before nats was there")
+			return nil
+		}
 		return err
 	}
 	defer b.NC.Close()

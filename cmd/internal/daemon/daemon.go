@@ -18,7 +18,7 @@ import (
 func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 	all := []cli.Flag{
 		&cli.StringFlag{Name: "nats", Usage: "NATS server `URL`", Value: "nats://127.0.0.1:4222", EnvVars: []string{"WOPR_NATS"}},
-		&cli.StringFlag{Name: "data", Usage: dataUsage, Required: true, EnvVars: []string{"WOPR_DATA"}},
+		&cli.StringFlag{Name: "data", Usage: dataUsage + " (required)", EnvVars: []string{"WOPR_DATA"}},
 	}
 	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
 	return &cli.App{
@@ -27,6 +27,15 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		HideHelpCommand: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			Usage(name, "%v", err)
+			return nil
+		},
+		Before: func(c *cli.Context) error {
+			if c.String("data") == "" {
+				Usage(name, "--data DIR is required (or WOPR_DATA): where this process keeps its Badger store")
+			}
+			if c.NArg() > 0 {
+				Usage(name, "no arguments expected, got %q", c.Args().First())
+			}
 			return nil
 		},
 		Flags: all,
