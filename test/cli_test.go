@@ -156,3 +156,28 @@ func expectUsageErrors(t *testing.T, cases []usageCase, withData func(args []str
 }
 
 func always([]string) bool { return true }
+
+// The long-running commands refuse a bad command line at once: exit code
+// 2, one line on stderr.
+func TestDaemonUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"worker", []string{"--nats", "nats://127.0.0.1:1"}, "--data DIR is required"},
+		{"coordinator", []string{"--nats", "nats://127.0.0.1:1"}, "--data DIR is required"},
+		{"worker", []string{"--data", t.TempDir(), "extra"}, `no arguments expected, got "extra"`},
+		{"coordinator", []string{"--data", t.TempDir(), "--bogus"}, "bogus"},
+	} {
+		cmd := exec.Command(binary(c.cmd), c.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%s %v: %v, stderr %q; want exit code 2 and one line with %q", c.cmd, c.args, err, stderr.String(), c.want)
+		}
+	}
+}
