@@ -7,13 +7,13 @@
 // them (kind, kind version and payload): a task whose result is there, from
 // a rerun or another job with the same task, is not published at all. Each
 // job also keeps a small record per merged task, keyed by job and task and
-// pointing at its result, until the job's report is written. A per-job done flag per task makes
-// merging idempotent whatever JetStream redelivers; it is rebuilt from the
-// stored keys when a coordinator restarted with the same store resumes a
-// running job: it recomputes the (deterministic) plan, counts what is done,
-// and republishes, under a new epoch, each unfinished task that is no longer
-// in the work queue (including any whose result was acknowledged but not yet
-// written when the previous coordinator died). Each task message carries a
+// pointing at its result, until the job's report is written. A per-job done
+// flag per task makes merging idempotent whatever JetStream redelivers; it
+// is rebuilt from those records when a coordinator restarted with the same
+// store resumes a running job: it recomputes the (deterministic) plan,
+// counts what is done, and republishes, under a new epoch, each unfinished
+// task that is no longer in the work queue (including any whose result was
+// acknowledged but not yet written when the previous coordinator died). Each task message carries a
 // checksum of its payload, which the worker echoes in the result and the
 // store keeps beside it: a result is merged only into the task it was
 // computed for, so a coordinator of a build whose plan differs for the same
