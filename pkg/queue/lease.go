@@ -64,16 +64,43 @@ func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder
 	if err != nil {
 		return nil, err
 	}
+	l := &Lease{kv: kv, value: value}
+	// A holder with this id is this coordinator before a restart on the
+	// same store (which only one process can open).
+	ours := func(other Holder, _ []byte) bool { return other.ID == h.ID }
 	told := false
 	for {
-		rev, err := kv.Create(ctx, leaseKey, value)
+		other, err := l.take(ctx, ours)
+		switch {
+		case err != nil:
+			return nil, err
+		case other == nil:
+			return l, nil
+		case !told && waiting != nil:
+			waiting(*other)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(LeaseTTL / 10):
+		}
+	}
+}
+
+// take takes the lease if nobody holds it or ours says the holder's lease
+// is l's own, and otherwise returns the holder.
+func (l *Lease) take(ctx context.Context, ours func(Holder, []byte) bool) (*Holder, error) {
+	for {
+		rev, err := l.kv.Create(ctx, leaseKey, l.value)
 		if err == nil {
-			return &Lease{kv: kv, rev: rev, value: value}, nil
+			l.rev = rev
+			return nil, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
 			return nil, fmt.Errorf("coordinator lease: %w", err)
 		}
-		e, err := kv.Get(ctx, leaseKey)
+		e, err := l.kv.Get(ctx, leaseKey)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 			continue // expired or released meanwhile
@@ -82,22 +109,15 @@ func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder
 		}
 		var other Holder
 		_ = json.Unmarshal(e.Value(), &other)
-		if other.ID == h.ID {
-			// Ours, from before a restart.
-			if rev, err := kv.Update(ctx, leaseKey, value, e.Revision()); err == nil {
-				return &Lease{kv: kv, rev: rev, value: value}, nil
-			}
-			continue
+		if !ours(other, e.Value()) {
+			return &other, nil
 		}
-		if !told && waiting != nil {
-			waiting(other)
-			told = true
+		rev, err = l.kv.Update(ctx, leaseKey, l.value, e.Revision())
+		if err == nil {
+			l.rev = rev
+			return nil, nil
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(LeaseTTL / 10):
-		}
+		// Changed meanwhile: look again.
 	}
 }
 
@@ -114,21 +134,15 @@ func (l *Lease) Renew(ctx context.Context) error {
 		l.rev = rev
 		return nil
 	}
-	e, gerr := l.kv.Get(ctx, leaseKey)
+	// Only this very lease is ours here: a holder with the same id but
+	// another process took it over (a restart while this one hung).
+	other, err := l.take(ctx, func(_ Holder, v []byte) bool { return bytes.Equal(v, l.value) })
 	switch {
-	case errors.Is(gerr, jetstream.ErrKeyNotFound):
-		rev, err = l.kv.Create(ctx, leaseKey, l.value)
-	case gerr != nil:
-		return fmt.Errorf("renew the coordinator lease: %w", err)
-	case bytes.Equal(e.Value(), l.value):
-		rev, err = l.kv.Update(ctx, leaseKey, l.value, e.Revision())
-	default:
+	case err != nil:
+		return fmt.Errorf("renew the %w", err)
+	case other != nil:
 		return ErrLeaseLost
 	}
-	if err != nil {
-		return fmt.Errorf("renew the coordinator lease: %w", err)
-	}
-	l.rev = rev
 	return nil
 }
 
