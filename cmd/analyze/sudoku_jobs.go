@@ -20,55 +20,45 @@ func sudokuJobCommands() []*cli.Command {
 	return []*cli.Command{sudokuSolveCommand(), sudokuGenerateCommand()}
 }
 
-// outputPath checks that a file can be written before any work starts.
-func outputPath(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return usagef("--%s %s: directory %s does not exist", flag, path, dir)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("--%s %s: is a directory", flag, path)
-	}
-	return nil
-}
-
-// outputPaths checks the output flags of a command reading files: each
-// names a file that can be written, none names an input or another output.
+// outputPaths checks the output flags of a command before any work starts:
+// each names a file that can be written, and none names one of the inputs
+// or another output.
 func outputPaths(c *cli.Context, inputs []string, flags ...string) error {
 	type file struct {
-		what string
-		path string
-		st   os.FileInfo // nil if it does not exist yet
+		what, abs string
+		st        os.FileInfo // nil if it does not exist yet
+	}
+	named := func(what, path string) file {
+		st, _ := os.Stat(path)
+		abs, _ := filepath.Abs(path)
+		return file{what, abs, st}
 	}
 	var seen []file
 	for _, in := range inputs {
-		st, _ := os.Stat(in)
-		seen = append(seen, file{"input " + in, in, st})
+		seen = append(seen, named("input "+in, in))
 	}
 	for _, flag := range flags {
 		path := c.String(flag)
-		if c.IsSet(flag) && path == "" {
-			return usagef("--%s: want a file name", flag)
-		}
-		if err := outputPath(flag, path); err != nil {
-			return err
-		}
 		if path == "" {
+			if c.IsSet(flag) {
+				return usagef("--%s: want a file name", flag)
+			}
 			continue
 		}
-		st, _ := os.Stat(path)
-		abs, _ := filepath.Abs(path)
+		dir := filepath.Dir(path)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("--%s %s: directory %s does not exist", flag, path, dir)
+		}
+		out := named("--"+flag+" file", path)
+		if out.st != nil && out.st.IsDir() {
+			return usagef("--%s %s: is a directory", flag, path)
+		}
 		for _, f := range seen {
-			fabs, _ := filepath.Abs(f.path)
-			if abs == fabs || st != nil && f.st != nil && os.SameFile(st, f.st) {
+			if out.abs == f.abs || out.st != nil && f.st != nil && os.SameFile(out.st, f.st) {
 				return usagef("--%s %s: the same file as the %s", flag, path, f.what)
 			}
 		}
-		seen = append(seen, file{"--" + flag + " file", path, st})
+		seen = append(seen, out)
 	}
 	return nil
 }
@@ -197,7 +187,7 @@ func sudokuGenerateCommand() *cli.Command {
 			if err := p.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			if err := outputPath("out", c.String("out")); err != nil {
+			if err := outputPaths(c, nil, "out"); err != nil {
 				return err
 			}
 			o, err := options(c)
