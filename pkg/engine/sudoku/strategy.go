@@ -68,9 +68,9 @@ const pollMask = 1<<12 - 1
 // RunStrategy runs the named strategy on g until it ends or ctx is done
 // (outcome TimedOut with the calls reached; Fast, milliseconds at worst, is
 // not stopped). Fast uses s. Givens that conflict make the outcome
-// Conflicting: checked first, or, by backtrack, which does not check them,
-// found once its search ends (with or without a "solution"). A solution
-// that fails Check otherwise is a bug, returned as an error.
+// Conflicting: checked first, or, for backtrack, which does not check them,
+// once its search ends (with or without a "solution"). A solution that
+// fails Check is a bug, returned as an error.
 func RunStrategy(ctx context.Context, name string, g Grid, s *Solver) (Run, error) {
 	var r Run
 	switch name {
@@ -96,16 +96,20 @@ func RunStrategy(ctx context.Context, name string, g Grid, s *Solver) (Run, erro
 			ok = w.mrv()
 		}
 		r.Calls = w.calls
-		switch {
-		case w.stopped:
+		if w.stopped {
 			r.Outcome = TimedOut
 			return r, nil
-		case !ok:
-			r.Outcome = NoSolution
+		}
+		if name == Backtrack {
+			// It did not check the givens: whether it filled the
+			// grid or not, they decide.
 			if err := g.Conflict(); err != nil {
-				// backtrack, on givens it did not check
 				r.Outcome, r.Reason = Conflicting, err.Error()
+				return r, nil
 			}
+		}
+		if !ok {
+			r.Outcome = NoSolution
 			return r, nil
 		}
 		r.Outcome, r.Solution = Solved, w.g
@@ -124,9 +128,6 @@ func RunStrategy(ctx context.Context, name string, g Grid, s *Solver) (Run, erro
 		return r, fmt.Errorf("no strategy %q (want one of backtrack, candidates, mrv, fast)", name)
 	}
 	if err := Check(g, r.Solution); err != nil {
-		if cerr := g.Conflict(); cerr != nil {
-			return Run{Outcome: Conflicting, Calls: r.Calls, Reason: cerr.Error()}, nil
-		}
 		return r, fmt.Errorf("sudoku: %s strategy bug: puzzle %s: solution %s: %v", name, g, r.Solution, err)
 	}
 	return r, nil
