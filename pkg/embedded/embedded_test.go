@@ -410,6 +410,17 @@ func (r *restartable) connect(name string) *queue.Broker {
 	return b
 }
 
+// stopAfterOpen submits a gated sum of n tasks of which the first open run
+// at once, and stops the coordinator once they are merged; the rest run
+// when the returned tag's gate opens.
+func (r *restartable) stopAfterOpen(n, open int, name string) (id, tag string) {
+	tag = uniqueTag(name)
+	id = submit(r.t, r.client, "test.sum", sumParams{N: n, Gated: true, Open: open, Tag: tag})
+	waitFor(r.t, r.client, id, "the open tasks merged", func(j *queue.Job) bool { return j.Done >= open })
+	r.stopCoord()
+	return id, tag
+}
+
 // startCoord starts a coordinator on the test's store.
 func (r *restartable) startCoord() {
 	db, err := store.Open(filepath.Join(r.dir, "coordinator"), store.Options{})
@@ -465,10 +476,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 func TestRestartWithChangedPlan(t *testing.T) {
 	r := newRestartable(t)
 	const n, open = 30, 10
-	tag := uniqueTag("changed-plan")
-	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Open: open, Tag: tag})
-	waitFor(t, r.client, id, "the open tasks merged", func(j *queue.Job) bool { return j.Done >= open })
-	r.stopCoord()
+	id, tag := r.stopAfterOpen(n, open, "changed-plan")
 	const salt = 1000
 	planSalt.Store(salt)
 	defer planSalt.Store(0)
@@ -487,10 +495,7 @@ func TestRestartWithChangedPlan(t *testing.T) {
 func TestRestartWithLostCachedResults(t *testing.T) {
 	r := newRestartable(t)
 	const n, open = 30, 10
-	tag := uniqueTag("lost-cache")
-	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Open: open, Tag: tag})
-	waitFor(t, r.client, id, "the open tasks merged", func(j *queue.Job) bool { return j.Done >= open })
-	r.stopCoord()
+	id, tag := r.stopAfterOpen(n, open, "lost-cache")
 	db, err := store.Open(filepath.Join(r.dir, "coordinator"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -580,8 +585,9 @@ func TestConcurrentJobs(t *testing.T) {
 	}
 }
 
-// A cluster that cannot start (its directory is a file) returns the error,
-// and a second start on the same parent still works: nothing is left open.
+// A cluster that cannot start (its directory is a file, or below one)
+// returns the error and no cluster; the cleanup of what it had opened
+// panicked on a nil Cluster before.
 func TestStartFailsCleanly(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
