@@ -33,7 +33,7 @@ func (b *Broker) Submit(ctx context.Context, spec Spec) (*Job, error) {
 }
 
 // waitPoll is how often Wait also reads the job's record: a watch recovers
-// from a restarted NATS server only when its heartbeats time out (12-16 s
+// from a restarted NATS server only when its heartbeats time out (12-18 s
 // measured), and a finished job should not wait for that.
 const waitPoll = 2 * time.Second
 

@@ -95,15 +95,18 @@ type TaskMsg struct {
 // ResultMsg is a worker's answer to one task: its output, or the reason it
 // can never succeed. On the wire the fields are headers and Data is the body.
 type ResultMsg struct {
-	Job       string  `json:"job"`
-	Task      string  `json:"task"`
-	Check     string  `json:"check,omitempty"` // the task's Check
-	Worker    string  `json:"worker"`
-	Data      []byte  `json:"data,omitempty"`
-	Failed    string  `json:"failed,omitempty"`
-	CacheHits int64   `json:"cache_hits,omitempty"`
-	Cached    bool    `json:"cached,omitempty"`
-	Seconds   float64 `json:"seconds"`
+	Job       string `json:"job"`
+	Task      string `json:"task"`
+	Check     string `json:"check,omitempty"` // the task's Check
+	Worker    string `json:"worker"`
+	Data      []byte `json:"data,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+	CacheHits int64  `json:"cache_hits,omitempty"`
+	// Cached: answered from the worker's cache of whole tasks. Only
+	// workers of builds before the coordinator kept that cache set it;
+	// their results still count it.
+	Cached  bool    `json:"cached,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Encode is the one codec for messages between processes.

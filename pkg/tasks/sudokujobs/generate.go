@@ -23,9 +23,10 @@ const (
 	perTask     = 50
 	// maxAttempts is how many random solution grids a puzzle may take. It
 	// is far more than a reachable request needs (about 70 for a symmetric
-	// and minimal puzzle, which 1.5% of grids give; a few hundred for 21
-	// clues), and ends a request that random removal (almost) never meets,
-	// such as 19 clues, within seconds.
+	// and minimal puzzle: 6 of 400 grids measured; about 440 for 21 clues:
+	// 9 of 4,000), and ends a request that random removal (almost) never
+	// meets, such as 20 clues (0 of 4,000), in about a second (0.2 ms a
+	// grid).
 	maxAttempts     = 5000
 	generateVersion = 2
 )
