@@ -31,6 +31,10 @@ func TestBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "count", "--detach"}, "--detach needs --nats"},
 		{[]string{"status"}, "exactly one job id"},
 		{[]string{"nosuchcommand"}, "nosuchcommand"},
+		// A URL that could never connect, instead of a connection retried
+		// or a dial error (exit 1).
+		{[]string{"mnk", "count", "--nats", "bogus://x"}, `scheme "bogus": want nats, tls, ws or wss`},
+		{[]string{"jobs", "--nats", "nats://127.0.0.1:99999"}, "port 99999: want 1 to 65535"},
 	}
 	expectUsageErrors(t, cases, always)
 }
@@ -169,6 +173,9 @@ func TestDaemonUsageErrors(t *testing.T) {
 		{"coordinator", []string{"--nats", "nats://127.0.0.1:1"}, "--data DIR is required"},
 		{"worker", []string{"--data", t.TempDir(), "extra"}, `no arguments expected, got "extra"`},
 		{"coordinator", []string{"--data", t.TempDir(), "--bogus"}, "bogus"},
+		// Retried forever before: a URL that can never connect.
+		{"worker", []string{"--data", t.TempDir(), "--nats", "::::"}, "an IPv6 address goes in brackets"},
+		{"coordinator", []string{"--data", t.TempDir(), "--nats", "nats://h:4222/path"}, "no path"},
 	} {
 		cmd := exec.Command(binary(c.cmd), c.args...)
 		var stderr bytes.Buffer

@@ -154,6 +154,11 @@ func options(c *cli.Context) (client.Options, error) {
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)
 	}
+	if o.NATS != "" {
+		if err := queue.CheckURL(o.NATS); err != nil {
+			return o, usagef("--nats: %v", err)
+		}
+	}
 	if o.Detach && o.NATS == "" {
 		return o, usagef("--detach needs --nats: an embedded cluster lives only as long as this command")
 	}

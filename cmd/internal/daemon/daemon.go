@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/woprlabs/wopr/pkg/queue"
 )
 
 // App returns a command-line app named name whose usage errors exit 2.
@@ -32,6 +34,9 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		Before: func(c *cli.Context) error {
 			if c.String("data") == "" {
 				Usage(name, "--data DIR is required (or WOPR_DATA): where this process keeps its Badger store")
+			}
+			if err := queue.CheckURL(c.String("nats")); err != nil {
+				Usage(name, "--nats: %v", err)
 			}
 			if c.NArg() > 0 {
 				Usage(name, "no arguments expected, got %q", c.Args().First())
