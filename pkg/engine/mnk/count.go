@@ -1,6 +1,7 @@
 package mnk
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -165,6 +166,12 @@ type Counter struct {
 
 	carry uint64 // non-zero once an addition or product overflowed
 
+	// CountContext's context, polled every pollMask+1 new positions; abort
+	// unwinds the recursion without memoising what it left unfinished.
+	ctx   context.Context
+	polls uint64
+	abort bool
+
 	// Per-ply scratch, so that the recursion allocates nothing.
 	acc  [65]accum
 	kids [65][64]kid
@@ -258,21 +265,40 @@ func (c *Counter) CacheHits() uint64 { return c.cacheHits }
 // count overflows a uint64, which cannot happen for boards of up to 16
 // cells.
 func (c *Counter) Count(p Position) Stats {
+	s, _ := c.CountContext(context.Background(), p)
+	return s
+}
+
+// CountContext is Count stopped when ctx is done, with ctx's error. The
+// memo keeps only the positions counted to the end, so a later count with
+// the same Counter is exact.
+func (c *Counter) CountContext(ctx context.Context, p Position) (Stats, error) {
 	g := c.g
 	var s Stats
 	ply := p.Ply()
 	switch g.Status(p) {
 	case XWin, OWin:
 		s.Nodes, s.CanonicalGames, s.Wins[ply], s.Value = 1, 1, 1, Loss
-		return s
+		return s, nil
 	case Draw:
 		s.Nodes, s.CanonicalGames, s.Draws, s.Value = 1, 1, 1, Drawn
-		return s
+		return s, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return s, err
+	}
+	c.ctx, c.abort = nil, false
+	if ctx.Done() != nil {
+		c.ctx = ctx
 	}
 	cp, _ := g.canonical(p)
 	slot := c.solve(cp, ply)
+	c.ctx = nil
+	if c.abort {
+		return Stats{}, ctx.Err()
+	}
 	c.fill(&s, slot, ply)
-	return s
+	return s, nil
 }
 
 // fill copies the memo entry in slot, at ply, into s.
@@ -375,6 +401,15 @@ func (c *Counter) solve(p Position, ply int) uint64 {
 	if s, _ := c.lookup(p); s != 0 {
 		return s
 	}
+	if c.ctx != nil {
+		c.polls++
+		if c.polls&pollMask == 0 && c.ctx.Err() != nil {
+			c.abort = true
+		}
+		if c.abort {
+			return 0
+		}
+	}
 	g := c.g
 	if c.cache != nil && ply <= c.cacheMaxPly {
 		if st, ok := c.cache.Load(p); ok {
@@ -422,6 +457,9 @@ func (c *Counter) solve(p Position, ply int) uint64 {
 			a.val = max(a.val, Drawn)
 		default:
 			s := c.solve(k.p, ply+1)
+			if c.abort {
+				return 0 // nothing of p is memoised or cached
+			}
 			e := c.entry(s >> 32)
 			c.addMul(&a.nodes, k.mult, e[eNodes])
 			c.addMul(&a.draws, k.mult, e[eDraws])

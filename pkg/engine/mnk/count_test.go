@@ -2,6 +2,7 @@ package mnk
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -410,5 +411,73 @@ func TestCountAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(5, func() { g.CountPositions(Position{}) }); n > 1 {
 		t.Errorf("CountPositions: %v allocations, want at most 1 (its stack)", n)
+	}
+}
+
+// countdownCtx is a context whose Err turns to Canceled on its n-th call:
+// it stops a count at a chosen poll, without timing.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return make(chan struct{}) }
+
+func (c *countdownCtx) Err() error {
+	c.n--
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCountContext stops counts part way and checks that they say so, and
+// that what they leave behind (the memo, the cache) is exact: the same
+// Counter, and a new one using the same cache, then count exactly.
+func TestCountContext(t *testing.T) {
+	g := MustNew(4, 4, 3)
+	want := NewCounter(g).Count(Position{})
+	wantPC := g.CountPositions(Position{})
+	ref := NewCounter(g) // its memo is exact (TestCounterReuse)
+	for _, polls := range []int{1, 2, 5, 20} {
+		mc := &mapCache{m: map[Position]Stats{}}
+		c := NewCounter(g)
+		c.SetCache(mc, 6)
+		st, err := c.CountContext(&countdownCtx{Context: context.Background(), n: polls}, Position{})
+		if !errors.Is(err, context.Canceled) || st != (Stats{}) {
+			t.Fatalf("stopped at poll %d: %+v, %v; want zero stats and context.Canceled", polls, st, err)
+		}
+		if polls > 1 && c.MemoEntries() == 0 {
+			t.Errorf("stopped at poll %d: nothing memoised, want the positions counted before", polls)
+		}
+		for p, s := range mc.m {
+			if exact := ref.Count(p); s != exact {
+				t.Fatalf("stopped at poll %d: cached %s = %+v, want %+v", polls, g.String(p), s, exact)
+			}
+		}
+		if got := c.Count(Position{}); got != want {
+			t.Errorf("stopped at poll %d, then counted again: %+v, want %+v", polls, got, want)
+		}
+		c2 := NewCounter(g)
+		c2.SetCache(mc, 6)
+		if got := c2.Count(Position{}); got != want {
+			t.Errorf("stopped at poll %d, a new counter on its cache: %+v, want %+v", polls, got, want)
+		}
+
+		pc, err := g.CountPositionsContext(&countdownCtx{Context: context.Background(), n: polls}, Position{})
+		if !errors.Is(err, context.Canceled) || pc != (PositionCounts{}) {
+			t.Errorf("positions stopped at poll %d: %+v, %v; want zero counts and context.Canceled", polls, pc, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if st, err := NewCounter(g).CountContext(ctx, Position{}); err != nil || st != want {
+		t.Errorf("CountContext with a live context = %+v, %v; want %+v", st, err, want)
+	}
+	if pc, err := g.CountPositionsContext(ctx, Position{}); err != nil || pc != wantPC {
+		t.Errorf("CountPositionsContext with a live context = %+v, %v; want %+v", pc, err, wantPC)
+	}
+	cancel()
+	if _, err := NewCounter(g).CountContext(ctx, Position{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("CountContext with a cancelled context: %v, want context.Canceled", err)
 	}
 }

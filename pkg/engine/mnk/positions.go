@@ -1,6 +1,9 @@
 package mnk
 
-import "math/bits"
+import (
+	"context"
+	"math/bits"
+)
 
 // Distinct positions cannot be summed over subtrees of the game tree (the
 // subtrees share positions), and a set of all positions does not scale. They
@@ -72,9 +75,25 @@ func (g *Game) parent(q Position, ply int, line bool) Position {
 // the orbits at plies below s plus CountPositions of every orbit at ply s
 // (see WalkPositions) are the whole game's counts.
 func (g *Game) CountPositions(root Position) PositionCounts {
+	pc, _ := g.CountPositionsContext(context.Background(), root)
+	return pc
+}
+
+// CountPositionsContext is CountPositions stopped when ctx is done, with
+// ctx's error.
+func (g *Game) CountPositionsContext(ctx context.Context, root Position) (PositionCounts, error) {
+	if err := ctx.Err(); err != nil {
+		return PositionCounts{}, err
+	}
 	w := walker{g: g, maxPly: 64}
+	if ctx.Done() != nil {
+		w.ctx = ctx
+	}
 	w.start(root)
-	return w.pc
+	if w.abort {
+		return PositionCounts{}, ctx.Err()
+	}
+	return w.pc, nil
 }
 
 // WalkPositions walks the reverse-search tree from Canonical(root) down to
@@ -93,6 +112,8 @@ type walker struct {
 	maxPly int
 	fn     func(Position, int, Result)
 	pc     PositionCounts
+	ctx    context.Context // polled every pollMask+1 positions, if set
+	abort  bool
 	kids   [65][64]wkid
 }
 
@@ -112,6 +133,12 @@ func (w *walker) start(root Position) {
 
 func (w *walker) visit(p Position, ply, orbit int, res Result) {
 	g, pc := w.g, &w.pc
+	if w.ctx != nil && pc.Canonical&pollMask == 0 && w.ctx.Err() != nil {
+		w.abort = true
+	}
+	if w.abort {
+		return
+	}
 	pc.Positions += uint64(orbit)
 	pc.Canonical++
 	pc.ByPly[ply] += uint64(orbit)

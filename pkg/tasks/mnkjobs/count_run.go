@@ -47,12 +47,17 @@ func (r *countRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if r.cache != nil {
 		r.counter.SetCache(statsCache{cache: r.cache, prefix: fmt.Appendf(nil, "mnk/%dx%dk%d/", g.Rows, g.Cols, g.K)}, pos.Ply()+cachePlies)
 	}
-	if err := ctx.Err(); err != nil {
+	hits := r.counter.CacheHits()
+	// Both stop soon after ctx is done (a worker handing its tasks back, a
+	// cancelled job), keeping nothing unfinished in the memo or the cache.
+	st, err := r.counter.CountContext(ctx, pos)
+	if err != nil {
 		return tasks.Output{}, err
 	}
-	hits := r.counter.CacheHits()
-	st := r.counter.Count(pos)
-	pc := g.CountPositions(pos)
+	pc, err := g.CountPositionsContext(ctx, pos)
+	if err != nil {
+		return tasks.Output{}, err
+	}
 	res := countResult{
 		Nodes: st.Nodes, Draws: st.Draws, CanonicalGames: st.CanonicalGames, Value: st.Value,
 		Positions: pc.Positions, Canonical: pc.Canonical, Terminal: pc.Terminal, CanonicalTerminal: pc.CanonicalTerminal,

@@ -135,3 +135,50 @@ func TestBadPayloadIsPermanent(t *testing.T) {
 }
 
 func isPermanent(err error) bool { return errors.Is(err, tasks.ErrPermanent) }
+
+// stopAfter is a context whose Err turns to Canceled on its n-th call (a
+// worker handing its task back, at a chosen poll of the count).
+type stopAfter struct {
+	context.Context
+	n int
+}
+
+func (c *stopAfter) Done() <-chan struct{} { return make(chan struct{}) }
+
+func (c *stopAfter) Err() error {
+	if c.n--; c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCountTaskStops: a count task stops when its context is done (it
+// ignored it, so a worker told to hand its tasks back waited for the whole
+// count), returns the context's error and no result, and leaves the
+// runner and its cache exact for the next run.
+func TestCountTaskStops(t *testing.T) {
+	plan, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: 4, Cols: 4, K: 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := plan.Tasks()[0].Payload
+	want, err := Count{}.NewRunner(tasks.Env{}).Run(context.Background(), payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := memCache{}
+	r := Count{}.NewRunner(tasks.Env{Cache: cache})
+	// Poll 3 stops the game-tree count, poll 30 the positions after it.
+	for _, polls := range []int{3, 30} {
+		out, err := r.Run(&stopAfter{Context: context.Background(), n: polls}, payload)
+		if !errors.Is(err, context.Canceled) || out.Data != nil {
+			t.Fatalf("stopped at poll %d: %q, %v; want no result and context.Canceled", polls, out.Data, err)
+		}
+	}
+	for _, r := range []tasks.Runner{r, Count{}.NewRunner(tasks.Env{Cache: cache})} {
+		got, err := r.Run(context.Background(), payload)
+		if err != nil || string(got.Data) != string(want.Data) {
+			t.Errorf("after stopped runs: %s, %v; want %s", got.Data, err, want.Data)
+		}
+	}
+}
