@@ -176,6 +176,7 @@ func TestDaemonUsageErrors(t *testing.T) {
 		// Retried forever before: a URL that can never connect.
 		{"worker", []string{"--data", t.TempDir(), "--nats", "::::"}, "an IPv6 address goes in brackets"},
 		{"coordinator", []string{"--data", t.TempDir(), "--nats", "nats://h:4222/path"}, "no path"},
+		{"worker", []string{"--data", t.TempDir(), "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: want 0 (for ever) or more"},
 	} {
 		cmd := exec.Command(binary(c.cmd), c.args...)
 		var stderr bytes.Buffer

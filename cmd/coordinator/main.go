@@ -33,7 +33,8 @@ func main() {
 			daemon.Usage("coordinator", "--replicas, --max-deliver and --max-ack-pending must be at least 1, --ack-wait at least 100ms")
 		}
 		return service.RunCoordinator(service.CoordinatorConfig{Common: service.Common{
-			NATS: c.String("nats"), Data: c.String("data"), Name: "wopr-coordinator", Queue: q, Log: daemon.Logger(c),
+			NATS: c.String("nats"), Data: c.String("data"), Name: "wopr-coordinator", Queue: q,
+			CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 		}})
 	}
 	daemon.Run(app)

@@ -32,7 +32,7 @@ func main() {
 		return service.RunWorker(service.WorkerConfig{
 			Common: service.Common{
 				NATS: c.String("nats"), Data: c.String("data"), Name: c.String("name"),
-				Queue: queue.DefaultConfig(), Log: daemon.Logger(c),
+				Queue: queue.DefaultConfig(), CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 			},
 			Concurrency: c.Int("concurrency"),
 			Grace:       c.Duration("grace"),

@@ -26,7 +26,10 @@ type Common struct {
 	Data  string
 	Name  string
 	Queue queue.Config
-	Log   *slog.Logger
+	// CacheTTL is how long the store keeps what is put in it (see
+	// store.Options.TTL).
+	CacheTTL time.Duration
+	Log      *slog.Logger
 }
 
 // WorkerConfig configures a worker process.
@@ -62,7 +65,7 @@ func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, 
 		nc.Close()
 		return nil, nil, err
 	}
-	db, err := store.Open(c.Data, store.Options{Log: c.Log})
+	db, err := store.Open(c.Data, store.Options{Log: c.Log, TTL: c.CacheTTL})
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

@@ -25,9 +25,20 @@ type DB struct {
 	// pending holds the batch's writes until they are flushed, so that Get
 	// sees them at once.
 	pending map[string][]byte
+	ttl     time.Duration // of every Put; 0: forever
 	stop    chan struct{}
 	done    chan struct{}
 }
+
+// DefaultTTL is how long a value written by Put lasts unless Options say
+// otherwise. Caches only grow (a million Sudoku puzzles add about 40 MB to
+// the coordinator's store), and a result nothing asked for in a month is
+// cheaper to compute again than to keep.
+const DefaultTTL = 30 * 24 * time.Hour
+
+// gcEvery is how often the value log is compacted: values that expired or
+// were deleted take disk space until their file is rewritten.
+const gcEvery = 10 * time.Minute
 
 // Options tune a DB.
 type Options struct {
@@ -35,7 +46,10 @@ type Options struct {
 	InMemory bool
 	// FlushEvery is how often cached writes are flushed to disk.
 	FlushEvery time.Duration
-	Log        *slog.Logger
+	// TTL is how long a value written by Put lasts: 0 means DefaultTTL, a
+	// negative TTL forever.
+	TTL time.Duration
+	Log *slog.Logger
 }
 
 // Open opens (creating if needed) the Badger database in dir. Only one
@@ -67,7 +81,14 @@ func Open(dir string, o Options) (*DB, error) {
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 500 * time.Millisecond
 	}
-	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), pending: map[string][]byte{}, stop: make(chan struct{}), done: make(chan struct{})}
+	switch {
+	case o.TTL == 0:
+		o.TTL = DefaultTTL
+	case o.TTL < 0:
+		o.TTL = 0
+	}
+	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), pending: map[string][]byte{}, ttl: o.TTL,
+		stop: make(chan struct{}), done: make(chan struct{})}
 	go s.flushLoop(o.FlushEvery)
 	return s, nil
 }
@@ -76,6 +97,8 @@ func (s *DB) flushLoop(every time.Duration) {
 	defer close(s.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	gc := time.NewTicker(gcEvery)
+	defer gc.Stop()
 	for {
 		select {
 		case <-s.stop:
@@ -84,7 +107,24 @@ func (s *DB) flushLoop(every time.Duration) {
 			if err := s.Flush(); err != nil && s.log != nil {
 				s.log.Warn("flush cache writes", "err", err)
 			}
+		case <-gc.C:
+			s.collectGarbage()
 		}
+	}
+}
+
+// collectGarbage rewrites the value log files that are mostly expired or
+// deleted values, one after the other, until none is.
+func (s *DB) collectGarbage() {
+	for {
+		err := s.db.RunValueLogGC(0.5)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, badger.ErrNoRewrite) && !errors.Is(err, badger.ErrGCInMemoryMode) && s.log != nil {
+			s.log.Warn("value log garbage collection", "err", err)
+		}
+		return
 	}
 }
 
@@ -136,14 +176,19 @@ func (s *DB) Has(key []byte) (bool, error) {
 }
 
 // Put queues a write in the write-behind batch; it reaches disk within
-// FlushEvery, or at Flush or Close. Use it for caches, where losing the last
-// writes in a crash costs only recomputation.
+// FlushEvery, or at Flush or Close, and expires after the store's TTL. Use
+// it for caches, where losing the last writes in a crash or an expired
+// value costs only recomputation.
 func (s *DB) Put(key, value []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The batch keeps the slices until it is flushed: hand it copies.
 	key, value = bytes.Clone(key), bytes.Clone(value)
-	if err := s.batch.Set(key, value); err != nil {
+	e := badger.NewEntry(key, value)
+	if s.ttl > 0 {
+		e = e.WithTTL(s.ttl)
+	}
+	if err := s.batch.SetEntry(e); err != nil {
 		return fmt.Errorf("badger batch set: %w", err)
 	}
 	s.pending[string(key)] = value

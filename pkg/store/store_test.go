@@ -3,6 +3,9 @@ package store
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func TestPutVisibleAtOnceAndDurableAfterClose(t *testing.T) {
@@ -78,4 +81,68 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 		db2.Close()
 		t.Error("a second Open of the same directory succeeded")
 	}
+}
+
+// expiresAt returns the expiry of key in Badger (0: never), after a flush.
+func expiresAt(t *testing.T, db *DB, key string) uint64 {
+	t.Helper()
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var at uint64
+	err := db.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte(key))
+		if err != nil {
+			return err
+		}
+		at = item.ExpiresAt()
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	return at
+}
+
+// Values written by Put expire after the store's TTL (DefaultTTL unless
+// set; never if negative); an expired value is gone.
+func TestPutExpires(t *testing.T) {
+	now := uint64(time.Now().Unix())
+	for _, c := range []struct {
+		ttl      time.Duration
+		min, max uint64 // expiry, 0 for never
+	}{
+		{0, now + uint64(DefaultTTL.Seconds()), now + uint64(DefaultTTL.Seconds()) + 60},
+		{time.Hour, now + 3600, now + 3600 + 60},
+		{-1, 0, 0},
+	} {
+		db, err := Open(t.TempDir(), Options{TTL: c.ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Put([]byte("k"), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		if at := expiresAt(t, db, "k"); at < c.min || at > c.max {
+			t.Errorf("TTL %v: expires at %d, want %d to %d", c.ttl, at, c.min, c.max)
+		}
+		db.Close()
+	}
+
+	// A TTL under a second expires within the second it was written in.
+	db, err := Open(t.TempDir(), Options{TTL: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Put([]byte("gone"), make([]byte, 8<<10)); err != nil { // in the value log
+		t.Fatal(err)
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Get([]byte("gone")); ok || err != nil {
+		t.Errorf("Get of an expired value: found %v, err %v; want not found", ok, err)
+	}
+	db.collectGarbage() // nothing to rewrite yet: returns quietly
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/store"
 )
 
 // App returns a command-line app named name whose usage errors exit 2.
@@ -21,6 +23,7 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 	all := []cli.Flag{
 		&cli.StringFlag{Name: "nats", Usage: "NATS server `URL`", Value: "nats://127.0.0.1:4222", EnvVars: []string{"WOPR_NATS"}},
 		&cli.StringFlag{Name: "data", Usage: dataUsage + " (required)", EnvVars: []string{"WOPR_DATA"}},
+		&cli.DurationFlag{Name: "cache-ttl", Usage: "keep results cached in DIR for `D` (0: for ever)", Value: store.DefaultTTL, DefaultText: "720h, 30 days"},
 	}
 	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
 	return &cli.App{
@@ -38,6 +41,9 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 			if err := queue.CheckURL(c.String("nats")); err != nil {
 				Usage(name, "--nats: %v", err)
 			}
+			if c.Duration("cache-ttl") < 0 {
+				Usage(name, "--cache-ttl %v: want 0 (for ever) or more", c.Duration("cache-ttl"))
+			}
 			if c.NArg() > 0 {
 				Usage(name, "no arguments expected, got %q", c.Args().First())
 			}
@@ -45,6 +51,15 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		},
 		Flags: all,
 	}
+}
+
+// CacheTTL is the store TTL of --cache-ttl (0 on the command line keeps
+// results for ever).
+func CacheTTL(c *cli.Context) time.Duration {
+	if d := c.Duration("cache-ttl"); d > 0 {
+		return d
+	}
+	return -1
 }
 
 // Usage reports a usage error of command name and exits 2.
