@@ -196,7 +196,7 @@ func acquireLease(ctx context.Context, b *queue.Broker, db *store.DB, cfg Coordi
 	}
 	if !ok {
 		id = []byte(rand.Text())
-		if err := db.Put([]byte("coordinator/id"), id); err != nil {
+		if err := db.Keep([]byte("coordinator/id"), id); err != nil {
 			return nil, err
 		}
 		if err := db.Flush(); err != nil {

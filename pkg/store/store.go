@@ -179,14 +179,19 @@ func (s *DB) Has(key []byte) (bool, error) {
 // FlushEvery, or at Flush or Close, and expires after the store's TTL. Use
 // it for caches, where losing the last writes in a crash or an expired
 // value costs only recomputation.
-func (s *DB) Put(key, value []byte) error {
+func (s *DB) Put(key, value []byte) error { return s.put(key, value, s.ttl) }
+
+// Keep is Put for a value that never expires (a process's own identity).
+func (s *DB) Keep(key, value []byte) error { return s.put(key, value, 0) }
+
+func (s *DB) put(key, value []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The batch keeps the slices until it is flushed: hand it copies.
 	key, value = bytes.Clone(key), bytes.Clone(value)
 	e := badger.NewEntry(key, value)
-	if s.ttl > 0 {
-		e = e.WithTTL(s.ttl)
+	if ttl > 0 {
+		e = e.WithTTL(ttl)
 	}
 	if err := s.batch.SetEntry(e); err != nil {
 		return fmt.Errorf("badger batch set: %w", err)

@@ -105,7 +105,8 @@ func expiresAt(t *testing.T, db *DB, key string) uint64 {
 }
 
 // Values written by Put expire after the store's TTL (DefaultTTL unless
-// set; never if negative); an expired value is gone.
+// set; never if negative), those written by Keep never; an expired value is
+// gone.
 func TestPutExpires(t *testing.T) {
 	now := uint64(time.Now().Unix())
 	for _, c := range []struct {
@@ -123,8 +124,14 @@ func TestPutExpires(t *testing.T) {
 		if err := db.Put([]byte("k"), []byte("v")); err != nil {
 			t.Fatal(err)
 		}
+		if err := db.Keep([]byte("kept"), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
 		if at := expiresAt(t, db, "k"); at < c.min || at > c.max {
 			t.Errorf("TTL %v: expires at %d, want %d to %d", c.ttl, at, c.min, c.max)
+		}
+		if at := expiresAt(t, db, "kept"); at != 0 {
+			t.Errorf("TTL %v: a value kept expires at %d, want never", c.ttl, at)
 		}
 		db.Close()
 	}
