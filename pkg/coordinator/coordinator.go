@@ -341,6 +341,12 @@ func (j *job) check(i int) string {
 func (j *job) markDone(i int, r storedResult) {
 	j.done[i] = true
 	j.nDone++
+	if r.Failed == "" {
+		// Its check and key are made; nothing needs it any more (a task
+		// done is never published again), and a big job's payloads are as
+		// big as its inputs.
+		j.tasks[i].Payload = nil
+	}
 	j.cacheHits += r.CacheHits
 	if r.Cached {
 		j.cacheHits++

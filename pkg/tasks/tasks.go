@@ -74,7 +74,9 @@ func OutputObject(job, name string) string { return OutputPrefix + job + "/" + n
 // Plan is a job split into tasks, and knows how to merge their results.
 type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within the
-	// job and made of [A-Za-z0-9_-] only.
+	// job and made of [A-Za-z0-9_-] only. Once a task's result is merged
+	// the runtime drops its payload (sets it to nil in this slice): Report
+	// may read the payloads of failed tasks only.
 	Tasks() []Task
 	// Report merges the results of all tasks into the job's report. results
 	// maps task ids to the data returned by Run; failed tasks are missing from

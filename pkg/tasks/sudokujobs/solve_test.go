@@ -322,3 +322,46 @@ func TestSolveReportText(t *testing.T) {
 		t.Errorf("no puzzle needed a guess, but:\n%s", text)
 	}
 }
+
+// A task that failed: each of its puzzles is "unsolved" in --out and a
+// reject, in its place; the others are solved. The report reads the
+// failed task's payload, and only that one (the runtime drops the others').
+func TestSolveFailedChunk(t *testing.T) {
+	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+	corpus := strings.Repeat(pz+"\n", 5)
+	objs := memObjects{"in": []byte(corpus)}
+	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 2, Out: true, Rejects: true})
+	plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(plan.Tasks()); n != 3 {
+		t.Fatalf("%d tasks, want 3", n)
+	}
+	failed := plan.Tasks()[1].ID
+	sum := tasks.Summary{Job: "j", Objects: objs, Failures: []tasks.Failure{{Task: failed, Reason: "worker lost"}}}
+	sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, sum).(*SolveReport)
+	out := strings.Split(strings.TrimSuffix(string(objs[sr.Outputs()["out"]]), "\n"), "\n")
+	if len(out) != 5 {
+		t.Fatalf("--out has %d lines, want 5: %q", len(out), out)
+	}
+	g, _ := sudoku.ParseLine(pz)
+	for i, line := range out {
+		if i == 2 || i == 3 {
+			if line != "unsolved: not solved: its task failed" {
+				t.Errorf("line %d of --out: %q, want unsolved", i+1, line)
+			}
+			continue
+		}
+		if sol, err := sudoku.ParseLine(line); err != nil || sudoku.Check(g, sol) != nil {
+			t.Errorf("line %d of --out: %q, want the solution", i+1, line)
+		}
+	}
+	want := "c.txt:3: unsolved: not solved: its task failed\nc.txt:4: unsolved: not solved: its task failed\n"
+	if got := string(objs[sr.Outputs()["rejects"]]); got != want {
+		t.Errorf("--rejects %q, want %q", got, want)
+	}
+	if sr.Unique != 3 || len(sr.Rejects) != 2 {
+		t.Errorf("%d unique, %d rejects; want 3 and 2", sr.Unique, len(sr.Rejects))
+	}
+}
