@@ -8,6 +8,7 @@ package sudoku
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -137,6 +138,46 @@ func (g Grid) Conflict() error {
 		}
 	}
 	return nil
+}
+
+// deadEnd says why a puzzle whose givens do not conflict has no solution,
+// found by a search with this many guesses: the first empty cell that no
+// digit can fill, else the first digit a row, column or box has no place
+// for (from the givens alone), else what the search found.
+func (g Grid) deadEnd(guesses int) string {
+	var used [27]uint16 // digits placed in each unit
+	for i, v := range g {
+		if v != 0 {
+			u := cellUnits[i]
+			used[u[0]] |= 1 << v
+			used[9+u[1]] |= 1 << v
+			used[18+u[2]] |= 1 << v
+		}
+	}
+	var cand [81]uint16
+	for i, v := range g {
+		if v != 0 {
+			continue
+		}
+		u := cellUnits[i]
+		cand[i] = 0x3FE &^ (used[u[0]] | used[9+u[1]] | used[18+u[2]])
+		if cand[i] == 0 {
+			return cellName(i) + " has no candidate"
+		}
+	}
+	for u := range units {
+		var places uint16 // digits some empty cell of the unit can take
+		for _, c := range units[u] {
+			places |= cand[c]
+		}
+		if missing := 0x3FE &^ (used[u] | places); missing != 0 {
+			return fmt.Sprintf("%s has no place for a %d", unitName(u), bits.TrailingZeros16(missing))
+		}
+	}
+	if guesses == 0 {
+		return "filling the forced cells leads to a contradiction"
+	}
+	return fmt.Sprintf("every branch of a search with %d guesses fails", guesses)
 }
 
 // consistent is the fast path of Conflict, one pass with a digit mask per

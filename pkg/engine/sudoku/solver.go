@@ -149,7 +149,7 @@ func (s *Solver) Classify(g Grid) Result {
 	r := Result{Guesses: guesses}
 	switch n {
 	case 0:
-		r.Outcome, r.Reason = Unsolvable, "no solution"
+		r.Outcome, r.Reason = Unsolvable, "no solution: "+g.deadEnd(guesses)
 		return r
 	case 1:
 		r.Outcome = Unique

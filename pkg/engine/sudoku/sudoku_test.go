@@ -87,7 +87,18 @@ func TestOutcomes(t *testing.T) {
 		{"box 3 conflict", mustParse(t, "......1.."+"........1"+strings.Repeat(".", 63)), Invalid, "box 3 has two 1s (r1c7, r2c9)"},
 		// Row 1 lacks only a 9 in its last cell, but column 9 already has
 		// one: no conflict among the givens, no solution.
-		{"unsolvable", mustParse(t, "12345678."+strings.Repeat(".", 8)+"9"+strings.Repeat(".", 63)), Unsolvable, "no solution"},
+		{"unsolvable", mustParse(t, "12345678."+strings.Repeat(".", 8)+"9"+strings.Repeat(".", 63)), Unsolvable,
+			"no solution: r1c9 has no candidate"},
+		// Found by classifying random sparse grids; each reason checked by
+		// hand from the givens (the first two) or by the outcome alone.
+		{"no place in a box", mustParse(t, "2.......34..1...8...........17........9..........5..91.....1..5...4.8.7....6.2..8"), Unsolvable,
+			"no solution: box 8 has no place for a 5"},
+		{"no place in a row", mustParse(t, "..6...72.3.84....6...5.........7.....413...9.......57.7.............9..2.1......5"), Unsolvable,
+			"no solution: row 5 has no place for a 7"},
+		{"forced contradiction", mustParse(t, "....3......6...7.3.924.6..1..........895........8....48...9..2.....7........1...."), Unsolvable,
+			"no solution: filling the forced cells leads to a contradiction"},
+		{"search fails", mustParse(t, "...2..14...1.......2.8.3...........8.................2.8..........7....3..4..2..."), Unsolvable,
+			"no solution: every branch of a search with 17 guesses fails"},
 	}
 	for _, c := range cases {
 		r := s.Classify(c.g)

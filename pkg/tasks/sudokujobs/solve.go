@@ -101,8 +101,9 @@ type Solve struct{}
 func (Solve) Name() string { return "sudoku.solve" }
 
 // Version implements tasks.Kind. 3: a line that cannot be a row ends an
-// unfinished grid; conflicts name their cells.
-func (Solve) Version() int { return 3 }
+// unfinished grid; conflicts name their cells. 4: an unsolvable puzzle's
+// reason says why ("no solution: r7c6 has no candidate").
+func (Solve) Version() int { return 4 }
 
 // Plan implements tasks.Kind; a corpus job needs its inputs (PlanEnv).
 func (Solve) Plan(context.Context, json.RawMessage) (tasks.Plan, error) {

@@ -22,8 +22,9 @@ import (
 // a rerun is a cache hit either way.
 const cacheMinGuesses = 8
 
-// cachePrefix starts the keys of cached puzzle results.
-const cachePrefix = "sudoku/v1/"
+// cachePrefix starts the keys of cached puzzle results (v2: the reasons of
+// Solve's version 4).
+const cachePrefix = "sudoku/v2/"
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
