@@ -27,8 +27,28 @@ func TestSolveSearchBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "search", "--depth", "12"}, "depth 12"},
 		{[]string{"mnk", "minimax", "--board", "4x4"}, "16 empty cells"},
 		{[]string{"mnk", "minimax", "--moves", "1,1", "--position", "X../.../..."}, "not both"},
+		{[]string{"mnk", "search", "--board", "20x20", "--depth", "1"}, "rows and columns must be 1 to 19"},
+		{[]string{"mnk", "search", "--board", "15x15", "--k", "9", "--depth", "1"}, "want 1 <= k <= 8"},
+		{[]string{"mnk", "search", "--board", "15x15", "--moves", "7,7 7,7", "--depth", "1"}, "occupied"},
+		{[]string{"mnk", "count", "--board", "15x15"}, "mnk search takes boards up to 19x19"},
 	}
 	expectUsageErrors(t, cases, always)
+}
+
+// Gomoku on the command line: the big-board search blocks a four.
+func TestSearchGomokuCLI(t *testing.T) {
+	out, err := run(t, "analyze", "mnk", "search", "--board", "15x15", "--moves", "7,3 7,2 7,4 0,0 7,5 0,2 7,6",
+		"--depth", "3", "--json", "--data", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r mnkjobs.SearchReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || r.K != 5 || r.BestMove != [2]int{7, 7} || r.ToMove != "O" || r.Depth != 3 {
+		t.Errorf("15x15 search: %+v, want O to block at 7,7 (k 5 by default), depth 3", r)
+	}
 }
 
 // The solve of 5,5,4 on a real nats-server with a coordinator and two

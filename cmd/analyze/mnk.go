@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -38,27 +39,49 @@ func boardFlags() []cli.Flag {
 	}
 }
 
+// bigBoardFlags are boardFlags for search, which also takes boards of up to
+// mnk.MaxBigSide on a side.
+func bigBoardFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "board", Value: "3x3", Usage: fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each (gomoku: 15x15 --k 5)", mnk.MaxBigSide)},
+		&cli.StringFlag{Name: "k", Usage: fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), 5 over %d)", mnk.MaxBigK, mnk.MaxSide, mnk.MaxSide)},
+	}
+}
+
 var boardRE = regexp.MustCompile(`^([0-9]+)x([0-9]+)$`)
 
-// board parses --board and --k.
-func board(c *cli.Context) (rows, cols, k int, err error) {
+// board parses --board and --k, for a board of up to maxSide on a side
+// (mnk.MaxSide, or mnk.MaxBigSide for search).
+func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
 	m := boardRE.FindStringSubmatch(c.String("board"))
 	if m == nil {
-		return 0, 0, 0, usagef("--board %q: want RxC, e.g. 3x3 or 4x5 (R rows, C columns, 1 to %d each)", c.String("board"), mnk.MaxSide)
+		return 0, 0, 0, usagef("--board %q: want RxC, e.g. 3x3 or 4x5 (R rows, C columns, 1 to %d each)", c.String("board"), maxSide)
 	}
 	rows, err1 := strconv.Atoi(m[1])
 	cols, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > mnk.MaxSide || cols > mnk.MaxSide {
-		return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d", c.String("board"), mnk.MaxSide)
+	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > maxSide || cols > maxSide {
+		if maxSide == mnk.MaxSide && err1 == nil && err2 == nil && rows <= mnk.MaxBigSide && cols <= mnk.MaxBigSide && rows > 0 && cols > 0 {
+			return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d (mnk search takes boards up to %dx%d)", c.String("board"), maxSide, mnk.MaxBigSide, mnk.MaxBigSide)
+		}
+		return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d", c.String("board"), maxSide)
 	}
+	big := rows > mnk.MaxSide || cols > mnk.MaxSide
 	k = min(rows, cols)
+	if big {
+		k = min(k, 5)
+	}
 	if c.IsSet("k") {
 		k, err = strconv.Atoi(c.String("k"))
 		if err != nil {
 			return 0, 0, 0, usagef("--k %q: want a whole number from 1 to %d", c.String("k"), max(rows, cols))
 		}
 	}
-	if _, err := mnk.New(rows, cols, k); err != nil {
+	if big {
+		_, err = mnk.NewBig(rows, cols, k)
+	} else {
+		_, err = mnk.New(rows, cols, k)
+	}
+	if err != nil {
 		return 0, 0, 0, usagef("%v", err)
 	}
 	return rows, cols, k, nil
@@ -79,7 +102,7 @@ func mnkCountCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("mnk count takes no arguments, got %q", c.Args().First())
 			}
-			rows, cols, k, err := board(c)
+			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
@@ -135,7 +158,7 @@ func mnkSolveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c)
+			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
@@ -154,14 +177,17 @@ func mnkSearchCommand() *cli.Command {
 		Usage: "depth-limited search from a position: best move, score, principal variation, nodes and branching per iteration",
 		Description: "Examples:\n" +
 			"   analyze mnk search --board 3x3 --moves \"1,1 0,0\" --depth 9\n" +
-			"   analyze mnk search --board 8x8 --k 5 --time 2s",
+			"   analyze mnk search --board 8x8 --k 5 --time 2s\n" +
+			"   analyze mnk search --board 15x15 --k 5 --moves \"7,7 7,8 8,8\" --time 2s   # gomoku\n\n" +
+			"Boards of more than 8 on a side (up to 19x19, k up to 8) are searched from the empty cells within\n" +
+			"two rows and columns of a stone (the centre on an empty board).",
 		OnUsageError: onUsageError,
-		Flags: append(append(append(boardFlags(), positionFlags()...),
+		Flags: append(append(append(bigBoardFlags(), positionFlags()...),
 			&cli.IntFlag{Name: "depth", Usage: "search `D` plies deep (0: as deep as --time allows)"},
 			&cli.StringFlag{Name: "time", Usage: "iterative deepening until `T` has passed, e.g. 500ms or 2s"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c)
+			rows, cols, k, err := board(c, mnk.MaxBigSide)
 			if err != nil {
 				return err
 			}
@@ -173,7 +199,7 @@ func mnkSearchCommand() *cli.Command {
 			}
 			p := mnkjobs.SearchParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
 				Depth: c.Int("depth"), TimeSeconds: budget.Seconds()}
-			return submit(c, mnkjobs.Search{}.Name(), func() error { _, _, err := p.Validate(); return err }, p)
+			return submit(c, mnkjobs.Search{}.Name(), p.Check, p)
 		},
 	}
 }
@@ -191,7 +217,7 @@ func mnkMinimaxCommand() *cli.Command {
 			&cli.BoolFlag{Name: "depth-score", Usage: "score a win 10 - depth and a loss depth - 10: take the quickest win, delay a loss"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c)
+			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}

@@ -41,7 +41,7 @@ func (p MinimaxParams) Validate() (*mnk.Game, mnk.Position, error) {
 	if err != nil {
 		return nil, mnk.Position{}, err
 	}
-	pos, err := startPosition(g, p.Moves, p.Position)
+	pos, err := startPosition[mnk.Position](g, p.Moves, p.Position)
 	if err != nil {
 		return nil, pos, err
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // "mnk.search" is a depth-limited search from any position: one task, as
-// the iterations of one search depend on each other.
+// the iterations of one search depend on each other. Boards of more than
+// mnk.MaxSide on a side (gomoku's 15x15) are searched by mnk.BigSearcher.
 
 func init() { tasks.Register(Search{}) }
 
@@ -41,31 +42,40 @@ type SearchParams struct {
 	TimeSeconds float64 `json:"time_seconds,omitempty"`
 }
 
+// game reads positions of a board: mnk.Game (P = mnk.Position) or
+// mnk.BigGame (P = mnk.BigPosition).
+type game[P any] interface {
+	Parse(string) (P, error)
+	ParseMoves(string) (P, error)
+	Status(P) mnk.Result
+}
+
 // startPosition reads the position of a job: moves from the empty board or
 // a board; an error names the parameter and says what is wrong.
-func startPosition(g *mnk.Game, moves, board string) (mnk.Position, error) {
+func startPosition[P any](g game[P], moves, board string) (P, error) {
+	var none P
 	if board == "" && strings.Contains(moves, "/") {
 		moves, board = "", moves // a board given where moves were expected
 	}
 	switch {
 	case moves != "" && board != "":
-		return mnk.Position{}, tasks.Invalid("give the moves or the position, not both")
+		return none, tasks.Invalid("give the moves or the position, not both")
 	case board != "":
 		p, err := g.Parse(board)
 		if err != nil {
-			return mnk.Position{}, tasks.Invalid("position: %v", trimSentinel(err))
+			return none, tasks.Invalid("position: %v", trimSentinel(err))
 		}
 		if r := g.Status(p); r != mnk.Ongoing {
-			return mnk.Position{}, tasks.Invalid("position %s: the game is over (%s)", board, r)
+			return none, tasks.Invalid("position %s: the game is over (%s)", board, r)
 		}
 		return p, nil
 	}
 	p, err := g.ParseMoves(moves)
 	if err != nil {
-		return mnk.Position{}, tasks.Invalid("moves %q: %v", moves, trimSentinel(err))
+		return none, tasks.Invalid("moves %q: %v", moves, trimSentinel(err))
 	}
 	if r := g.Status(p); r != mnk.Ongoing {
-		return mnk.Position{}, tasks.Invalid("moves %q: the game is over (%s): nothing to search", moves, r)
+		return none, tasks.Invalid("moves %q: the game is over (%s): nothing to search", moves, r)
 	}
 	return p, nil
 }
@@ -82,26 +92,58 @@ func trimSentinel(err error) string {
 	return msg
 }
 
-// Validate checks the parameters and returns the game and the position.
+// Big reports whether the board is searched by mnk.BigSearcher: more than
+// mnk.MaxSide on a side.
+func (p SearchParams) Big() bool { return p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide }
+
+// Check checks the parameters, for a board of any size.
+func (p SearchParams) Check() error {
+	if p.Big() {
+		_, _, err := p.validateBig()
+		return err
+	}
+	_, _, err := p.Validate()
+	return err
+}
+
+// Validate checks the parameters of a search on a board of at most
+// mnk.MaxSide on a side and returns the game and the position.
 func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
 	g, err := newGame(p.Rows, p.Cols, p.K, 0, "", "")
 	if err != nil {
 		return nil, mnk.Position{}, err
 	}
-	pos, err := startPosition(g, p.Moves, p.Position)
+	pos, err := startPosition[mnk.Position](g, p.Moves, p.Position)
 	if err != nil {
 		return nil, pos, err
 	}
-	if p.Depth < 0 || p.Depth > g.Cells() {
-		return nil, pos, tasks.Invalid("depth %d: want 0 to %d plies", p.Depth, g.Cells())
+	return g, pos, p.checkLimits(g.Cells())
+}
+
+// validateBig is Validate for a bigger board.
+func (p SearchParams) validateBig() (*mnk.BigGame, mnk.BigPosition, error) {
+	g, err := mnk.NewBig(p.Rows, p.Cols, p.K)
+	if err != nil {
+		return nil, nil, tasks.Invalid("%v", err)
+	}
+	pos, err := startPosition[mnk.BigPosition](g, p.Moves, p.Position)
+	if err != nil {
+		return nil, pos, err
+	}
+	return g, pos, p.checkLimits(g.Cells())
+}
+
+func (p SearchParams) checkLimits(cells int) error {
+	if p.Depth < 0 || p.Depth > cells {
+		return tasks.Invalid("depth %d: want 0 to %d plies", p.Depth, cells)
 	}
 	if p.TimeSeconds < 0 || p.TimeSeconds > MaxSearchSeconds {
-		return nil, pos, tasks.Invalid("time %gs: want 0 to %d seconds", p.TimeSeconds, MaxSearchSeconds)
+		return tasks.Invalid("time %gs: want 0 to %d seconds", p.TimeSeconds, MaxSearchSeconds)
 	}
 	if p.Depth == 0 && p.TimeSeconds == 0 {
-		return nil, pos, tasks.Invalid("want a depth or a time budget (or both)")
+		return tasks.Invalid("want a depth or a time budget (or both)")
 	}
-	return g, pos, nil
+	return nil
 }
 
 // Search is the "mnk.search" kind.
@@ -116,7 +158,8 @@ func (Search) Version() int { return 2 }
 
 // Plan implements tasks.Kind.
 func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
-	return planOne(raw, "mnk.search", "search", SearchParams.Validate, func() tasks.Report { return &SearchReport{} })
+	check := func(p SearchParams) (*mnk.Game, mnk.Position, error) { return nil, mnk.Position{}, p.Check() }
+	return planOne(raw, "mnk.search", "search", check, func() tasks.Report { return &SearchReport{} })
 }
 
 // SearchReport is the report of an "mnk.search" job. Scores are for the
@@ -187,16 +230,44 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.search task: %w", err))
 	}
-	g, pos, err := p.Validate()
-	if err != nil {
-		return tasks.Output{}, tasks.Permanent(err)
+	budget := time.Duration(p.TimeSeconds * float64(time.Second))
+	var (
+		res  mnk.SearchResult
+		head positionHead
+		rc   = cellRC
+	)
+	if p.Big() {
+		g, pos, err := p.validateBig()
+		if err != nil {
+			return tasks.Output{}, tasks.Permanent(err)
+		}
+		if res, err = mnk.NewBigSearcher(g, searchTTBytes).Search(ctx, pos, p.Depth, budget); err != nil {
+			return tasks.Output{}, err
+		}
+		head = positionHead{Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Position: g.String(pos), ToMove: "X"}
+		if !pos.XToMove() {
+			head.ToMove = "O"
+		}
+		rc = func(c int) [2]int { return [2]int{c / g.Cols, c % g.Cols} }
+	} else {
+		g, pos, err := p.Validate()
+		if err != nil {
+			return tasks.Output{}, tasks.Permanent(err)
+		}
+		if res, err = mnk.NewSearcher(g, searchTTBytes).Search(ctx, pos, p.Depth, budget); err != nil {
+			return tasks.Output{}, err
+		}
+		head = headOf(g, pos)
 	}
-	res, err := mnk.NewSearcher(g, searchTTBytes).Search(ctx, pos, p.Depth, time.Duration(p.TimeSeconds*float64(time.Second)))
-	if err != nil {
-		return tasks.Output{}, err
+	cells := func(cs []int) [][2]int {
+		out := make([][2]int, len(cs))
+		for i, c := range cs {
+			out[i] = rc(c)
+		}
+		return out
 	}
 	rep := SearchReport{
-		positionHead: headOf(g, pos), BestMove: cellRC(res.Move), Score: res.Score, PV: cells(res.PV),
+		positionHead: head, BestMove: rc(res.Move), Score: res.Score, PV: cells(res.PV),
 		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies(), res.Exhaustive),
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
@@ -204,7 +275,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	for _, it := range res.Iterations {
 		rep.Iterations = append(rep.Iterations, SearchIteration{
-			Depth: it.Depth, Score: it.Score, BestMove: cellRC(it.Move), PV: cells(it.PV), Nodes: it.Nodes, Seconds: it.Seconds, EBF: it.EBF,
+			Depth: it.Depth, Score: it.Score, BestMove: rc(it.Move), PV: cells(it.PV), Nodes: it.Nodes, Seconds: it.Seconds, EBF: it.EBF,
 		})
 	}
 	data, err := json.Marshal(rep)

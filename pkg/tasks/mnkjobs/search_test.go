@@ -3,6 +3,7 @@ package mnkjobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,6 +68,36 @@ func TestSearchJob(t *testing.T) {
 	}
 }
 
+// Gomoku: boards over 8 on a side go to the big-board search, with cells
+// as [row, col] of that board.
+func TestSearchJobBigBoard(t *testing.T) {
+	cases := []struct {
+		p      SearchParams
+		move   [2]int
+		result string
+	}{
+		// O to move must block X's four in row 7 at 7,7 (7,2 is O's).
+		{SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,3 7,2 7,4 0,0 7,5 0,2 7,6", Depth: 2}, [2]int{7, 7}, "heuristic"},
+		// X completes five in column 12 of a 9x13 board.
+		{SearchParams{Rows: 9, Cols: 13, K: 5, Moves: "1,12 0,0 2,12 0,2 3,12 0,4 4,12 8,0", Depth: 3}, [2]int{0, 12}, "win in 1 ply"},
+		// The same position as a board.
+		{SearchParams{Rows: 9, Cols: 13, K: 5, Position: "O.O.O......../............X/............X/............X/............X/............./............./............./O............", Depth: 3},
+			[2]int{0, 12}, "win in 1 ply"},
+	}
+	for _, c := range cases {
+		var rep SearchReport
+		runSingle(t, Search{}, c.p, &rep)
+		if !rep.Complete || rep.BestMove != c.move || rep.Result != c.result || rep.Board != fmt.Sprintf("%dx%d", c.p.Rows, c.p.Cols) {
+			t.Errorf("%+v: complete %v, move %v, result %q, board %s; want move %v, %q", c.p, rep.Complete, rep.BestMove, rep.Result, rep.Board, c.move, c.result)
+		}
+	}
+	var rep SearchReport
+	runSingle(t, Search{}, SearchParams{Rows: 15, Cols: 15, K: 5, Depth: 3}, &rep)
+	if rep.BestMove != [2]int{7, 7} || rep.ToMove != "X" || len(rep.PV) != 3 || !strings.HasPrefix(rep.Position, strings.Repeat(".", 15)+"/") {
+		t.Errorf("empty 15x15: %+v, want the centre first", rep)
+	}
+}
+
 func TestMinimaxJob(t *testing.T) {
 	for _, c := range []struct {
 		cutoff bool
@@ -98,6 +129,12 @@ func TestBadPositions(t *testing.T) {
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Depth: 10}, "depth 10"},
 		{SearchParams{Rows: 3, Cols: 3, K: 3}, "a depth or a time"},
 		{SearchParams{Rows: 3, Cols: 3, K: 3, Depth: 1, TimeSeconds: -1}, "time -1s"},
+		{SearchParams{Rows: 15, Cols: 15, K: 9, Depth: 1}, "k 9 is out of range"},
+		{SearchParams{Rows: 20, Cols: 15, K: 5, Depth: 1}, "board 20x15"},
+		{SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,7 7,7", Depth: 1}, "occupied"},
+		{SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,7 15,0", Depth: 1}, "outside the 15x15 board"},
+		{SearchParams{Rows: 15, Cols: 15, K: 5, Depth: 226}, "depth 226: want 0 to 225"},
+		{SearchParams{Rows: 9, Cols: 9, K: 5, Position: "X......../......../.........", Depth: 1}, "3 rows, want 9 for a 9x9 board"},
 	}
 	for _, c := range cases {
 		_, err := Search{}.Plan(context.Background(), mustJSON(c.p))

@@ -1,0 +1,614 @@
+package mnk
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBigSide is the largest side of a board that the big-board search
+// takes: gomoku is played on 15x15, and go boards are 19x19.
+const MaxBigSide = 19
+
+// MaxBigK is the longest line of a BigGame: the heuristic weighs a window
+// by four to the power of its stones, and its sum over a 19x19 board must
+// stay far below Mate.
+const MaxBigK = 8
+
+// BigGame is an m,n,k-game on a board of up to MaxBigSide on a side, too
+// big for the 64-bit Game: only the depth-limited search (BigSearcher)
+// plays it. Its cells are numbered r*Cols+c. The windows are Game's (k
+// cells in a row, column or diagonal).
+type BigGame struct {
+	Rows, Cols, K int
+	cells         int
+	nwin          int
+	winCells      []int16   // window w's cells: winCells[w*K : (w+1)*K]
+	cellWin       [][]int32 // the windows through each cell
+	near          [][]int16 // the cells at most two rows and columns away from each cell
+	zobrist       [][2]uint64
+}
+
+// NewBig returns the m,n,k-game of rows x cols (1 to MaxBigSide each) with
+// k in a row; errors match ErrBoardSize or ErrK.
+func NewBig(rows, cols, k int) (*BigGame, error) {
+	if rows < 1 || rows > MaxBigSide || cols < 1 || cols > MaxBigSide {
+		return nil, &sizeError{fmt.Sprintf("board %dx%d: want 1 <= rows, cols <= %d", rows, cols, MaxBigSide), ErrBoardSize}
+	}
+	if maxk := min(max(rows, cols), MaxBigK); k < 1 || k > maxk {
+		return nil, &sizeError{fmt.Sprintf("k %d is out of range for a %dx%d board: want 1 <= k <= %d", k, rows, cols, maxk), ErrK}
+	}
+	g := &BigGame{Rows: rows, Cols: cols, K: k, cells: rows * cols}
+	dirs := [][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}}
+	if k == 1 {
+		dirs = dirs[:1] // every direction gives the same one-cell window
+	}
+	g.cellWin = make([][]int32, g.cells)
+	for r := range rows {
+		for c := range cols {
+			for _, d := range dirs {
+				er, ec := r+(k-1)*d[0], c+(k-1)*d[1]
+				if er < 0 || er >= rows || ec < 0 || ec >= cols {
+					continue
+				}
+				for i := range k {
+					cell := (r+i*d[0])*cols + c + i*d[1]
+					g.winCells = append(g.winCells, int16(cell))
+					g.cellWin[cell] = append(g.cellWin[cell], int32(g.nwin))
+				}
+				g.nwin++
+			}
+		}
+	}
+	g.near = make([][]int16, g.cells)
+	for cell := range g.cells {
+		r, c := cell/cols, cell%cols
+		for nr := max(r-2, 0); nr <= min(r+2, rows-1); nr++ {
+			for nc := max(c-2, 0); nc <= min(c+2, cols-1); nc++ {
+				if nr != r || nc != c {
+					g.near[cell] = append(g.near[cell], int16(nr*cols+nc))
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(rows), uint64(cols)<<8|uint64(k)))
+	g.zobrist = make([][2]uint64, g.cells)
+	for i := range g.zobrist {
+		g.zobrist[i] = [2]uint64{rng.Uint64(), rng.Uint64()}
+	}
+	return g, nil
+}
+
+// Cells returns the number of cells.
+func (g *BigGame) Cells() int { return g.cells }
+
+// Cell returns the number of the cell in row r, column c (0-based).
+func (g *BigGame) Cell(r, c int) int { return r*g.Cols + c }
+
+// BigPosition is a position of a BigGame: each cell empty (0), X (1) or
+// O (2).
+type BigPosition []int8
+
+// Ply returns the number of stones.
+func (p BigPosition) Ply() int {
+	n := 0
+	for _, v := range p {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// XToMove reports whether X is to move (as many X as O stones).
+func (p BigPosition) XToMove() bool { return p.Ply()%2 == 0 }
+
+// lines returns the windows side (1 or 2) fills.
+func (g *BigGame) lines(p BigPosition, side int8) []int {
+	var ws []int
+	for w := range g.nwin {
+		full := true
+		for _, c := range g.winCells[w*g.K : (w+1)*g.K] {
+			if p[c] != side {
+				full = false
+				break
+			}
+		}
+		if full {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// Status returns the result of p: a side with k in a row has won, a full
+// board is a draw, anything else is Ongoing. p must be valid.
+func (g *BigGame) Status(p BigPosition) Result {
+	switch {
+	case len(g.lines(p, 1)) > 0:
+		return XWin
+	case len(g.lines(p, 2)) > 0:
+		return OWin
+	case p.Ply() == g.cells:
+		return Draw
+	}
+	return Ongoing
+}
+
+// Valid reports whether p can arise in a game: as many X as O stones or
+// one more, no line for the side that did not move last, and the lines of
+// the side that did all through one cell (its last move).
+func (g *BigGame) Valid(p BigPosition) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %s: %w", g.String(p), fmt.Sprintf(format, a...), ErrInvalidPosition)
+	}
+	if len(p) != g.cells {
+		return bad("%d cells, want %d", len(p), g.cells)
+	}
+	nx, no := 0, 0
+	for _, v := range p {
+		switch v {
+		case 1:
+			nx++
+		case 2:
+			no++
+		}
+	}
+	if nx != no && nx != no+1 {
+		return bad("%d X and %d O stones: want as many X as O or one more", nx, no)
+	}
+	last, other, lastName, otherName := int8(1), int8(2), "X", "O"
+	if nx == no {
+		last, other, lastName, otherName = 2, 1, "O", "X"
+	}
+	if len(g.lines(p, other)) > 0 {
+		return bad("%s has a line but %s moved last", otherName, lastName)
+	}
+	if ws := g.lines(p, last); len(ws) > 1 {
+		common := map[int16]int{}
+		for _, w := range ws {
+			for _, c := range g.winCells[w*g.K : (w+1)*g.K] {
+				common[c]++
+			}
+		}
+		shared := false
+		for _, n := range common {
+			shared = shared || n == len(ws)
+		}
+		if !shared {
+			return bad("%s has lines that no single last move completed", lastName)
+		}
+	}
+	return nil
+}
+
+// String returns p as rows of 'X', 'O' and '.', top row first, separated
+// by '/' (Game.String's format).
+func (g *BigGame) String(p BigPosition) string {
+	var sb strings.Builder
+	for r := range g.Rows {
+		if r > 0 {
+			sb.WriteByte('/')
+		}
+		for c := range g.Cols {
+			sb.WriteByte(".XO"[p[r*g.Cols+c]])
+		}
+	}
+	return sb.String()
+}
+
+// Parse reads a position in String's format ('x' and 'o' too) and checks
+// that it is valid; errors wrap ErrSyntax or ErrInvalidPosition.
+func (g *BigGame) Parse(s string) (BigPosition, error) {
+	rows := strings.Split(s, "/")
+	if len(rows) != g.Rows {
+		return nil, fmt.Errorf("parse %q: %d rows, want %d for a %dx%d board: %w", s, len(rows), g.Rows, g.Rows, g.Cols, ErrSyntax)
+	}
+	p := make(BigPosition, g.cells)
+	for r, row := range rows {
+		if len(row) != g.Cols {
+			return nil, fmt.Errorf("parse %q: row %d has %d cells, want %d: %w", s, r, len(row), g.Cols, ErrSyntax)
+		}
+		for c := range g.Cols {
+			switch row[c] {
+			case 'X', 'x':
+				p[r*g.Cols+c] = 1
+			case 'O', 'o':
+				p[r*g.Cols+c] = 2
+			case '.':
+			default:
+				return nil, fmt.Errorf("parse %q: row %d column %d: %q, want X, O or '.': %w", s, r, c, row[c], ErrSyntax)
+			}
+		}
+	}
+	if err := g.Valid(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ParseMoves plays "row,col" moves (0-based, separated by spaces) from the
+// empty board, as Game.ParseMoves does.
+func (g *BigGame) ParseMoves(s string) (BigPosition, error) {
+	p := make(BigPosition, g.cells)
+	over := false
+	for i, item := range strings.Fields(s) {
+		rs, cs, ok := strings.Cut(item, ",")
+		r, err1 := strconv.Atoi(rs)
+		c, err2 := strconv.Atoi(cs)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("move %d %q: want row,col: %w", i+1, item, ErrSyntax)
+		}
+		if r < 0 || r >= g.Rows || c < 0 || c >= g.Cols {
+			return nil, fmt.Errorf("move %d %q: outside the %dx%d board: %w", i+1, item, g.Rows, g.Cols, ErrInvalidPosition)
+		}
+		if over {
+			return nil, fmt.Errorf("move %d %q: the game is over (%s): %w", i+1, item, g.Status(p), ErrInvalidPosition)
+		}
+		cell := r*g.Cols + c
+		if p[cell] != 0 {
+			return nil, fmt.Errorf("move %d %q: cell is occupied: %w", i+1, item, ErrInvalidPosition)
+		}
+		side := int8(1)
+		if !p.XToMove() {
+			side = 2
+		}
+		p[cell] = side
+		over = g.Status(p) != Ongoing
+	}
+	return p, nil
+}
+
+// BigSearcher is the depth-limited search of Searcher for a BigGame, with
+// the same rules at every node (a line completed at once, two enemy
+// threats, a forced block), the same heuristic over the k-windows, the same
+// mate scores and the same table policy (an entry cuts only at the depth it
+// was searched to, so scores do not depend on the table). The board lives
+// in per-window stone counts updated as moves are made, so a node costs a
+// scan of the window counts rather than of the cells. On boards of more
+// than 64 cells only the empty cells within two rows and columns of a stone
+// are searched (the centre on an empty board), as in gomoku programs; with
+// Near false every empty cell is, as Searcher does (the tests compare the
+// two). It is not safe for concurrent use.
+type BigSearcher struct {
+	g *BigGame
+	// Near restricts the moves to the empty cells near stones.
+	Near bool
+
+	board  []int8     // 0 empty, 1 X, 2 O
+	count  [][2]uint8 // stones of X and O on each window
+	hash   uint64
+	stones int
+	tt     []bigEntry
+	mask   uint64
+	nodes  uint64
+	ply    int
+
+	ctx      context.Context
+	deadline time.Time
+	abort    bool
+
+	pv     [][]int16 // pv[d][d:pvLen[d]]: the line from distance d
+	pvLen  []int
+	prevPV []int
+	onPV   []bool
+	moves  [][]int16
+	scores [][]int32
+	weight []int32 // move-ordering weight of each cell
+	mark   []uint32
+	epoch  uint32
+}
+
+type bigEntry struct {
+	key   uint64
+	score int32
+	move  int16
+	depth int8
+	bound int8 // 0: empty, 1: lower, 2: upper, 3: exact
+}
+
+// NewBigSearcher returns a searcher for g with a transposition table of at
+// most ttBytes bytes (ttBytes < 16 turns it off), searching near stones
+// only if g has more than 64 cells.
+func NewBigSearcher(g *BigGame, ttBytes int) *BigSearcher {
+	n := g.cells + 1
+	s := &BigSearcher{g: g, Near: g.cells > 64, board: make([]int8, g.cells), count: make([][2]uint8, g.nwin),
+		pv: make([][]int16, n+1), pvLen: make([]int, n+1), onPV: make([]bool, n+1), moves: make([][]int16, n+1),
+		scores: make([][]int32, n+1), weight: make([]int32, g.cells), mark: make([]uint32, g.cells)}
+	pv, moves, scores := make([]int16, (n+1)*(n+1)), make([]int16, (n+1)*g.cells), make([]int32, (n+1)*g.cells)
+	for i := range n + 1 {
+		s.pv[i] = pv[i*(n+1) : (i+1)*(n+1)]
+		s.moves[i] = moves[i*g.cells : (i+1)*g.cells]
+		s.scores[i] = scores[i*g.cells : (i+1)*g.cells]
+	}
+	if ttBytes >= 16 {
+		size := 1
+		for size*2*16 <= ttBytes {
+			size *= 2
+		}
+		s.tt = make([]bigEntry, size)
+		s.mask = uint64(size - 1)
+	}
+	return s
+}
+
+// Nodes returns the number of positions searched by all calls.
+func (s *BigSearcher) Nodes() uint64 { return s.nodes }
+
+func (s *BigSearcher) place(cell int, side int8) {
+	s.board[cell] = side
+	s.hash ^= s.g.zobrist[cell][side-1]
+	s.stones++
+	for _, w := range s.g.cellWin[cell] {
+		s.count[w][side-1]++
+	}
+}
+
+func (s *BigSearcher) remove(cell int) {
+	side := s.board[cell]
+	s.board[cell] = 0
+	s.hash ^= s.g.zobrist[cell][side-1]
+	s.stones--
+	for _, w := range s.g.cellWin[cell] {
+		s.count[w][side-1]--
+	}
+}
+
+// emptyIn returns the first empty cell of window w (-1 if none).
+func (s *BigSearcher) emptyIn(w int) int {
+	for _, c := range s.g.winCells[w*s.g.K : (w+1)*s.g.K] {
+		if s.board[c] == 0 {
+			return int(c)
+		}
+	}
+	return -1
+}
+
+// Search searches p (valid, not over) by iterative deepening to maxDepth
+// plies (0: to the end of the game) or until budget runs out (0: none), as
+// Searcher.Search does; cells in the result are numbered r*Cols+c.
+func (s *BigSearcher) Search(ctx context.Context, p BigPosition, maxDepth int, budget time.Duration) (SearchResult, error) {
+	start := time.Now()
+	g := s.g
+	var res SearchResult
+	res.Move = -1
+	if g.Status(p) != Ongoing {
+		return res, nil
+	}
+	clear(s.board)
+	for w := range s.count {
+		s.count[w] = [2]uint8{}
+	}
+	s.hash, s.stones = 0, 0
+	for cell, v := range p {
+		if v != 0 {
+			s.place(cell, v)
+		}
+	}
+	empties := g.cells - s.stones
+	if maxDepth <= 0 || maxDepth > empties {
+		maxDepth = empties
+	}
+	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
+	s.prevPV = s.prevPV[:0]
+	for d := 1; d <= maxDepth; d++ {
+		if d > 1 && budget > 0 {
+			s.deadline = start.Add(budget)
+		}
+		s.ply, s.onPV[0] = 0, true
+		before := s.nodes
+		t0 := time.Now()
+		score := s.search(d, -Mate-1, Mate+1)
+		if s.abort {
+			break
+		}
+		it := Iteration{Depth: d, Score: int(score), Nodes: s.nodes - before, Seconds: time.Since(t0).Seconds()}
+		for _, c := range s.pv[0][:s.pvLen[0]] {
+			it.PV = append(it.PV, int(c))
+		}
+		it.Move = it.PV[0]
+		if n := len(res.Iterations); n > 0 && res.Iterations[n-1].Nodes > 0 {
+			it.EBF = float64(it.Nodes) / float64(res.Iterations[n-1].Nodes)
+		}
+		res.Iterations = append(res.Iterations, it)
+		res.Move, res.Score, res.PV, res.Depth = it.Move, it.Score, it.PV, d
+		res.Exhaustive = d == empties && !s.Near
+		s.prevPV = append(s.prevPV[:0], it.PV...)
+		if res.MatePlies() != 0 && abs(res.MatePlies()) <= d {
+			break
+		}
+	}
+	res.Nodes = s.nodes
+	res.Elapsed = time.Since(start)
+	if s.abort && ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
+	s.nodes++
+	ply := s.ply
+	s.pvLen[ply] = ply
+	if s.nodes&pollMask == 0 && (s.ctx.Err() != nil || !s.deadline.IsZero() && time.Now().After(s.deadline)) {
+		s.abort = true
+	}
+	if s.abort {
+		return 0
+	}
+	g := s.g
+	if s.stones == g.cells {
+		return 0
+	}
+	me := 0 // index of the side to move in count
+	if s.stones&1 == 1 {
+		me = 1
+	}
+	them := 1 - me
+	k1 := uint8(g.K - 1)
+	var eval int32
+	threat, threat2 := -1, -1 // two distinct cells where the opponent completes a line
+	for w, cnt := range s.count {
+		a, b := cnt[me], cnt[them]
+		if b == 0 {
+			if a == k1 {
+				s.pv[ply][ply] = int16(s.emptyIn(w))
+				s.pvLen[ply] = ply + 1
+				return Mate - int32(ply+1)
+			}
+			eval += 1 << (2 * a)
+		}
+		if a == 0 {
+			if b == k1 && threat2 < 0 {
+				switch c := s.emptyIn(w); {
+				case threat < 0:
+					threat = c
+				case c != threat:
+					threat2 = c
+				}
+			}
+			eval -= 1 << (2 * b)
+		}
+	}
+	if threat2 >= 0 {
+		s.pv[ply][ply], s.pv[ply][ply+1] = int16(min(threat, threat2)), int16(max(threat, threat2))
+		s.pvLen[ply] = ply + 2
+		return -(Mate - int32(ply+2))
+	}
+	if depth == 0 {
+		return eval
+	}
+	var entry *bigEntry
+	ttMove := -1
+	if s.tt != nil {
+		entry = &s.tt[s.hash&s.mask]
+		if entry.bound != 0 && entry.key == s.hash {
+			ttMove = int(entry.move)
+			if int(entry.depth) == depth {
+				sc := fromTable(entry.score, ply)
+				switch {
+				case entry.bound == 1 && sc >= beta, entry.bound == 2 && sc <= alpha:
+					return sc
+				case entry.bound == 3 && (sc <= alpha || sc >= beta):
+					return sc
+				}
+			}
+		}
+	}
+	alpha0 := alpha
+
+	moves, sc := s.moves[ply], s.scores[ply]
+	n := 0
+	if threat >= 0 {
+		moves[0] = int16(threat)
+		n = 1
+	} else {
+		pvMove := -1
+		if s.onPV[ply] && ply < len(s.prevPV) {
+			pvMove = s.prevPV[ply]
+		}
+		n = s.orderMoves(moves, sc, me, pvMove, ttMove)
+	}
+
+	best, bestMove := int32(-Mate-1), -1
+	side := int8(me + 1)
+	for i := range n {
+		c := int(moves[i])
+		s.place(c, side)
+		s.ply++
+		s.onPV[ply+1] = s.onPV[ply] && ply < len(s.prevPV) && c == s.prevPV[ply]
+		v := -s.search(depth-1, -beta, -alpha)
+		s.ply--
+		s.remove(c)
+		if s.abort {
+			return 0
+		}
+		if v > best {
+			best, bestMove = v, c
+			if v > alpha {
+				alpha = v
+				s.pv[ply][ply] = int16(c)
+				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
+				s.pvLen[ply] = s.pvLen[ply+1]
+				if alpha >= beta {
+					break
+				}
+			}
+		}
+	}
+	if entry != nil {
+		bound := int8(3)
+		switch {
+		case best <= alpha0:
+			bound = 2
+		case best >= beta:
+			bound = 1
+		}
+		*entry = bigEntry{s.hash, toTable(best, ply), int16(bestMove), int8(depth), bound}
+	}
+	return best
+}
+
+// orderMoves lists the moves of the side me (count index) into moves,
+// best first: the previous principal variation's move, the table's, then
+// by the weights of Game.windowWeights (attack 4, defence 3, times four to
+// the power of the stones on each open window through the cell).
+func (s *BigSearcher) orderMoves(moves []int16, sc []int32, me, pvMove, ttMove int) int {
+	g := s.g
+	s.epoch++
+	if s.epoch == 0 {
+		clear(s.mark)
+		s.epoch = 1
+	}
+	n := 0
+	add := func(c int) {
+		if s.board[c] != 0 || s.mark[c] == s.epoch {
+			return
+		}
+		s.mark[c] = s.epoch
+		var v int32
+		switch c {
+		case pvMove:
+			v = 1 << 30
+		case ttMove:
+			v = 1 << 29
+		default:
+			for _, w := range g.cellWin[c] {
+				a, b := s.count[w][me], s.count[w][1-me]
+				if b == 0 {
+					v += 4 << (2 * a)
+				}
+				if a == 0 {
+					v += 3 << (2 * b)
+				}
+			}
+		}
+		j := n
+		for j > 0 && sc[j-1] < v {
+			moves[j], sc[j] = moves[j-1], sc[j-1]
+			j--
+		}
+		moves[j], sc[j] = int16(c), v
+		n++
+	}
+	switch {
+	case !s.Near:
+		for c := range g.cells {
+			add(c)
+		}
+	case s.stones == 0:
+		add(g.Rows/2*g.Cols + g.Cols/2)
+	default:
+		for c, v := range s.board {
+			if v != 0 {
+				for _, d := range g.near[c] {
+					add(int(d))
+				}
+			}
+		}
+	}
+	return n
+}
