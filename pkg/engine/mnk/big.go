@@ -371,12 +371,10 @@ func (s *BigSearcher) emptyIn(w int) int {
 // plies (0: to the end of the game) or until budget runs out (0: none), as
 // Searcher.Search does; cells in the result are numbered r*Cols+c.
 func (s *BigSearcher) Search(ctx context.Context, p BigPosition, maxDepth int, budget time.Duration) (SearchResult, error) {
-	start := time.Now()
 	g := s.g
-	var res SearchResult
-	res.Move = -1
+	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
 	if g.Status(p) != Ongoing {
-		return res, nil
+		return SearchResult{Move: -1}, nil
 	}
 	clear(s.board)
 	for w := range s.count {
@@ -388,45 +386,16 @@ func (s *BigSearcher) Search(ctx context.Context, p BigPosition, maxDepth int, b
 			s.place(cell, v)
 		}
 	}
-	empties := g.cells - s.stones
-	if maxDepth <= 0 || maxDepth > empties {
-		maxDepth = empties
-	}
-	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
-	s.prevPV = s.prevPV[:0]
-	for d := 1; d <= maxDepth; d++ {
-		if d > 1 && budget > 0 {
-			s.deadline = start.Add(budget)
-		}
-		s.ply, s.onPV[0] = 0, true
-		before := s.nodes
-		t0 := time.Now()
-		score := s.search(d, -Mate-1, Mate+1)
-		if s.abort {
-			break
-		}
-		it := Iteration{Depth: d, Score: int(score), Nodes: s.nodes - before, Seconds: time.Since(t0).Seconds()}
-		for _, c := range s.pv[0][:s.pvLen[0]] {
-			it.PV = append(it.PV, int(c))
-		}
-		it.Move = it.PV[0]
-		if n := len(res.Iterations); n > 0 && res.Iterations[n-1].Nodes > 0 {
-			it.EBF = float64(it.Nodes) / float64(res.Iterations[n-1].Nodes)
-		}
-		res.Iterations = append(res.Iterations, it)
-		res.Move, res.Score, res.PV, res.Depth = it.Move, it.Score, it.PV, d
-		res.Exhaustive = d == empties && !s.Near
-		s.prevPV = append(s.prevPV[:0], it.PV...)
-		if res.MatePlies() != 0 && abs(res.MatePlies()) <= d {
-			break
-		}
-	}
-	res.Nodes = s.nodes
-	res.Elapsed = time.Since(start)
-	if s.abort && ctx.Err() != nil {
-		return res, ctx.Err()
-	}
-	return res, nil
+	return deepen(ctx, maxDepth, g.cells-s.stones, !s.Near, budget, &s.nodes, &s.abort, &s.deadline, &s.prevPV,
+		func(depth int) (int32, []int) {
+			s.ply, s.onPV[0] = 0, true
+			score := s.search(depth, -Mate-1, Mate+1)
+			pv := make([]int, s.pvLen[0])
+			for i, c := range s.pv[0][:s.pvLen[0]] {
+				pv[i] = int(c)
+			}
+			return score, pv
+		})
 }
 
 func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {

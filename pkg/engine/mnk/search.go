@@ -130,48 +130,64 @@ func NewSearcher(g *Game, ttBytes int) *Searcher {
 // completed iteration (always at least depth 1, which is never cut short
 // by the budget). It returns ctx's error if ctx is done first.
 func (s *Searcher) Search(ctx context.Context, p Position, maxDepth int, budget time.Duration) (SearchResult, error) {
-	start := time.Now()
+	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
+	if s.g.Status(p) != Ongoing {
+		return SearchResult{Move: -1}, nil
+	}
 	empties := bits.OnesCount64(s.g.Empty(p))
+	return deepen(ctx, maxDepth, empties, true, budget, &s.nodes, &s.abort, &s.deadline, &s.prevPV,
+		func(depth int) (int32, []int) {
+			s.pos, s.ply, s.onPV[0] = p, 0, true
+			score := s.search(depth, -Mate-1, Mate+1)
+			pv := make([]int, s.pvLen[0])
+			for i, c := range s.pv[0][:s.pvLen[0]] {
+				pv[i] = int(c)
+			}
+			return score, pv
+		})
+}
+
+// deepen is the iterative deepening of Searcher and BigSearcher: iteration
+// d searches the root to depth d (root, which returns the score and the
+// principal variation), from 1 to maxDepth (at most empties; 0: empties),
+// until the searcher aborts (it sets *abort: ctx is done, or *deadline,
+// set to the budget from the start after the first iteration, has passed)
+// or a forced result is proven inside the horizon. *prevPV is the last
+// iteration's line, which the next one searches first; exhaustive says
+// whether a search to empties plies reaches the end of every line.
+func deepen(ctx context.Context, maxDepth, empties int, exhaustive bool, budget time.Duration, nodes *uint64, abort *bool,
+	deadline *time.Time, prevPV *[]int, root func(depth int) (int32, []int)) (SearchResult, error) {
+	start := time.Now()
 	if maxDepth <= 0 || maxDepth > empties {
 		maxDepth = empties
 	}
-	s.ctx, s.abort, s.deadline = ctx, false, time.Time{}
-	var res SearchResult
-	res.Move = -1
-	if s.g.Status(p) != Ongoing {
-		return res, nil
-	}
-	s.prevPV = s.prevPV[:0]
+	res := SearchResult{Move: -1}
+	*prevPV = (*prevPV)[:0]
 	for d := 1; d <= maxDepth; d++ {
 		if d > 1 && budget > 0 {
-			s.deadline = start.Add(budget)
+			*deadline = start.Add(budget)
 		}
-		s.pos, s.ply, s.onPV[0] = p, 0, true
-		before := s.nodes
+		before := *nodes
 		t0 := time.Now()
-		score := s.search(d, -Mate-1, Mate+1)
-		if s.abort {
+		score, pv := root(d)
+		if *abort {
 			break
 		}
-		it := Iteration{Depth: d, Score: int(score), Nodes: s.nodes - before, Seconds: time.Since(t0).Seconds()}
-		for _, c := range s.pv[0][:s.pvLen[0]] {
-			it.PV = append(it.PV, int(c))
-		}
-		it.Move = it.PV[0]
+		it := Iteration{Depth: d, Score: int(score), Move: pv[0], PV: pv, Nodes: *nodes - before, Seconds: time.Since(t0).Seconds()}
 		if n := len(res.Iterations); n > 0 && res.Iterations[n-1].Nodes > 0 {
 			it.EBF = float64(it.Nodes) / float64(res.Iterations[n-1].Nodes)
 		}
 		res.Iterations = append(res.Iterations, it)
 		res.Move, res.Score, res.PV, res.Depth = it.Move, it.Score, it.PV, d
-		res.Exhaustive = d == empties
-		s.prevPV = append(s.prevPV[:0], it.PV...)
+		res.Exhaustive = exhaustive && d == empties
+		*prevPV = append((*prevPV)[:0], it.PV...)
 		if res.MatePlies() != 0 && abs(res.MatePlies()) <= d {
 			break // proven inside the horizon: deeper cannot change it
 		}
 	}
-	res.Nodes = s.nodes
+	res.Nodes = *nodes
 	res.Elapsed = time.Since(start)
-	if s.abort && ctx.Err() != nil {
+	if *abort && ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	return res, nil
