@@ -282,6 +282,14 @@ type BigSearcher struct {
 	count  [][2]uint8 // stones of X and O on each window
 	hash   uint64
 	stones int
+	// evalX is the heuristic for X (the sum of every window's value), and
+	// open[s] lists the windows where side s (0: X, 1: O) has k-1 stones
+	// and the other side none, at openAt[s][w]-1 (0: not listed): both
+	// kept as stones come and go, so a node reads them instead of
+	// scanning every window.
+	evalX  int32
+	open   [2][]int32
+	openAt [2][]int32
 	tt     []bigEntry
 	mask   uint64
 	nodes  uint64
@@ -297,7 +305,6 @@ type BigSearcher struct {
 	onPV   []bool
 	moves  [][]int16
 	scores [][]int32
-	weight []int32 // move-ordering weight of each cell
 	mark   []uint32
 	epoch  uint32
 }
@@ -317,7 +324,11 @@ func NewBigSearcher(g *BigGame, ttBytes int) *BigSearcher {
 	n := g.cells + 1
 	s := &BigSearcher{g: g, Near: g.cells > 64, board: make([]int8, g.cells), count: make([][2]uint8, g.nwin),
 		pv: make([][]int16, n+1), pvLen: make([]int, n+1), onPV: make([]bool, n+1), moves: make([][]int16, n+1),
-		scores: make([][]int32, n+1), weight: make([]int32, g.cells), mark: make([]uint32, g.cells)}
+		scores: make([][]int32, n+1), mark: make([]uint32, g.cells)}
+	for i := range 2 {
+		s.open[i] = make([]int32, 0, g.nwin)
+		s.openAt[i] = make([]int32, g.nwin)
+	}
 	pv, moves, scores := make([]int16, (n+1)*(n+1)), make([]int16, (n+1)*g.cells), make([]int32, (n+1)*g.cells)
 	for i := range n + 1 {
 		s.pv[i] = pv[i*(n+1) : (i+1)*(n+1)]
@@ -343,7 +354,7 @@ func (s *BigSearcher) place(cell int, side int8) {
 	s.hash ^= s.g.zobrist[cell][side-1]
 	s.stones++
 	for _, w := range s.g.cellWin[cell] {
-		s.count[w][side-1]++
+		s.recount(w, side-1, 1)
 	}
 }
 
@@ -353,7 +364,67 @@ func (s *BigSearcher) remove(cell int) {
 	s.hash ^= s.g.zobrist[cell][side-1]
 	s.stones--
 	for _, w := range s.g.cellWin[cell] {
-		s.count[w][side-1]--
+		s.recount(w, side-1, -1)
+	}
+}
+
+// windowValue is a window's share of the heuristic for X: four to the power
+// of X's stones if O has none, minus the same for O.
+func windowValue(c [2]uint8) int32 {
+	var v int32
+	if c[1] == 0 {
+		v += 1 << (2 * c[0])
+	}
+	if c[0] == 0 {
+		v -= 1 << (2 * c[1])
+	}
+	return v
+}
+
+// recount adds delta stones of side (0: X, 1: O) to window w, keeping
+// evalX and the open lists.
+func (s *BigSearcher) recount(w int32, side int8, delta int8) {
+	c := &s.count[w]
+	k1 := uint8(s.g.K - 1)
+	s.evalX -= windowValue(*c)
+	was := [2]bool{c[0] == k1 && c[1] == 0, c[1] == k1 && c[0] == 0}
+	c[side] = uint8(int8(c[side]) + delta)
+	s.evalX += windowValue(*c)
+	now := [2]bool{c[0] == k1 && c[1] == 0, c[1] == k1 && c[0] == 0}
+	for i := range 2 {
+		switch {
+		case now[i] && !was[i]:
+			s.open[i] = append(s.open[i], w)
+			s.openAt[i][w] = int32(len(s.open[i]))
+		case was[i] && !now[i]:
+			at := s.openAt[i][w] - 1
+			last := s.open[i][len(s.open[i])-1]
+			s.open[i][at] = last
+			s.openAt[i][last] = at + 1
+			s.open[i] = s.open[i][:len(s.open[i])-1]
+			s.openAt[i][w] = 0
+		}
+	}
+}
+
+// reset empties the board.
+func (s *BigSearcher) reset() {
+	clear(s.board)
+	s.hash, s.stones, s.evalX = 0, 0, 0
+	for i := range 2 {
+		s.open[i] = s.open[i][:0]
+		clear(s.openAt[i])
+	}
+	k1 := uint8(s.g.K - 1)
+	for w := range s.count {
+		s.count[w] = [2]uint8{}
+		s.evalX += windowValue(s.count[w])
+		for i := range 2 {
+			if k1 == 0 { // k = 1: every empty window is one stone from a line
+				s.open[i] = append(s.open[i], int32(w))
+				s.openAt[i][w] = int32(len(s.open[i]))
+			}
+		}
 	}
 }
 
@@ -376,11 +447,7 @@ func (s *BigSearcher) Search(ctx context.Context, p BigPosition, maxDepth int, b
 	if g.Status(p) != Ongoing {
 		return SearchResult{Move: -1}, nil
 	}
-	clear(s.board)
-	for w := range s.count {
-		s.count[w] = [2]uint8{}
-	}
-	s.hash, s.stones = 0, 0
+	s.reset()
 	for cell, v := range p {
 		if v != 0 {
 			s.place(cell, v)
@@ -417,29 +484,21 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 		me = 1
 	}
 	them := 1 - me
-	k1 := uint8(g.K - 1)
-	var eval int32
+	if len(s.open[me]) > 0 {
+		s.pv[ply][ply] = int16(s.emptyIn(int(s.open[me][0])))
+		s.pvLen[ply] = ply + 1
+		return Mate - int32(ply+1)
+	}
 	threat, threat2 := -1, -1 // two distinct cells where the opponent completes a line
-	for w, cnt := range s.count {
-		a, b := cnt[me], cnt[them]
-		if b == 0 {
-			if a == k1 {
-				s.pv[ply][ply] = int16(s.emptyIn(w))
-				s.pvLen[ply] = ply + 1
-				return Mate - int32(ply+1)
-			}
-			eval += 1 << (2 * a)
+	for _, w := range s.open[them] {
+		switch c := s.emptyIn(int(w)); {
+		case threat < 0:
+			threat = c
+		case c != threat:
+			threat2 = c
 		}
-		if a == 0 {
-			if b == k1 && threat2 < 0 {
-				switch c := s.emptyIn(w); {
-				case threat < 0:
-					threat = c
-				case c != threat:
-					threat2 = c
-				}
-			}
-			eval -= 1 << (2 * b)
+		if threat2 >= 0 {
+			break
 		}
 	}
 	if threat2 >= 0 {
@@ -448,7 +507,10 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 		return -(Mate - int32(ply+2))
 	}
 	if depth == 0 {
-		return eval
+		if me == 1 {
+			return -s.evalX
+		}
+		return s.evalX
 	}
 	var entry *bigEntry
 	ttMove := -1
@@ -485,6 +547,15 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 	best, bestMove := int32(-Mate-1), -1
 	side := int8(me + 1)
 	for i := range n {
+		// Select the best move left (most nodes cut off after a few
+		// moves: sorting all of them cost more than the search).
+		bi := i
+		for j := i + 1; j < n; j++ {
+			if sc[j] > sc[bi] {
+				bi = j
+			}
+		}
+		moves[i], moves[bi], sc[i], sc[bi] = moves[bi], moves[i], sc[bi], sc[i]
 		c := int(moves[i])
 		s.place(c, side)
 		s.ply++
@@ -521,9 +592,10 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 	return best
 }
 
-// orderMoves lists the moves of the side me (count index) into moves,
-// best first: the previous principal variation's move, the table's, then
-// by the weights of Game.windowWeights (attack 4, defence 3, times four to
+// orderMoves lists the moves of the side me (count index) into moves, with
+// their ordering scores in sc (search takes them best first): the previous
+// principal variation's move, the table's, then by the weights of
+// Game.windowWeights (attack 4, defence 3, times four to
 // the power of the stones on each open window through the cell).
 func (s *BigSearcher) orderMoves(moves []int16, sc []int32, me, pvMove, ttMove int) int {
 	g := s.g
@@ -555,12 +627,7 @@ func (s *BigSearcher) orderMoves(moves []int16, sc []int32, me, pvMove, ttMove i
 				}
 			}
 		}
-		j := n
-		for j > 0 && sc[j-1] < v {
-			moves[j], sc[j] = moves[j-1], sc[j-1]
-			j--
-		}
-		moves[j], sc[j] = int16(c), v
+		moves[n], sc[n] = int16(c), v
 		n++
 	}
 	switch {
