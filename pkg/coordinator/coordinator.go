@@ -77,6 +77,7 @@ type job struct {
 	tasks     []tasks.Task // plan.Tasks()
 	checks    []string     // queue.PayloadCheck of each task, made when first needed
 	keys      [][]byte     // cacheKey of each task, made when first needed
+	volatile  []bool       // tasks kept out of the cache (tasks.Volatile)
 	epoch     int          // of this coordinator's life of the job
 	done      []bool
 	nDone     int
@@ -203,11 +204,18 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	list := plan.Tasks()
 	j := &job{id: id, kind: kind.Name(), version: kind.Version(), plan: plan, tasks: list, index: make(map[string]int, len(list)),
 		checks: make([]string, len(list)), keys: make([][]byte, len(list)), done: make([]bool, len(list))}
+	vk, _ := kind.(tasks.Volatile)
 	for i, t := range list {
 		if !queue.ValidToken(t.ID) {
 			return nil, c.failJob(ctx, id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
 		}
 		j.index[t.ID] = i
+		if vk != nil && vk.Volatile(t.Payload) {
+			if j.volatile == nil {
+				j.volatile = make([]bool, len(list))
+			}
+			j.volatile[i] = true
+		}
 	}
 	// Count what a previous life of this coordinator already merged.
 	err = c.cfg.DB.Scan(resultPrefix(id), func(key, val []byte) error {
@@ -293,6 +301,9 @@ func (c *Coordinator) activate(id string) (*job, error) {
 // fromCache merges task i from a result stored by an earlier job with the
 // same task, if there is one.
 func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
+	if j.isVolatile(i) {
+		return false, nil
+	}
 	key := j.key(i)
 	ok, err := c.cfg.DB.Has(key)
 	if err != nil || !ok {
@@ -309,6 +320,9 @@ func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
 	j.markDone(i, r)
 	return true, nil
 }
+
+// isVolatile tells whether task i stays out of the cache (tasks.Volatile).
+func (j *job) isVolatile(i int) bool { return j.volatile != nil && j.volatile[i] }
 
 // key returns task i's cache key (j.mu held, or j not yet shared).
 func (j *job) key(i int) []byte {
@@ -502,7 +516,7 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 		}
 		return
 	}
-	if r.Failed == "" {
+	if r.Failed == "" && !j.isVolatile(i) {
 		// The data goes into the cache, the job's record points at it.
 		key := j.key(i)
 		if err := c.cfg.DB.Put(key, r.Data); err != nil {

@@ -116,3 +116,44 @@ func TestSearchAndMinimaxJobs(t *testing.T) {
 		t.Errorf("7x7 solve: state %s, error %q; want failed, naming the limit", j.State, j.Error)
 	}
 }
+
+// A search under a time budget depends on the machine's speed: a rerun
+// searches again rather than taking the result stored by the first run. A
+// search to a fixed depth gives the same result every time and is cached.
+func TestVolatileTasksNotCached(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 1)
+	published := func() uint64 {
+		info, err := c.Broker.Tasks.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.LastSeq
+	}
+	run := func(p mnkjobs.SearchParams) (*queue.Job, mnkjobs.SearchReport) {
+		j := wait(t, c.Broker, submit(t, c.Broker, mnkjobs.Search{}.Name(), p))
+		var r mnkjobs.SearchReport
+		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != queue.StateDone || !r.Complete {
+			t.Fatalf("%+v: state %s, report %s (%v)", p, j.State, j.Report, err)
+		}
+		return j, r
+	}
+	for _, tc := range []struct {
+		p      mnkjobs.SearchParams
+		cached bool
+	}{
+		{mnkjobs.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3, TimeSeconds: 60}, false},
+		{mnkjobs.SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,7", Depth: 2, TimeSeconds: 60}, false},
+		{mnkjobs.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3}, true},
+	} {
+		_, first := run(tc.p)
+		before := published()
+		j, second := run(tc.p)
+		again := published() - before
+		if tc.cached != (again == 0) || tc.cached != (j.CacheHits == 1) {
+			t.Errorf("%+v rerun: %d tasks published, %d cache hits; want cached %v", tc.p, again, j.CacheHits, tc.cached)
+		}
+		if first.BestMove != second.BestMove || first.Score != second.Score {
+			t.Errorf("%+v: rerun gave %v %d, first run %v %d", tc.p, second.BestMove, second.Score, first.BestMove, first.Score)
+		}
+	}
+}

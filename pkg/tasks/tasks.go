@@ -71,6 +71,14 @@ const OutputPrefix = "output/"
 // OutputObject is the object name of a job's output.
 func OutputObject(job, name string) string { return OutputPrefix + job + "/" + name }
 
+// Volatile is implemented by kinds some of whose tasks give results that
+// depend on more than their payload, such as a search under a time budget
+// (a faster machine searches deeper). The coordinator neither answers such
+// a task from its cache nor stores its result there: a rerun runs it again.
+type Volatile interface {
+	Volatile(payload []byte) bool
+}
+
 // Plan is a job split into tasks, and knows how to merge their results.
 type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within the

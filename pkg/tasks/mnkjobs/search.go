@@ -156,6 +156,13 @@ func (Search) Name() string { return "mnk.search" }
 // "1 ply".
 func (Search) Version() int { return 2 }
 
+// Volatile implements tasks.Volatile: a search under a time budget goes as
+// deep as the machine allows, so its result is not cached.
+func (Search) Volatile(payload []byte) bool {
+	var p SearchParams
+	return json.Unmarshal(payload, &p) != nil || p.TimeSeconds > 0
+}
+
 // Plan implements tasks.Kind.
 func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
 	check := func(p SearchParams) (*mnk.Game, mnk.Position, error) { return nil, mnk.Position{}, p.Check() }

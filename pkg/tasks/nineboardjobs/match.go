@@ -146,6 +146,17 @@ type matchResult struct {
 	Games []string `json:"games"`
 }
 
+// Volatile implements tasks.Volatile: a player with a time per move plays
+// as deep as the machine allows, so such games are not cached.
+func (Match) Volatile(payload []byte) bool {
+	var t matchTask
+	if json.Unmarshal(payload, &t) != nil {
+		return true
+	}
+	x, o, _, err := t.Validate()
+	return err != nil || x.Time > 0 || o.Time > 0
+}
+
 // Plan implements tasks.Kind.
 func (Match) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
 	var p MatchParams

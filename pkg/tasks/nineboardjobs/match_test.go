@@ -182,3 +182,26 @@ func TestMatchReportIncomplete(t *testing.T) {
 		t.Errorf("report %+v\n%s", r, r.Text())
 	}
 }
+
+// Games with a player on a time per move depend on the machine: their
+// tasks stay out of the coordinator's cache; depth-limited and random
+// players' games do not.
+func TestMatchVolatile(t *testing.T) {
+	for _, c := range []struct {
+		x, o     string
+		volatile bool
+	}{
+		{"random", "random", false},
+		{"engine:depth=3", "random", false},
+		{"engine:time=50ms", "random", true},
+		{"random", "engine:time=1s", true},
+	} {
+		raw, err := json.Marshal(matchTask{MatchParams: MatchParams{X: c.x, O: c.o, Games: 2, Variant: "first-triple"}, Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (Match{}).Volatile(raw); got != c.volatile {
+			t.Errorf("%s vs %s: volatile %v, want %v", c.x, c.o, got, c.volatile)
+		}
+	}
+}
