@@ -10,8 +10,9 @@
 // The agent never sends an illegal move while it agrees with the referee
 // about the position; when the referee's messages contradict the rules, it
 // logs that and from then on answers with an empty cell of the requested
-// board. Malformed lines are logged and skipped. A closed connection ends
-// Run cleanly.
+// board; asked to play in a full board (a draw by the rules), it sends no
+// move and waits for the result. Malformed lines are logged and skipped. A
+// closed connection ends Run cleanly.
 package agent
 
 import (
@@ -134,10 +135,12 @@ type player struct {
 var errTooLong = errors.New("message too long")
 
 // read returns the next message without its final '.', trimmed. Messages
-// end at '.' or at the end of a line.
+// end at a '.' outside parentheses (a reason such as "illegal.move" keeps
+// its dot) or at the end of a line.
 func (a *player) read() (string, error) {
 	var b []byte
 	long := false
+	depth := 0
 	for {
 		c, err := a.r.ReadByte()
 		if err != nil {
@@ -146,7 +149,14 @@ func (a *player) read() (string, error) {
 			}
 			return "", err
 		}
-		if c == '.' || c == '\n' {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		}
+		if c == '.' && depth == 0 || c == '\n' {
+			depth = 0
 			if long {
 				return "", errTooLong
 			}
@@ -390,9 +400,6 @@ func (a *player) reply(ctx context.Context, bd int, received time.Time) error {
 		a.log.Info("move", "move", info.Move.String(), "depth", info.Depth, "nodes", info.Nodes,
 			"nps", int64(info.NodesPerSecond()), "score", info.Score, "pv", pv(info.PV))
 	} else {
-		if a.synced {
-			a.outOfSync(fmt.Sprintf("asked to play in board %d", bd+1), "")
-		}
 		for c := range 9 {
 			if !a.grid[bd][c] {
 				cell = c
@@ -400,7 +407,13 @@ func (a *player) reply(ctx context.Context, bd int, received time.Time) error {
 			}
 		}
 		if cell < 0 {
-			return fmt.Errorf("referee asked for a move in board %d, which is full", bd+1)
+			// No move exists: by the rules the game is a draw. Wait for the
+			// referee's result rather than give up the games still to come.
+			a.log.Warn("asked for a move in a full board (by the rules a draw): no move sent", "board", bd+1)
+			return nil
+		}
+		if a.synced {
+			a.outOfSync(fmt.Sprintf("asked to play in board %d", bd+1), "")
 		}
 	}
 	a.own(bd, cell, "")

@@ -142,6 +142,58 @@ func TestMalformedMessages(t *testing.T) {
 	}
 }
 
+// Asked to play in a full board (a draw by the rules), the agent sends no
+// move and plays the next game; a reason with a dot in it is one message.
+// (It ended the whole session with an error, and split "illegal.move" into
+// two malformed messages, never recording the game's end.)
+func TestFullBoardAndDottedReason(t *testing.T) {
+	conn, done, st := connect(t, context.Background(), Config{MoveTime: 5 * time.Millisecond, Log: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+	r := bufio.NewReader(conn)
+	send := func(s string) {
+		t.Helper()
+		if _, err := conn.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply := func() int {
+		t.Helper()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no reply: %v", err)
+		}
+		c, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil || c < 1 || c > 9 {
+			t.Fatalf("reply %q: not a cell", line)
+		}
+		return c
+	}
+	// O sent to board 1 again and again until it is full: X's first stone
+	// and eight of O's fill it.
+	send("init.\nstart(o).\nsecond_move(1,1).\n")
+	seen := map[int]bool{1: true}
+	for range 8 {
+		c := reply()
+		if seen[c] {
+			t.Fatalf("cell %d of board 1 given twice", c)
+		}
+		seen[c] = true
+		send("next_move(1).\n")
+	}
+	// No move exists in board 1: the next reply is the new game's.
+	send("draw(full_board).\nstart(x).\nthird_move(5,1,2).\n")
+	if c := reply(); c < 1 || c > 9 {
+		t.Fatalf("reply %d in the second game", c)
+	}
+	send("loss(illegal.move).\nend.\n")
+	if err := waitAgent(t, done); err != nil {
+		t.Fatalf("agent: %v", err)
+	}
+	if st.Games != 2 || st.Draws != 1 || st.Losses != 1 || st.Malformed != 0 {
+		t.Errorf("stats %+v: want 2 games, a draw and a loss, nothing malformed", *st)
+	}
+}
+
 // The referee closes the connection at every byte of a session: the agent
 // returns promptly every time, cleanly or with a connection error.
 func TestRefereeClosesAnyTime(t *testing.T) {
