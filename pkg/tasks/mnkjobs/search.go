@@ -153,8 +153,9 @@ type Search struct{}
 func (Search) Name() string { return "mnk.search" }
 
 // Version implements tasks.Kind. 2: "draw" when searched to the end,
-// "1 ply".
-func (Search) Version() int { return 2 }
+// "1 ply". 3: boards over 8 on a side, where a result past 3 plies is
+// "among moves near stones".
+func (Search) Version() int { return 3 }
 
 // Volatile implements tasks.Volatile: a search under a time budget goes as
 // deep as the machine allows, so its result is not cached.
@@ -242,15 +243,18 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		res  mnk.SearchResult
 		head positionHead
 		rc   = cellRC
+		near bool
 	)
 	if p.Big() {
 		g, pos, err := p.validateBig()
 		if err != nil {
 			return tasks.Output{}, tasks.Permanent(err)
 		}
-		if res, err = mnk.NewBigSearcher(g, searchTTBytes).Search(ctx, pos, p.Depth, budget); err != nil {
+		s := mnk.NewBigSearcher(g, searchTTBytes)
+		if res, err = s.Search(ctx, pos, p.Depth, budget); err != nil {
 			return tasks.Output{}, err
 		}
+		near = s.Near
 		head = positionHead{Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Position: g.String(pos), ToMove: "X"}
 		if !pos.XToMove() {
 			head.ToMove = "O"
@@ -275,7 +279,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	rep := SearchReport{
 		positionHead: head, BestMove: rc(res.Move), Score: res.Score, PV: cells(res.PV),
-		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies(), res.Exhaustive),
+		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies(), res.Exhaustive, near),
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
 		rep.NodesPerSecond = float64(res.Nodes) / s
@@ -293,17 +297,34 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 }
 
 // mateWords describes a forced result in plies, a proven draw, or a
-// heuristic score.
-func mateWords(n int, exhaustive bool) string {
+// heuristic score. With near (a big board, searched near stones only) a
+// result of more than 3 plies is forced only among those moves: a reply
+// further away (blocking a line three or four cells out) was not tried.
+// Within 3 plies it is exact: a line completed, two threats, or a block
+// that cannot stop a double threat, all of them cells next to stones.
+func mateWords(n int, exhaustive, near bool) string {
+	var w string
 	switch {
 	case n > 0:
-		return "win in " + plies(n)
+		w = "win in " + plies(n)
 	case n < 0:
-		return "loss in " + plies(-n)
+		w = "loss in " + plies(-n)
 	case exhaustive:
 		return "draw"
+	default:
+		return "heuristic"
 	}
-	return "heuristic"
+	if near && abs(n) > 3 {
+		w += " among moves near stones"
+	}
+	return w
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // plies writes a number of plies: "1 ply", "5 plies".

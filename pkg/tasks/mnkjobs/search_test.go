@@ -147,3 +147,27 @@ func TestBadPositions(t *testing.T) {
 		t.Errorf("minimax on 4x4: %v, want an error about 16 empty cells", err)
 	}
 }
+
+// On a big board, searched near stones only, results past 3 plies are
+// forced only among the moves tried, and say so.
+func TestMateWords(t *testing.T) {
+	for _, c := range []struct {
+		n                int
+		exhaustive, near bool
+		want             string
+	}{
+		{1, false, false, "win in 1 ply"},
+		{5, false, false, "win in 5 plies"},
+		{-4, false, false, "loss in 4 plies"},
+		{0, true, false, "draw"},
+		{0, false, true, "heuristic"},
+		{3, false, true, "win in 3 plies"},
+		{-2, false, true, "loss in 2 plies"},
+		{5, false, true, "win in 5 plies among moves near stones"},
+		{-4, false, true, "loss in 4 plies among moves near stones"},
+	} {
+		if got := mateWords(c.n, c.exhaustive, c.near); got != c.want {
+			t.Errorf("mateWords(%d, %v, %v) = %q, want %q", c.n, c.exhaustive, c.near, got, c.want)
+		}
+	}
+}
