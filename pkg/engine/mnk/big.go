@@ -267,8 +267,10 @@ func (g *BigGame) ParseMoves(s string) (BigPosition, error) {
 // threats, a forced block), the same heuristic over the k-windows, the same
 // mate scores and the same table policy (an entry cuts only at the depth it
 // was searched to, so scores do not depend on the table). The board lives
-// in per-window stone counts updated as moves are made, so a node costs a
-// scan of the window counts rather than of the cells. On boards of more
+// in per-window stone counts, with the heuristic and the windows one stone
+// from a line kept up to date as moves are made and unmade, so a node reads
+// them rather than scanning the board (the table is keyed by a Zobrist hash,
+// without symmetries). On boards of more
 // than 64 cells only the empty cells within two rows and columns of a stone
 // are searched (the centre on an empty board), as in gomoku programs; with
 // Near false every empty cell is, as Searcher does (the tests compare the
