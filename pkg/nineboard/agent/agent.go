@@ -101,7 +101,7 @@ func Run(ctx context.Context, conn io.ReadWriter, cfg Config) (Stats, error) {
 	if c, ok := conn.(io.Closer); ok {
 		defer context.AfterFunc(ctx, func() { c.Close() })()
 	}
-	a := &player{cfg: cfg, log: cfg.Log, search: nineboard.NewSearcher(cfg.TTBits), r: bufio.NewReader(conn), w: conn}
+	a := &player{cfg: cfg, log: cfg.Log, search: nineboard.NewSearcher(cfg.TTBits), r: bufio.NewReader(conn), w: conn, cleared: true}
 	err := a.loop(ctx)
 	if ctx.Err() != nil {
 		err = ctx.Err()
@@ -129,6 +129,9 @@ type player struct {
 	lastCell int
 	moves    int
 	used     time.Duration
+	// cleared: the search tables are empty (cleared when the last game
+	// ended, or never used).
+	cleared bool
 }
 
 // errTooLong marks a message longer than maxMessage.
@@ -291,6 +294,12 @@ func (a *player) handle(ctx context.Context, name string, args []string, msg str
 			a.stats.Losses++
 		}
 		a.log.Info("game over", "result", msg, "moves", a.moves, "clock_used", a.used.Round(time.Millisecond))
+		// Clear the tables now, between games, rather than at the next
+		// start(...), which a referee may send right before the first move
+		// request: the clearing (up to 100 ms on a loaded machine) would
+		// then run on the clock without being counted.
+		a.search.Clear()
+		a.cleared = true
 		return false, nil
 	case "second_move":
 		c, ok := cells(args, 2)
@@ -345,7 +354,10 @@ func (a *player) newGame(me nineboard.Player) {
 	a.board = nineboard.NewBoard(nineboard.FirstTriple)
 	a.grid = [9][9]bool{}
 	a.moves, a.used, a.lastCell = 0, 0, -1
-	a.search.Clear()
+	if !a.cleared {
+		a.search.Clear()
+	}
+	a.cleared = false
 }
 
 func (a *player) outOfSync(why, msg string) {
