@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
@@ -310,5 +312,58 @@ func TestSudokuGenerateCLI(t *testing.T) {
 	stdout, _, code = sudokuRun(t, "sudoku", "generate", "--count", "3", "--clues", "18", "-q", "--data", filepath.Join(dir, "d2"))
 	if code != 1 || !strings.Contains(stdout, "no puzzle with 18 clues in 5000 random solution grids") {
 		t.Errorf("18 clues: exit %d, %q", code, stdout)
+	}
+}
+
+// Outputs that are not regular files stay what they are: a pipe is written
+// to, a symbolic link still points at its file, which gets the output. The
+// outputs were renamed into place: as root, --out /dev/null replaced the
+// device by a file (and --rejects /dev/stdout the link by a file).
+func TestSudokuSolveOutputsToPipesAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	puzzles := filepath.Join(dir, "puzzles.txt")
+	if err := os.WriteFile(puzzles, []byte(strings.Repeat(".", 80)+"\n"+
+		"..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target, link := filepath.Join(dir, "target.txt"), filepath.Join(dir, "link.txt")
+	if err := os.WriteFile(target, []byte("old contents, longer than the output will be\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	fromFifo := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the writer opens it
+		if err != nil {
+			fromFifo <- nil
+			return
+		}
+		defer f.Close()
+		data, _ := io.ReadAll(f)
+		fromFifo <- data
+	}()
+	_, stderr, code := sudokuRun(t, "sudoku", "solve", puzzles, "--out", fifo, "--rejects", link, "-q", "--data", filepath.Join(dir, "data"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the pipe is no longer a pipe: %v %v", st.Mode(), err) // (its reader waits for ever)
+	}
+	want := "malformed: 80 cells, want 81\n483921657967345821251876493548132976729564138136798245372689514814253769695417382\n"
+	if got := <-fromFifo; string(got) != want {
+		t.Errorf("read from the pipe %q, want %q", got, want)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer a link: %v %v", st.Mode(), err)
+	}
+	wantRej := puzzles + ":1: malformed: 80 cells, want 81\n"
+	if got, err := os.ReadFile(target); err != nil || string(got) != wantRej {
+		t.Errorf("the link's file holds %q (%v), want %q", got, err, wantRej)
 	}
 }

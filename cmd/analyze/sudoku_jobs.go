@@ -53,6 +53,9 @@ func outputPaths(c *cli.Context, inputs []string, flags ...string) error {
 		if out.st != nil && out.st.IsDir() {
 			return usagef("--%s %s: is a directory", flag, path)
 		}
+		if out.st != nil && !out.st.Mode().IsRegular() {
+			continue // a device or a pipe (/dev/null, /dev/stdout): written to as it is
+		}
 		for _, f := range seen {
 			if out.abs == f.abs || out.st != nil && f.st != nil && os.SameFile(out.st, f.st) {
 				return usagef("--%s %s: the same file as the %s", flag, path, f.what)

@@ -261,10 +261,12 @@ func follow(ctx context.Context, s *session, id string, o Options) error {
 	return printReport(ctx, s, o, j)
 }
 
-// fetchOutputs writes the job's outputs that the user asked for to files,
-// each atomically (a temporary file renamed into place). Outputs handed
-// over in memory (the embedded default) are written after the session is
-// released, while the cluster closes.
+// fetchOutputs writes the job's outputs that the user asked for to files:
+// a new or regular file atomically (a temporary file renamed into place),
+// anything else (a device such as /dev/null, a pipe, a symbolic link such
+// as /dev/stdout) by writing to it, so that it stays what it is. Outputs
+// handed over in memory (the embedded default) are written after the
+// session is released, while the cluster closes.
 func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) error {
 	type output struct {
 		path, tmp string
@@ -282,6 +284,19 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 		obj, ok := j.Outputs[name]
 		if !ok {
 			return fmt.Errorf("job %s has no output %q", j.ID, name)
+		}
+		if !replaceable(path) {
+			outs = append(outs, output{path: path})
+			data, ok := s.b.TakeLocal(obj)
+			if !ok {
+				var buf bytes.Buffer
+				if err := s.b.DownloadTo(ctx, obj, &buf); err != nil {
+					return fmt.Errorf("write %s: %w", path, err)
+				}
+				data = buf.Bytes()
+			}
+			outs[len(outs)-1].data = data
+			continue
 		}
 		tmp, err := createTemp(path)
 		if err != nil {
@@ -311,10 +326,13 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 	s.release()
 	for i, out := range outs {
 		var err error
-		if out.data != nil {
+		switch {
+		case out.tmp == "":
+			err = writeInPlace(out.path, out.data)
+		case out.data != nil:
 			err = os.WriteFile(out.tmp, out.data, 0o644)
 		}
-		if err == nil {
+		if err == nil && out.tmp != "" {
 			err = os.Rename(out.tmp, out.path)
 		}
 		if err != nil {
@@ -323,6 +341,28 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 		outs[i].tmp = ""
 	}
 	return nil
+}
+
+// replaceable tells whether an output may be written by renaming a new
+// file onto path: it does not exist yet, or it is a regular file. Renaming
+// onto /dev/null, a pipe or a symbolic link would replace it by a file.
+func replaceable(path string) bool {
+	st, err := os.Lstat(path)
+	return err != nil || st.Mode().IsRegular()
+}
+
+// writeInPlace writes data to an existing path that is not a regular file
+// (truncating what the path leads to, if it is one).
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // createTemp creates a new file beside path to be renamed to it, with the
