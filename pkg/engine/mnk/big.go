@@ -316,7 +316,7 @@ type bigEntry struct {
 	score int32
 	move  int16
 	depth int8
-	bound int8 // 0: empty, 1: lower, 2: upper, 3: exact
+	bound int8 // 0: empty, else boundLower, boundUpper or boundExact
 }
 
 // NewBigSearcher returns a searcher for g with a transposition table of at
@@ -521,11 +521,7 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 		if entry.bound != 0 && entry.key == s.hash {
 			ttMove = int(entry.move)
 			if int(entry.depth) == depth {
-				sc := fromTable(entry.score, ply)
-				switch {
-				case entry.bound == 1 && sc >= beta, entry.bound == 2 && sc <= alpha:
-					return sc
-				case entry.bound == 3 && (sc <= alpha || sc >= beta):
+				if sc := fromTable(entry.score, ply); cuts(entry.bound, sc, alpha, beta) {
 					return sc
 				}
 			}
@@ -582,14 +578,7 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 		}
 	}
 	if entry != nil {
-		bound := int8(3)
-		switch {
-		case best <= alpha0:
-			bound = 2
-		case best >= beta:
-			bound = 1
-		}
-		*entry = bigEntry{s.hash, toTable(best, ply), int16(bestMove), int8(depth), bound}
+		*entry = bigEntry{s.hash, toTable(best, ply), int16(bestMove), int8(depth), boundOf(best, alpha0, beta)}
 	}
 	return best
 }

@@ -104,7 +104,7 @@ type searchEntry struct {
 	x, o  uint64
 	score int32
 	depth int8
-	bound int8 // 0: empty, 1: lower, 2: upper, 3: exact
+	bound int8 // 0: empty, else boundLower, boundUpper or boundExact
 	move  int8
 }
 
@@ -266,11 +266,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 				ttMove = s.inverse(sym, int(entry.move))
 			}
 			if int(entry.depth) == depth {
-				sc := fromTable(entry.score, ply)
-				switch {
-				case entry.bound == 1 && sc >= beta, entry.bound == 2 && sc <= alpha:
-					return sc
-				case entry.bound == 3 && (sc <= alpha || sc >= beta):
+				if sc := fromTable(entry.score, ply); cuts(entry.bound, sc, alpha, beta) {
 					return sc
 				}
 			}
@@ -336,16 +332,9 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 		}
 	}
 	if entry != nil {
-		bound := int8(3)
-		switch {
-		case best <= alpha0:
-			bound = 2
-		case best >= beta:
-			bound = 1
-		}
 		// Always replace: the newest entry is the one the next
 		// iteration's ordering needs.
-		*entry = searchEntry{key.X, key.O, toTable(best, ply), int8(depth), bound, g.perm[sym][bestMove]}
+		*entry = searchEntry{key.X, key.O, toTable(best, ply), int8(depth), boundOf(best, alpha0, beta), g.perm[sym][bestMove]}
 	}
 	return best
 }
@@ -359,6 +348,39 @@ func (s *Searcher) inverse(sym, cell int) int {
 		}
 	}
 	return -1
+}
+
+// The bound of a table entry's score (0: an empty entry).
+const (
+	boundLower int8 = 1 + iota // the score is at least this
+	boundUpper                 // at most this
+	boundExact
+)
+
+// boundOf is the bound of best, the score of a node searched with the
+// window (alpha0, beta).
+func boundOf(best, alpha0, beta int32) int8 {
+	switch {
+	case best <= alpha0:
+		return boundUpper
+	case best >= beta:
+		return boundLower
+	}
+	return boundExact
+}
+
+// cuts tells whether a table score sc with its bound settles a node
+// searched with the window (alpha, beta).
+func cuts(bound int8, sc, alpha, beta int32) bool {
+	switch bound {
+	case boundLower:
+		return sc >= beta
+	case boundUpper:
+		return sc <= alpha
+	case boundExact:
+		return sc <= alpha || sc >= beta
+	}
+	return false
 }
 
 // toTable makes a mate score relative to the position at distance ply from
