@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -188,41 +186,15 @@ func (g *BigGame) Valid(p BigPosition) error {
 // String returns p as rows of 'X', 'O' and '.', top row first, separated
 // by '/' (Game.String's format).
 func (g *BigGame) String(p BigPosition) string {
-	var sb strings.Builder
-	for r := range g.Rows {
-		if r > 0 {
-			sb.WriteByte('/')
-		}
-		for c := range g.Cols {
-			sb.WriteByte(".XO"[p[r*g.Cols+c]])
-		}
-	}
-	return sb.String()
+	return writeBoard(g.Rows, g.Cols, func(r, c int) int8 { return p[r*g.Cols+c] })
 }
 
 // Parse reads a position in String's format ('x' and 'o' too) and checks
 // that it is valid; errors wrap ErrSyntax or ErrInvalidPosition.
 func (g *BigGame) Parse(s string) (BigPosition, error) {
-	rows := strings.Split(s, "/")
-	if len(rows) != g.Rows {
-		return nil, fmt.Errorf("parse %q: %d rows, want %d for a %dx%d board: %w", s, len(rows), g.Rows, g.Rows, g.Cols, ErrSyntax)
-	}
 	p := make(BigPosition, g.cells)
-	for r, row := range rows {
-		if len(row) != g.Cols {
-			return nil, fmt.Errorf("parse %q: row %d has %d cells, want %d: %w", s, r, len(row), g.Cols, ErrSyntax)
-		}
-		for c := range g.Cols {
-			switch row[c] {
-			case 'X', 'x':
-				p[r*g.Cols+c] = 1
-			case 'O', 'o':
-				p[r*g.Cols+c] = 2
-			case '.':
-			default:
-				return nil, fmt.Errorf("parse %q: row %d column %d: %q, want X, O or '.': %w", s, r, c, row[c], ErrSyntax)
-			}
-		}
+	if err := readBoard(s, g.Rows, g.Cols, func(r, c int, side int8) { p[r*g.Cols+c] = side }); err != nil {
+		return nil, err
 	}
 	if err := g.Valid(p); err != nil {
 		return nil, err
@@ -234,30 +206,21 @@ func (g *BigGame) Parse(s string) (BigPosition, error) {
 // empty board, as Game.ParseMoves does.
 func (g *BigGame) ParseMoves(s string) (BigPosition, error) {
 	p := make(BigPosition, g.cells)
-	over := false
-	for i, item := range strings.Fields(s) {
-		rs, cs, ok := strings.Cut(item, ",")
-		r, err1 := strconv.Atoi(rs)
-		c, err2 := strconv.Atoi(cs)
-		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("move %d %q: want row,col: %w", i+1, item, ErrSyntax)
-		}
-		if r < 0 || r >= g.Rows || c < 0 || c >= g.Cols {
-			return nil, fmt.Errorf("move %d %q: outside the %dx%d board: %w", i+1, item, g.Rows, g.Cols, ErrInvalidPosition)
-		}
-		if over {
-			return nil, fmt.Errorf("move %d %q: the game is over (%s): %w", i+1, item, g.Status(p), ErrInvalidPosition)
+	res := Ongoing
+	err := readMoves(s, g.Rows, g.Cols, func(r, c int) error {
+		if res != Ongoing {
+			return fmt.Errorf("the game is over (%s): %w", res, ErrInvalidPosition)
 		}
 		cell := r*g.Cols + c
 		if p[cell] != 0 {
-			return nil, fmt.Errorf("move %d %q: cell is occupied: %w", i+1, item, ErrInvalidPosition)
+			return fmt.Errorf("cell is occupied: %w", ErrInvalidPosition)
 		}
-		side := int8(1)
-		if !p.XToMove() {
-			side = 2
-		}
-		p[cell] = side
-		over = g.Status(p) != Ongoing
+		p[cell] = 1 + int8(p.Ply()%2) // X on an even ply
+		res = g.Status(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
