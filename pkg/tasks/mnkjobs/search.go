@@ -255,10 +255,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 			return tasks.Output{}, err
 		}
 		near = s.Near
-		head = positionHead{Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Position: g.String(pos), ToMove: "X"}
-		if !pos.XToMove() {
-			head.ToMove = "O"
-		}
+		head = newHead(g.Rows, g.Cols, g.K, g.String(pos), pos.XToMove())
 		rc = func(c int) [2]int { return [2]int{c / g.Cols, c % g.Cols} }
 	} else {
 		g, pos, err := p.Validate()
@@ -270,15 +267,8 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		}
 		head = headOf(g, pos)
 	}
-	cells := func(cs []int) [][2]int {
-		out := make([][2]int, len(cs))
-		for i, c := range cs {
-			out[i] = rc(c)
-		}
-		return out
-	}
 	rep := SearchReport{
-		positionHead: head, BestMove: rc(res.Move), Score: res.Score, PV: cells(res.PV),
+		positionHead: head, BestMove: rc(res.Move), Score: res.Score, PV: cells(res.PV, rc),
 		Depth: res.Depth, Nodes: res.Nodes, SearchSeconds: res.Elapsed.Seconds(), Result: mateWords(res.MatePlies(), res.Exhaustive, near),
 	}
 	if s := res.Elapsed.Seconds(); s > 0 {
@@ -286,7 +276,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	for _, it := range res.Iterations {
 		rep.Iterations = append(rep.Iterations, SearchIteration{
-			Depth: it.Depth, Score: it.Score, BestMove: rc(it.Move), PV: cells(it.PV), Nodes: it.Nodes, Seconds: it.Seconds, EBF: it.EBF,
+			Depth: it.Depth, Score: it.Score, BestMove: rc(it.Move), PV: cells(it.PV, rc), Nodes: it.Nodes, Seconds: it.Seconds, EBF: it.EBF,
 		})
 	}
 	data, err := json.Marshal(rep)
@@ -335,11 +325,11 @@ func plies(n int) string {
 	return fmt.Sprintf("%d plies", n)
 }
 
-// cells converts cells to [row, col] pairs.
-func cells(cs []int) [][2]int {
+// cells converts cells to [row, col] pairs with rc (cellRC for a Game).
+func cells(cs []int, rc func(int) [2]int) [][2]int {
 	out := make([][2]int, len(cs))
 	for i, c := range cs {
-		out[i] = cellRC(c)
+		out[i] = rc(c)
 	}
 	return out
 }

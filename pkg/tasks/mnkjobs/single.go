@@ -57,7 +57,17 @@ type positionHead struct {
 }
 
 func headOf(g *mnk.Game, pos mnk.Position) positionHead {
-	return positionHead{Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Position: g.String(pos), ToMove: toMove(pos)}
+	return newHead(g.Rows, g.Cols, g.K, g.String(pos), pos.XToMove())
+}
+
+// newHead is the head of a report on the position written as position of
+// a rows x cols board with k in a row.
+func newHead(rows, cols, k int, position string, xToMove bool) positionHead {
+	h := positionHead{Board: fmt.Sprintf("%dx%d", rows, cols), Rows: rows, Cols: cols, K: k, Position: position, ToMove: "X"}
+	if !xToMove {
+		h.ToMove = "O"
+	}
+	return h
 }
 
 // oneTask ends the report of a one-task kind: how its task went.
