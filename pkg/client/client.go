@@ -269,14 +269,19 @@ func follow(ctx context.Context, s *session, id string, o Options) error {
 // session is released, while the cluster closes.
 func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) error {
 	type output struct {
-		path, tmp string
-		data      []byte // in memory, if not yet in tmp
+		path string
+		f    *os.File
+		tmp  bool   // f is a temporary file to rename to path
+		data []byte // in memory, not yet in f
 	}
 	var outs []output
 	defer func() {
 		for _, out := range outs {
-			if out.tmp != "" {
-				os.Remove(out.tmp)
+			if out.f != nil {
+				out.f.Close()
+				if out.tmp {
+					os.Remove(out.f.Name())
+				}
 			}
 		}
 	}()
@@ -285,34 +290,20 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 		if !ok {
 			return fmt.Errorf("job %s has no output %q", j.ID, name)
 		}
-		if !replaceable(path) {
-			outs = append(outs, output{path: path})
-			data, ok := s.b.TakeLocal(obj)
-			if !ok {
-				var buf bytes.Buffer
-				if err := s.b.DownloadTo(ctx, obj, &buf); err != nil {
-					return fmt.Errorf("write %s: %w", path, err)
-				}
-				data = buf.Bytes()
-			}
-			outs[len(outs)-1].data = data
-			continue
+		out := output{path: path, tmp: replaceable(path)}
+		var err error
+		if out.tmp {
+			out.f, err = createTemp(path)
+		} else {
+			out.f, err = os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		}
-		tmp, err := createTemp(path)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		outs = append(outs, output{path: path, tmp: tmp.Name()})
+		outs = append(outs, out)
 		if data, ok := s.b.TakeLocal(obj); ok {
 			outs[len(outs)-1].data = data
-			err = nil
-		} else {
-			err = s.b.DownloadTo(ctx, obj, tmp)
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		} else if err := s.b.DownloadTo(ctx, obj, out.f); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
@@ -326,43 +317,30 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) erro
 	s.release()
 	for i, out := range outs {
 		var err error
-		switch {
-		case out.tmp == "":
-			err = writeInPlace(out.path, out.data)
-		case out.data != nil:
-			err = os.WriteFile(out.tmp, out.data, 0o644)
+		if out.data != nil {
+			_, err = out.f.Write(out.data)
 		}
-		if err == nil && out.tmp != "" {
-			err = os.Rename(out.tmp, out.path)
+		if cerr := out.f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && out.tmp {
+			err = os.Rename(out.f.Name(), out.path)
 		}
 		if err != nil {
 			return fmt.Errorf("write %s: %w", out.path, err)
 		}
-		outs[i].tmp = ""
+		outs[i].f = nil
 	}
 	return nil
 }
 
 // replaceable tells whether an output may be written by renaming a new
 // file onto path: it does not exist yet, or it is a regular file. Renaming
-// onto /dev/null, a pipe or a symbolic link would replace it by a file.
+// onto /dev/null, a pipe or a symbolic link would replace it by a file, so
+// those are written to (truncated first, if what they lead to is a file).
 func replaceable(path string) bool {
 	st, err := os.Lstat(path)
 	return err != nil || st.Mode().IsRegular()
-}
-
-// writeInPlace writes data to an existing path that is not a regular file
-// (truncating what the path leads to, if it is one).
-func writeInPlace(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // createTemp creates a new file beside path to be renamed to it, with the
