@@ -145,33 +145,28 @@ func (g Grid) Conflict() error {
 // digit can fill, else the first digit a row, column or box has no place
 // for (from the givens alone), else what the search found.
 func (g Grid) deadEnd(guesses int) string {
-	var used [27]uint16 // digits placed in each unit
+	var w walker // the plain strategies' digit masks per row, column and box
 	for i, v := range g {
 		if v != 0 {
-			u := cellUnits[i]
-			used[u[0]] |= 1 << v
-			used[9+u[1]] |= 1 << v
-			used[18+u[2]] |= 1 << v
+			w.set(i, v)
 		}
 	}
-	var cand [81]uint16
 	for i, v := range g {
-		if v != 0 {
-			continue
-		}
-		u := cellUnits[i]
-		cand[i] = 0x3FE &^ (used[u[0]] | used[9+u[1]] | used[18+u[2]])
-		if cand[i] == 0 {
+		if v == 0 && w.free(i) == 0 {
 			return cellName(i) + " has no candidate"
 		}
 	}
 	for u := range units {
-		var places uint16 // digits some empty cell of the unit can take
+		var seen uint16 // digits placed in the unit or that an empty cell of it can take
 		for _, c := range units[u] {
-			places |= cand[c]
+			if g[c] != 0 {
+				seen |= 1 << (g[c] - 1)
+			} else {
+				seen |= w.free(int(c))
+			}
 		}
-		if missing := 0x3FE &^ (used[u] | places); missing != 0 {
-			return fmt.Sprintf("%s has no place for a %d", unitName(u), bits.TrailingZeros16(missing))
+		if missing := 0x1FF &^ seen; missing != 0 {
+			return fmt.Sprintf("%s has no place for a %d", unitName(u), bits.TrailingZeros16(missing)+1)
 		}
 	}
 	if guesses == 0 {
