@@ -304,17 +304,10 @@ func mateWords(n int, exhaustive, near bool) string {
 	default:
 		return "heuristic"
 	}
-	if near && abs(n) > 3 {
+	if near && (n > 3 || n < -3) {
 		w += " among moves near stones"
 	}
 	return w
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // plies writes a number of plies: "1 ply", "5 plies".
