@@ -177,14 +177,11 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	cfg.MaxAckPending = max(cfg.MaxAckPending, 2*o.Workers)
 
-	coordDB, err := c.openDB(filepath.Join(o.Dir, "coordinator"), o.Log)
+	dbs, err := c.openDBs(o.Log, filepath.Join(o.Dir, "coordinator"), filepath.Join(o.Dir, "worker"))
 	if err != nil {
 		return nil, err
 	}
-	workerDB, err := c.openDB(filepath.Join(o.Dir, "worker"), o.Log)
-	if err != nil {
-		return nil, err
-	}
+	coordDB, workerDB := dbs[0], dbs[1]
 	// The coordinator and the worker each get their own connection, as
 	// they would in separate processes.
 	coordBroker, err := c.broker(ctx, "wopr-coordinator", cfg)
@@ -212,13 +209,25 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	return c, nil
 }
 
-func (c *Cluster) openDB(dir string, log *slog.Logger) (*store.DB, error) {
-	db, err := store.Open(dir, store.Options{Log: log})
-	if err != nil {
+// openDBs opens the Badger stores in dirs at the same time (10 ms each,
+// most of an embedded cluster's start).
+func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error) {
+	dbs := make([]*store.DB, len(dirs))
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		wg.Go(func() { dbs[i], errs[i] = store.Open(dir, store.Options{Log: log}) })
+	}
+	wg.Wait()
+	for _, db := range dbs {
+		if db != nil {
+			c.dbs = append(c.dbs, db)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c.dbs = append(c.dbs, db)
-	return db, nil
+	return dbs, nil
 }
 
 func (c *Cluster) broker(ctx context.Context, name string, cfg queue.Config) (*queue.Broker, error) {
@@ -252,6 +261,12 @@ func (c *Cluster) Close(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if c.Server != nil {
 		wg.Go(func() {
+			// JetStream first: Server.Shutdown would otherwise tell every
+			// pull request still pending (those of the clients closed
+			// above) that the server is going, and sleep 50 ms for the
+			// news to get out. A 3x3 count took 138 ms from start to exit
+			// with that, 82 ms without.
+			_ = c.Server.ShutdownJetStream()
 			c.Server.Shutdown()
 			c.Server.WaitForShutdown()
 		})
