@@ -19,10 +19,10 @@ func main() {
 	def := queue.DefaultConfig()
 	app := daemon.App("coordinator", "split wopr jobs into tasks on NATS JetStream and merge their results",
 		"`DIR` of the coordinator's Badger store",
-		&cli.IntFlag{Name: "replicas", Usage: "stream replicas (3 on a 3-node cluster)", Value: def.Replicas},
-		&cli.DurationFlag{Name: "ack-wait", Usage: "redeliver a task whose worker sent no heartbeat for this long", Value: def.AckWait},
-		&cli.IntFlag{Name: "max-deliver", Usage: "deliveries of a task before it is reported as failed", Value: def.MaxDeliver},
-		&cli.IntFlag{Name: "max-ack-pending", Usage: "tasks out with workers at once", Value: def.MaxAckPending},
+		&cli.IntFlag{Name: "replicas", Usage: "`N` stream replicas (3 on a 3-node cluster)", Value: def.Replicas},
+		&cli.DurationFlag{Name: "ack-wait", Usage: "redeliver a task whose worker sent no heartbeat for `D`", Value: def.AckWait},
+		&cli.IntFlag{Name: "max-deliver", Usage: "`N` deliveries of a task before it is reported as failed", Value: def.MaxDeliver},
+		&cli.IntFlag{Name: "max-ack-pending", Usage: "`N` tasks out with workers at once", Value: def.MaxAckPending},
 	)
 	app.Action = func(c *cli.Context) error {
 		q := queue.Config{

@@ -19,9 +19,9 @@ import (
 func main() {
 	host, _ := os.Hostname()
 	app := daemon.App("worker", "run wopr tasks from a NATS JetStream cluster", "`DIR` of the worker's Badger cache",
-		&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Usage: "task slots", Value: runtime.NumCPU()},
+		&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Usage: "`N` task slots", Value: runtime.NumCPU(), DefaultText: "one per CPU"},
 		&cli.StringFlag{Name: "name", Usage: "worker `NAME` in results and logs", Value: fmt.Sprintf("%s-%d", host, os.Getpid())},
-		&cli.DurationFlag{Name: "grace", Usage: "how long running tasks may finish after SIGTERM", Value: 30 * time.Second},
+		&cli.DurationFlag{Name: "grace", Usage: "running tasks may finish for `D` after SIGTERM", Value: 30 * time.Second},
 	)
 	app.Description = "Runs until SIGINT or SIGTERM: the first lets running tasks finish (up to --grace) and\n" +
 		"hands the rest back to the queue; a second hands them back at once."
