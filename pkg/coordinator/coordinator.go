@@ -84,9 +84,15 @@ type job struct {
 	failures  []tasks.Failure
 	cacheHits int64
 	dirty     bool
-	started   time.Time
+	ranBefore time.Duration // in earlier lives (queue.Job.RunSeconds)
+	pickedUp  time.Time     // by this life
 	finished  bool
 }
+
+// elapsed is the time the job has run: in earlier lives of a coordinator,
+// as they last recorded it, and in this one (j.mu held, or j not yet
+// shared). A job resumed after a night's pause is not a night slower.
+func (j *job) elapsed() time.Duration { return j.ranBefore + time.Since(j.pickedUp) }
 
 // Start sets up the consumers and starts the coordinator's loops.
 func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
@@ -263,7 +269,8 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	if rec.State != queue.StateRunning {
 		return nil, nil
 	}
-	j.started, j.epoch = rec.Started, rec.Epoch
+	j.epoch, j.pickedUp = rec.Epoch, pickedUp
+	j.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
 	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed,
 		"plan_seconds", time.Since(pickedUp).Seconds())
 
@@ -566,7 +573,7 @@ func (c *Coordinator) finish(j *job) {
 	j.mu.Lock()
 	failures := append([]tasks.Failure(nil), j.failures...)
 	sum := tasks.Summary{Job: j.id, Tasks: len(j.done), Failures: failures, CacheHits: j.cacheHits,
-		Elapsed: time.Since(j.started), Objects: c.b.ObjectStore()}
+		Elapsed: j.elapsed(), Objects: c.b.ObjectStore()}
 	nDone := j.nDone
 	j.mu.Unlock()
 
@@ -631,6 +638,7 @@ func (c *Coordinator) finish(j *job) {
 			return queue.ErrNoChange
 		}
 		r.Finished = time.Now()
+		r.RunSeconds = sum.Elapsed.Seconds()
 		r.Done, r.Failed, r.CacheHits = nDone, len(failures), sum.CacheHits
 		r.Failures = failures
 		if err != nil {
@@ -645,7 +653,7 @@ func (c *Coordinator) finish(j *job) {
 		c.log.Error("write report", "job", j.id, "err", uerr)
 		return // stays running; a restarted coordinator finishes it again
 	}
-	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures), "elapsed", time.Since(j.started))
+	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures), "elapsed", sum.Elapsed)
 	c.forget(j.id)
 }
 
@@ -800,7 +808,7 @@ func (c *Coordinator) flushProgress() {
 			continue
 		}
 		j.dirty = false
-		done, failed, hits := j.nDone, len(j.failures), j.cacheHits
+		done, failed, hits, ran := j.nDone, len(j.failures), j.cacheHits, j.elapsed()
 		j.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
@@ -808,6 +816,7 @@ func (c *Coordinator) flushProgress() {
 				return queue.ErrNoChange
 			}
 			r.Done, r.Failed, r.CacheHits = done, failed, hits
+			r.RunSeconds = ran.Seconds()
 			return nil
 		})
 		cancel()

@@ -524,6 +524,38 @@ func TestRestartWithLostCachedResults(t *testing.T) {
 	}
 }
 
+// A job resumed after a pause reports the time it ran, not the time since
+// it first started: the pause is played by moving the record's start an
+// hour back while no coordinator runs.
+func TestResumedJobTimeLeavesOutThePause(t *testing.T) {
+	r := newRestartable(t)
+	const n, open = 30, 10
+	id, tag := r.stopAfterOpen(n, open, "pause")
+	before, _, err := r.client.GetJob(r.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.RunSeconds <= 0 {
+		t.Fatalf("run time %v s recorded by the stopped coordinator, want > 0", before.RunSeconds)
+	}
+	if _, err := r.client.UpdateJob(r.ctx, id, func(j *queue.Job) error {
+		j.Started = j.Started.Add(-time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	openGate(tag)
+	r.startCoord()
+	j := wait(t, r.client, id)
+	rep := sumReportOf(t, j)
+	if rep.Merged != n || rep.ElapsedSeconds < before.RunSeconds || rep.ElapsedSeconds > 600 {
+		t.Errorf("%d tasks merged in %.3f s (%.3f s before the pause), want %d in less than the pause", rep.Merged, rep.ElapsedSeconds, before.RunSeconds, n)
+	}
+	if got := j.Elapsed().Seconds(); got != rep.ElapsedSeconds {
+		t.Errorf("the job record says %.3f s, the report %.3f s", got, rep.ElapsedSeconds)
+	}
+}
+
 func TestInvalidParamsFailJob(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
 	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.count", mnkjobs.CountParams{Rows: 9, Cols: 3, K: 3}))

@@ -28,9 +28,10 @@ type sumParams struct {
 }
 
 type sumReport struct {
-	Sum      int             `json:"sum"`
-	Merged   int             `json:"merged"`
-	Failures []tasks.Failure `json:"failures"`
+	Sum            int             `json:"sum"`
+	Merged         int             `json:"merged"`
+	Failures       []tasks.Failure `json:"failures"`
+	ElapsedSeconds float64         `json:"elapsed_seconds"`
 }
 
 func (r *sumReport) Text() string { return fmt.Sprintf("sum %d of %d tasks\n", r.Sum, r.Merged) }
@@ -116,7 +117,7 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 }
 
 func (sp *sumPlan) Report(results func(string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
-	r := &sumReport{Failures: sum.Failures}
+	r := &sumReport{Failures: sum.Failures, ElapsedSeconds: sum.Elapsed.Seconds()}
 	for _, t := range sp.Tasks() {
 		data, ok := results(t.ID)
 		if !ok {

@@ -43,17 +43,21 @@ type Spec struct {
 // done, the report. The coordinator owns it; clients only set
 // CancelRequested, always with compare-and-set.
 type Job struct {
-	ID              string          `json:"id"`
-	Spec            Spec            `json:"spec"`
-	State           State           `json:"state"`
-	Epoch           int             `json:"epoch"`
-	Tasks           int             `json:"tasks"`
-	Done            int             `json:"done"`
-	Failed          int             `json:"failed"`
-	CacheHits       int64           `json:"cache_hits"`
-	Submitted       time.Time       `json:"submitted"`
-	Started         time.Time       `json:"started,omitzero"`
-	Finished        time.Time       `json:"finished,omitzero"`
+	ID        string    `json:"id"`
+	Spec      Spec      `json:"spec"`
+	State     State     `json:"state"`
+	Epoch     int       `json:"epoch"`
+	Tasks     int       `json:"tasks"`
+	Done      int       `json:"done"`
+	Failed    int       `json:"failed"`
+	CacheHits int64     `json:"cache_hits"`
+	Submitted time.Time `json:"submitted"`
+	Started   time.Time `json:"started,omitzero"`
+	Finished  time.Time `json:"finished,omitzero"`
+	// RunSeconds is how long the job has run, summed over the lives of
+	// coordinators that ran it (each counted to its last progress write):
+	// the time between an interruption and the resume is not in it.
+	RunSeconds      float64         `json:"run_seconds,omitempty"`
 	CancelRequested bool            `json:"cancel_requested,omitempty"`
 	Error           string          `json:"error,omitempty"`
 	Failures        []tasks.Failure `json:"failures,omitempty"`
@@ -66,12 +70,16 @@ type Job struct {
 	Text    string            `json:"text,omitempty"`
 }
 
-// Elapsed is the job's run time so far (or in total, once finished).
+// Elapsed is the job's run time so far (or in total, once finished): the
+// time since it started, or, for a job finished or resumed, RunSeconds,
+// which leaves out the time between an interruption and the resume.
 func (j *Job) Elapsed() time.Duration {
-	if j.Started.IsZero() {
+	switch {
+	case j.Started.IsZero():
 		return 0
-	}
-	if !j.Finished.IsZero() {
+	case j.RunSeconds > 0 && (!j.Finished.IsZero() || j.Epoch > 1):
+		return time.Duration(j.RunSeconds * float64(time.Second))
+	case !j.Finished.IsZero():
 		return j.Finished.Sub(j.Started)
 	}
 	return time.Since(j.Started)
