@@ -190,6 +190,13 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	coordBroker.EnableHandoff() // the client shares it: inputs and outputs pass in memory
 	c.Broker = coordBroker
+	if o.Listen == "" {
+		// No other process can reach the server, so no worker runs: a
+		// task delivered but not acked was abandoned by an earlier run.
+		if err := coordBroker.ForgetDeliveries(ctx); err != nil {
+			return nil, err
+		}
+	}
 	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept})
 	if err != nil {
 		return nil, err

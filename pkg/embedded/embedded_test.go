@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/embedded"
@@ -553,6 +554,59 @@ func TestResumedJobTimeLeavesOutThePause(t *testing.T) {
 	}
 	if got := j.Elapsed().Seconds(); got != rep.ElapsedSeconds {
 		t.Errorf("the job record says %.3f s, the report %.3f s", got, rep.ElapsedSeconds)
+	}
+}
+
+// A task delivered to a worker that went away without acking or handing
+// it back (played by a fetch that is never acked; in life, a worker whose
+// fetch was cut short as it stopped, just as the server sent it a task) is
+// delivered again as soon as an embedded cluster starts on the directory,
+// not after AckWait (a minute by default): a Sudoku run interrupted with
+// SIGINT and started again stalled for 58 s.
+func TestRestartRedeliversAbandonedTask(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxFor(t)
+	c1, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := uniqueTag("abandoned")
+	const n = 4
+	id := submit(t, c1.Broker, "test.sum", sumParams{N: n, Gated: true, Tag: tag})
+	waitFor(t, c1.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	cons, err := c1.Broker.WorkerConsumer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, ok := <-batch.Messages(); !ok {
+		t.Fatalf("no task fetched: %v", batch.Error())
+	} else if meta, err := msg.Metadata(); err != nil || meta.NumDelivered != 1 {
+		t.Fatalf("fetched a task delivered %+v times (%v), want 1", meta, err)
+	}
+	// Stop at once: the worker's gated task is handed back, the fetched
+	// one is not.
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_ = c1.Close(cctx)
+	openGate(tag)
+
+	c2, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c2.Close(context.Background()) })
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	j, err := c2.Broker.Wait(wctx, id, nil)
+	if err != nil {
+		t.Fatalf("job not done 20 s after the restart: %v", err)
+	}
+	if rep := sumReportOf(t, j); rep.Sum != sumOfSquares(n) || rep.Merged != n {
+		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, sumOfSquares(n), n)
 	}
 }
 

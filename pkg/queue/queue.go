@@ -293,6 +293,22 @@ func (b *Broker) EnsureConsumers(ctx context.Context) error {
 	})
 }
 
+// ForgetDeliveries deletes the workers' consumer, for EnsureConsumers to
+// make again: every task still queued is then delivered at once, including
+// those delivered to a worker that went away without acking or handing
+// them back, which would otherwise wait for AckWait. A worker whose fetch
+// is cut short as it stops can drop a task the server has just sent it.
+// Only for a cluster where no worker is running: an embedded one as it
+// starts. (The deliveries' counts start again too, so MaxDeliver counts
+// within one run of the process.)
+func (b *Broker) ForgetDeliveries(ctx context.Context) error {
+	err := b.Tasks.DeleteConsumer(ctx, WorkersConsumer)
+	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("delete consumer %s: %w", WorkersConsumer, err)
+	}
+	return nil
+}
+
 // WorkerConsumer returns the shared task consumer, waiting until the
 // coordinator has created it.
 func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error) {
