@@ -275,6 +275,30 @@ func TestPoisonTaskReported(t *testing.T) {
 	}
 }
 
+// A task whose run panics (a bug in its kind) fails at once with the
+// panic's message; the worker process lives on, and so do the job's other
+// tasks and the next job.
+func TestPanickingTaskReported(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	j := wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 10, Panics: []int{4, 7}, Tag: "panic"}))
+	r := sumReportOf(t, j)
+	if r.Sum != sumOfSquares(10, 4, 7) || r.Merged != 8 {
+		t.Errorf("sum %d over %d tasks, want %d over 8", r.Sum, r.Merged, sumOfSquares(10, 4, 7))
+	}
+	if j.Failed != 2 || len(j.Failures) != 2 {
+		t.Fatalf("failures %+v, want t4 and t7", j.Failures)
+	}
+	for _, f := range j.Failures {
+		if (f.Task != "t4" && f.Task != "t7") || !strings.Contains(f.Reason, "panic") || !strings.Contains(f.Reason, "nil map") {
+			t.Errorf("failure %+v, want t4 or t7 with the panic's message", f)
+		}
+	}
+	next := sumReportOf(t, wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 5, Tag: "after-panic"})))
+	if next.Sum != sumOfSquares(5) {
+		t.Errorf("next job: sum %d, want %d", next.Sum, sumOfSquares(5))
+	}
+}
+
 // An undecodable task and a task of an unknown kind are terminated with
 // their reasons in the report.
 func TestUndecodableAndUnknownKindTasks(t *testing.T) {

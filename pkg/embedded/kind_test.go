@@ -21,6 +21,7 @@ type sumParams struct {
 	N      int            `json:"n"`
 	Poison []int          `json:"poison,omitempty"`
 	Flaky  []int          `json:"flaky,omitempty"`
+	Panics []int          `json:"panics,omitempty"`
 	Gated  bool           `json:"gated,omitempty"`
 	Open   int            `json:"open,omitempty"` // with Gated: tasks below Open are not gated
 	Tag    string         `json:"tag,omitempty"`
@@ -104,6 +105,9 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 	for _, i := range sp.p.Flaky {
 		mode[i] = "flaky"
 	}
+	for _, i := range sp.p.Panics {
+		mode[i] = "panic"
+	}
 	var ts []tasks.Task
 	for i := range sp.p.N {
 		m := mode[i]
@@ -150,6 +154,10 @@ func (sumRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) 
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("task %d is poisoned", p.I))
 	case "flaky":
 		return tasks.Output{}, errors.New("flaky failure")
+	case "panic":
+		var m map[string]int
+		m["task"] = p.I // a bug: assignment to a nil map
+
 	case "gate":
 		select {
 		case <-gate(p.Tag):

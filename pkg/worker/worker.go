@@ -5,7 +5,7 @@
 // Delivery is at least once; the coordinator merges each task's result once.
 // A worker keeps long tasks alive with InProgress heartbeats, retries
 // transient failures with NakWithDelay, terminates tasks that can never
-// succeed (after publishing why). Whole task results are cached by the
+// succeed (after publishing why; a run that panics is one of them). Whole task results are cached by the
 // coordinator (a rerun publishes no task); the worker's Badger store is the
 // kinds' per-item cache (tasks.Env.Cache).
 package worker
@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,6 +209,9 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 		runners[t.Kind] = runner
 	}
 	out, err := w.run(msg, t, runner)
+	if errors.Is(err, errPanic) {
+		delete(runners, t.Kind) // its tables may be half updated
+	}
 	switch {
 	case err == nil:
 		res.Data, res.CacheHits = out.Data, out.CacheHits
@@ -277,13 +281,29 @@ func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.
 			}
 		}
 	}()
-	out, err := r.Run(ctx, t.Payload)
+	out, err := w.runSafely(ctx, t, r)
 	cancel(nil)
 	hb.Wait()
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errJobFinal) {
 		return out, errJobFinal
 	}
 	return out, err
+}
+
+// errPanic marks a run that panicked.
+var errPanic = errors.New("panic")
+
+// runSafely runs a task, turning a panic (a bug in its kind) into a
+// permanent failure with the panic's message: otherwise one task takes the
+// worker process down with it, and, delivered again, every worker in turn.
+func (w *Worker) runSafely(ctx context.Context, t queue.TaskMsg, r tasks.Runner) (out tasks.Output, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.log.Error("task panicked", "job", t.Job, "task", t.Task, "kind", t.Kind, "panic", p, "stack", string(debug.Stack()))
+			out, err = tasks.Output{}, tasks.Permanent(fmt.Errorf("%w: %v", errPanic, p))
+		}
+	}()
+	return r.Run(ctx, t.Payload)
 }
 
 // fail records a task that can never succeed: the failure goes to the
