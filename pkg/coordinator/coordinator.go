@@ -237,7 +237,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 		case r.Ref != "":
 			// Its result may not have reached the disk with it: then
 			// the task is looked up or run again below.
-			if ok, err := c.cfg.DB.Has([]byte(r.Ref)); err != nil || !ok {
+			if ok, err := c.cfg.DB.Fresh([]byte(r.Ref)); err != nil || !ok {
 				return err
 			}
 			j.markDone(i, r)
@@ -306,13 +306,14 @@ func (c *Coordinator) activate(id string) (*job, error) {
 }
 
 // fromCache merges task i from a result stored by an earlier job with the
-// same task, if there is one.
+// same task, if there is one (renewed if it was about to expire: the report
+// reads it back).
 func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
 	if j.isVolatile(i) {
 		return false, nil
 	}
 	key := j.key(i)
-	ok, err := c.cfg.DB.Has(key)
+	ok, err := c.cfg.DB.Fresh(key)
 	if err != nil || !ok {
 		return false, err
 	}

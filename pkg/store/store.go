@@ -175,6 +175,41 @@ func (s *DB) Has(key []byte) (bool, error) {
 	return true, nil
 }
 
+// Fresh is Has for a value that must outlive the caller's use of it: a
+// value that expires within half the store's TTL is written again, to last
+// a whole TTL from now. (A job that takes a task's result from the cache
+// reads it back for its report, hours or days later: a result cached 29
+// days earlier could otherwise expire in between and fail the report.)
+func (s *DB) Fresh(key []byte) (bool, error) {
+	s.mu.Lock()
+	_, ok := s.pending[string(key)]
+	s.mu.Unlock()
+	if ok {
+		return true, nil // just written
+	}
+	var stale []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		if at := item.ExpiresAt(); at != 0 && (s.ttl == 0 || time.Until(time.Unix(int64(at), 0)) < s.ttl/2) {
+			stale, err = item.ValueCopy(nil)
+		}
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("badger get: %w", err)
+	}
+	if stale != nil {
+		return true, s.Put(key, stale)
+	}
+	return true, nil
+}
+
 // Put queues a write in the write-behind batch; it reaches disk within
 // FlushEvery, or at Flush or Close, and expires after the store's TTL. Use
 // it for caches, where losing the last writes in a crash or an expired

@@ -152,3 +152,71 @@ func TestPutExpires(t *testing.T) {
 		t.Errorf("Get of an expired value: found %v, err %v; want not found", ok, err)
 	}
 }
+
+// Fresh writes again a value that would expire within half the TTL, and
+// leaves the others as they are.
+func TestFreshRenewsValuesAboutToExpire(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Written an hour ago with the store's TTL, or by a store with a
+	// shorter one: 10 s left.
+	if err := db.db.Update(func(txn *badger.Txn) error {
+		return txn.SetEntry(badger.NewEntry([]byte("old"), []byte("v")).WithTTL(10 * time.Second))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put([]byte("new"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Keep([]byte("kept"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	newVersion, keptVersion := version(t, db, "new"), version(t, db, "kept")
+	for _, k := range []string{"old", "new", "kept"} {
+		if ok, err := db.Fresh([]byte(k)); !ok || err != nil {
+			t.Fatalf("Fresh(%s) = %v, %v; want true", k, ok, err)
+		}
+	}
+	if ok, err := db.Fresh([]byte("missing")); ok || err != nil {
+		t.Errorf("Fresh(missing) = %v, %v; want false", ok, err)
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	now := uint64(time.Now().Unix())
+	if at := expiresAt(t, db, "old"); at < now+3500 {
+		t.Errorf("a value with 10 s left expires at %d after Fresh, want about %d", at, now+3600)
+	}
+	if v := version(t, db, "new"); v != newVersion {
+		t.Errorf("a value with its whole TTL left was written again (version %d, was %d)", v, newVersion)
+	}
+	if v, at := version(t, db, "kept"), expiresAt(t, db, "kept"); v != keptVersion || at != 0 {
+		t.Errorf("a value kept for ever: version %d (was %d), expires at %d after Fresh", v, keptVersion, at)
+	}
+	if v, ok, err := db.Get([]byte("old")); string(v) != "v" || !ok || err != nil {
+		t.Errorf("Get(old) after Fresh = %q, %v, %v", v, ok, err)
+	}
+}
+
+// version is the version (commit timestamp) of the value under key: it
+// changes when the value is written again.
+func version(t *testing.T, db *DB, key string) uint64 {
+	t.Helper()
+	var v uint64
+	if err := db.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte(key))
+		if err == nil {
+			v = item.Version()
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	return v
+}
