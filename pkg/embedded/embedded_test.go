@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -628,6 +629,79 @@ func TestRestartRedeliversAbandonedTask(t *testing.T) {
 	j, err := c2.Broker.Wait(wctx, id, nil)
 	if err != nil {
 		t.Fatalf("job not done 20 s after the restart: %v", err)
+	}
+	if rep := sumReportOf(t, j); rep.Sum != sumOfSquares(n) || rep.Merged != n {
+		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, sumOfSquares(n), n)
+	}
+}
+
+// A worker that stops while tasks keep coming leaves none of them
+// delivered and unacknowledged: each is done or handed back. A fetch cut
+// short as the worker stops can drop a task the server has just sent, which
+// then waits a whole AckWait (a minute here) for another worker.
+func TestWorkerStopLeavesNoTaskBehind(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxFor(t)
+	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	cfg := queue.DefaultConfig() // AckWait: a minute
+	connect := func(name string) *queue.Broker {
+		nc, err := embedded.ConnectInProcess(srv, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		b, err := queue.Open(ctx, nc, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	db, err := store.Open(filepath.Join(dir, "coordinator"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	client := connect("client")
+	coord, err := coordinator.Start(ctx, coordinator.Config{Broker: connect("coordinator"), DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = coord.Close(context.Background()) })
+	const n = 5000
+	id := submit(t, client, "test.sum", sumParams{N: n, Tag: "stop"})
+	cons, err := client.WorkerConsumer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		w, err := worker.Start(ctx, worker.Config{Broker: connect(fmt.Sprint("worker", round)), Concurrency: 2, FetchWait: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := w.Counts()
+		for done, _ := w.Counts(); done < before+50; done, _ = w.Counts() {
+			runtime.Gosched()
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A task lost by a stop would come back only after AckWait.
+	w, err := worker.Start(ctx, worker.Config{Broker: connect("last"), Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	j, err := client.Wait(wctx, id, nil)
+	if err != nil {
+		info, _ := cons.Info(ctx)
+		t.Fatalf("job not done 20 s after the last start (%d tasks delivered and not acknowledged): %v", info.NumAckPending, err)
 	}
 	if rep := sumReportOf(t, j); rep.Sum != sumOfSquares(n) || rep.Merged != n {
 		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, sumOfSquares(n), n)

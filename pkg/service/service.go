@@ -113,7 +113,10 @@ func RunWorker(cfg WorkerConfig) error {
 		return err
 	}
 	defer b.NC.Close()
-	w, err := worker.Start(first, worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Broker: b, Cache: db, Log: cfg.Log})
+	// Requests for tasks run out on their own (in a second) when the worker
+	// stops: one cut short could lose a task for a whole AckWait.
+	w, err := worker.Start(first, worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Broker: b, Cache: db, Log: cfg.Log,
+		FetchWait: time.Second})
 	if err != nil {
 		db.Close()
 		return err

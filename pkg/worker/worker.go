@@ -38,6 +38,15 @@ type Config struct {
 	// kinds' runners; nil disables it.
 	Cache tasks.Cache
 	Log   *slog.Logger
+	// FetchWait, if set, is how long a request for a task waits, and a
+	// worker that stops lets its requests run out instead of cutting them
+	// short: a request cut short can lose a task the server has just sent,
+	// which then waits a whole AckWait for another worker. A task that
+	// comes after Close is handed back. Zero: requests wait up to 5 s and
+	// stop with the worker, for an embedded cluster, which gives back such
+	// tasks as it starts again (queue.Broker.ForgetDeliveries) and exits
+	// without waiting.
+	FetchWait time.Duration
 }
 
 // Worker is a running worker. Start it with Start and stop it with Close.
@@ -113,15 +122,20 @@ func (w *Worker) Close(ctx context.Context) error {
 	w.stop()
 	finished := make(chan struct{})
 	go func() { w.wg.Wait(); close(finished) }()
+	var err error
 	select {
 	case <-finished:
-		w.abort()
-		return nil
 	case <-ctx.Done():
 		w.abort()
 		<-finished
-		return fmt.Errorf("worker %s: in-flight tasks handed back: %w", w.cfg.Name, ctx.Err())
+		err = fmt.Errorf("worker %s: in-flight tasks handed back: %w", w.cfg.Name, ctx.Err())
 	}
+	w.abort()
+	// The last acks and naks are sent before the connection may close.
+	if ferr := w.cfg.Broker.NC.FlushTimeout(5 * time.Second); ferr != nil && err == nil && !w.cfg.Broker.NC.IsClosed() {
+		err = fmt.Errorf("worker %s: flush: %w", w.cfg.Name, ferr)
+	}
+	return err
 }
 
 // Counts returns the number of tasks completed and failed permanently so
@@ -152,8 +166,7 @@ func (w *Worker) slot(i int) {
 		if w.stopCtx.Err() != nil {
 			return
 		}
-		fctx, cancel := context.WithTimeout(w.stopCtx, 5*time.Second)
-		batch, err := w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		batch, cancel, err := w.fetch()
 		if err != nil {
 			cancel()
 			if w.stopCtx.Err() != nil {
@@ -170,10 +183,25 @@ func (w *Worker) slot(i int) {
 		}
 		backoff = 100 * time.Millisecond
 		for msg := range batch.Messages() {
+			if w.stopCtx.Err() != nil {
+				_ = msg.Nak() // came after Close: hand it back
+				continue
+			}
 			w.handle(msg, runners, env, finish)
 		}
 		cancel()
 	}
+}
+
+// fetch asks for one task (see Config.FetchWait).
+func (w *Worker) fetch() (jetstream.MessageBatch, context.CancelFunc, error) {
+	if w.cfg.FetchWait > 0 {
+		batch, err := w.cons.Fetch(1, jetstream.FetchMaxWait(w.cfg.FetchWait))
+		return batch, func() {}, err
+	}
+	ctx, cancel := context.WithTimeout(w.stopCtx, 5*time.Second)
+	batch, err := w.cons.Fetch(1, jetstream.FetchContext(ctx))
+	return batch, cancel, err
 }
 
 // handle runs one delivered task to its end: a published result and an ack,
