@@ -328,19 +328,62 @@ func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error)
 // re-publication in the same epoch a no-op within the dedup window.
 func (b *Broker) PublishTask(ctx context.Context, t TaskMsg) error {
 	id := fmt.Sprintf("%s/%s/%d", t.Job, t.Task, t.Epoch)
-	if _, err := b.JS.PublishMsg(ctx, EncodeTask(TaskSubject(t.Job, t.Task), t), jetstream.WithMsgID(id)); err != nil {
+	msg := EncodeTask(TaskSubject(t.Job, t.Task), t)
+	if err := publish(ctx, func(ctx context.Context) error {
+		_, err := b.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
+		return err
+	}); err != nil {
 		return fmt.Errorf("publish task %s/%s: %w", t.Job, t.Task, err)
 	}
 	return nil
 }
 
 // PublishResult sends a task's result to the coordinator and waits for
-// JetStream to store it.
+// JetStream to store it. (A result stored twice is merged once.)
 func (b *Broker) PublishResult(ctx context.Context, r ResultMsg) error {
-	if _, err := b.JS.PublishMsg(ctx, EncodeResult(ResultSubject(r.Job), r)); err != nil {
+	msg := EncodeResult(ResultSubject(r.Job), r)
+	if err := publish(ctx, func(ctx context.Context) error {
+		_, err := b.JS.PublishMsg(ctx, msg)
+		return err
+	}); err != nil {
 		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
 	}
 	return nil
+}
+
+// publishAttempt is how long one attempt of a publish waits for JetStream's
+// acknowledgement before it sends the message again.
+const publishAttempt = 2 * time.Second
+
+// publish makes attempts of send until one is acknowledged or ctx ends.
+// An acknowledgement lost with a server that went down never comes: a
+// coordinator that waited for one with the minute of its context held up
+// its job, and every other, for that minute (seen three times in three
+// nats-server restarts while a job's tasks were being published). Other
+// errors (a message too big, a stream gone) end it at once.
+func publish(ctx context.Context, send func(ctx context.Context) error) error {
+	delay := 50 * time.Millisecond
+	for {
+		actx, cancel := context.WithTimeout(ctx, publishAttempt)
+		err := send(actx)
+		timedOut := actx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return err
+		case !timedOut && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, nats.ErrNoResponders) &&
+			!errors.Is(err, jetstream.ErrNoStreamResponse) && !errors.Is(err, nats.ErrConnectionReconnecting):
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
+	}
 }
 
 // HasTask reports whether a task of a job is still in the work queue.

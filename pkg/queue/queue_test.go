@@ -236,3 +236,40 @@ func TestInputNameScheme(t *testing.T) {
 		}
 	}
 }
+
+// A task published while its acknowledgement cannot come (played by a
+// subscriber that swallows the message where the stream should be, as a
+// server that died after receiving it would) is sent again, and stored
+// once the stream is back, instead of waiting out the caller's context.
+func TestPublishTaskRetriesALostAcknowledgement(t *testing.T) {
+	b := runServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.JS.DeleteStream(ctx, queue.TasksStream); err != nil {
+		t.Fatal(err)
+	}
+	swallowed := make(chan struct{}, 16)
+	sub, err := b.NC.Subscribe("wopr.tasks.>", func(*nats.Msg) { swallowed <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- b.PublishTask(ctx, queue.TaskMsg{Job: "j1", Task: "t1", Kind: "k", Epoch: 1, Payload: []byte("p")})
+	}()
+	<-swallowed
+	if err := sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.Open(ctx, b.NC, queue.DefaultConfig()); err != nil { // the stream again
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("publish: %v (after %v of the caller's 30 s)", err, 30*time.Second-time.Until(deadline(ctx)))
+	}
+	if ok, err := b.HasTask(ctx, "j1", "t1"); !ok || err != nil {
+		t.Errorf("task stored: %v, %v", ok, err)
+	}
+}
+
+func deadline(ctx context.Context) time.Time { d, _ := ctx.Deadline(); return d }

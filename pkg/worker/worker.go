@@ -348,22 +348,13 @@ func (w *Worker) fail(msg jetstream.Msg, job, task, check, reason string) {
 	w.failed.Add(1)
 }
 
+// publish sends a task's result (or its failure) to the coordinator.
 func (w *Worker) publish(res queue.ResultMsg) error {
-	var err error
-	for attempt := range 5 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = w.cfg.Broker.PublishResult(ctx, res)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-time.After(time.Duration(attempt+1) * 200 * time.Millisecond):
-		case <-w.runCtx.Done():
-			return err
-		}
-	}
-	return err
+	// PublishResult sends it again while the server does not acknowledge
+	// it (restarting, say); a result computed is worth a minute's wait.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return w.cfg.Broker.PublishResult(ctx, res)
 }
 
 // jobFinal reports whether a job is finished, cancelled or unknown, checking
