@@ -68,25 +68,26 @@ type Coordinator struct {
 
 // job is a job this coordinator is running.
 type job struct {
-	mu        sync.Mutex
-	id        string
-	plan      tasks.Plan
-	index     map[string]int // task id -> position in plan.Tasks()
-	kind      string
-	version   int
-	tasks     []tasks.Task // plan.Tasks()
-	checks    []string     // queue.PayloadCheck of each task, made when first needed
-	keys      [][]byte     // cacheKey of each task, made when first needed
-	volatile  []bool       // tasks kept out of the cache (tasks.Volatile)
-	epoch     int          // of this coordinator's life of the job
-	done      []bool
-	nDone     int
-	failures  []tasks.Failure
-	cacheHits int64
-	dirty     bool
-	ranBefore time.Duration // in earlier lives (queue.Job.RunSeconds)
-	pickedUp  time.Time     // by this life
-	finished  bool
+	mu         sync.Mutex
+	id         string
+	plan       tasks.Plan
+	index      map[string]int // task id -> position in plan.Tasks()
+	kind       string
+	version    int
+	tasks      []tasks.Task // plan.Tasks()
+	checks     []string     // queue.PayloadCheck of each task, made when first needed
+	keys       [][]byte     // cacheKey of each task, made when first needed
+	volatile   []bool       // tasks kept out of the cache (tasks.Volatile)
+	epoch      int          // of this coordinator's life of the job
+	done       []bool
+	nDone      int
+	failures   []tasks.Failure
+	cacheHits  int64
+	dirty      bool
+	ranBefore  time.Duration // in earlier lives (queue.Job.RunSeconds)
+	pickedUp   time.Time     // by this life
+	ranWritten time.Time     // when RunSeconds was last written
+	finished   bool
 }
 
 // elapsed is the time the job has run: in earlier lives of a coordinator,
@@ -142,7 +143,7 @@ func (c *Coordinator) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("coordinator: close: %w", ctx.Err())
 	}
-	c.flushProgress()
+	c.flushProgress(true)
 	return nil
 }
 
@@ -269,7 +270,7 @@ func (c *Coordinator) activate(id string) (*job, error) {
 	if rec.State != queue.StateRunning {
 		return nil, nil
 	}
-	j.epoch, j.pickedUp = rec.Epoch, pickedUp
+	j.epoch, j.pickedUp, j.ranWritten = rec.Epoch, pickedUp, pickedUp
 	j.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
 	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed,
 		"plan_seconds", time.Since(pickedUp).Seconds())
@@ -749,7 +750,7 @@ func (c *Coordinator) writeProgress() {
 		case <-c.ctx.Done():
 			return
 		case now := <-t.C:
-			c.flushProgress()
+			c.flushProgress(false)
 			if n := c.b.NC.Stats().Reconnects; n != reconnects {
 				reconnects, soon = n, now.Add(reconnectWindow)
 			}
@@ -795,7 +796,15 @@ func (c *Coordinator) takeUp(rec *queue.Job) {
 	c.maybeFinish(j)
 }
 
-func (c *Coordinator) flushProgress() {
+// ranEvery is how often the time a job has run is written to its record
+// while none of its tasks finishes (a killed coordinator's time counts up
+// to its last write).
+const ranEvery = time.Second
+
+// flushProgress writes the progress of running jobs to their records: those
+// with new results, those whose run time was written ranEvery ago or
+// more, or, with all, every one.
+func (c *Coordinator) flushProgress(all bool) {
 	c.mu.Lock()
 	jobs := make([]*job, 0, len(c.active))
 	for _, j := range c.active {
@@ -804,16 +813,16 @@ func (c *Coordinator) flushProgress() {
 	c.mu.Unlock()
 	for _, j := range jobs {
 		j.mu.Lock()
-		if !j.dirty || j.finished {
+		if j.finished || !all && !j.dirty && time.Since(j.ranWritten) < ranEvery {
 			j.mu.Unlock()
 			continue
 		}
-		j.dirty = false
+		j.dirty, j.ranWritten = false, time.Now()
 		done, failed, hits, ran := j.nDone, len(j.failures), j.cacheHits, j.elapsed()
 		j.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
-			if r.State.Final() || r.Done >= done {
+			if r.State.Final() || r.Done > done || r.Done == done && r.RunSeconds >= ran.Seconds() {
 				return queue.ErrNoChange
 			}
 			r.Done, r.Failed, r.CacheHits = done, failed, hits

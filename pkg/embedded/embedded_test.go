@@ -588,6 +588,19 @@ func TestResumedJobTimeLeavesOutThePause(t *testing.T) {
 // delivered again as soon as an embedded cluster starts on the directory,
 // not after AckWait (a minute by default): a Sudoku run interrupted with
 // SIGINT and started again stalled for 58 s.
+// A running job's time is written to its record even while none of its
+// tasks finishes, so that a coordinator killed then has its time counted.
+func TestRunTimeRecordedWithoutProgress(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 1)
+	tag := uniqueTag("no-progress")
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 3, Gated: true, Tag: tag})
+	defer openGate(tag)
+	j := waitFor(t, c.Broker, id, "a run time with no task done", func(j *queue.Job) bool { return j.RunSeconds > 0 })
+	if j.Done != 0 || j.State != queue.StateRunning {
+		t.Errorf("state %s with %d tasks done, want running with none", j.State, j.Done)
+	}
+}
+
 func TestRestartRedeliversAbandonedTask(t *testing.T) {
 	dir := t.TempDir()
 	ctx := ctxFor(t)
