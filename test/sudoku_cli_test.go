@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -365,5 +366,51 @@ func TestSudokuSolveOutputsToPipesAndLinks(t *testing.T) {
 	wantRej := puzzles + ":1: malformed: 80 cells, want 81\n"
 	if got, err := os.ReadFile(target); err != nil || string(got) != wantRej {
 		t.Errorf("the link's file holds %q (%v), want %q", got, err, wantRej)
+	}
+}
+
+// The temporary file of an output that a killed run was writing is removed
+// by the next run that writes the output; one that another process is
+// still writing (locked) is left alone.
+func TestSudokuSolveRemovesAbandonedPartialOutputs(t *testing.T) {
+	dir := t.TempDir()
+	puzzles := filepath.Join(dir, "puzzles.txt")
+	if err := os.WriteFile(puzzles, []byte("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.txt")
+	abandoned := filepath.Join(dir, ".out.txt.wopr-partial-dead")
+	busy := filepath.Join(dir, ".out.txt.wopr-partial-busy")
+	other := filepath.Join(dir, ".other.txt.wopr-partial-dead")
+	for _, name := range []string{abandoned, busy, other} {
+		if err := os.WriteFile(name, []byte("half a line"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := sudokuRun(t, "sudoku", "solve", puzzles, "--out", out, "-q", "--data", filepath.Join(dir, "data")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if data, err := os.ReadFile(out); err != nil || len(data) != 82 {
+		t.Errorf("--out: %q, %v", data, err)
+	}
+	if _, err := os.Stat(abandoned); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the abandoned partial output is still there (%v)", err)
+	}
+	for _, name := range []string{busy, other} {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("%s: %v; want it left alone", filepath.Base(name), err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".out.txt.wopr-partial-*"))
+	if len(left) != 1 {
+		t.Errorf("partial files left: %v, want only the busy one", left)
 	}
 }
