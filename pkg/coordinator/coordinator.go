@@ -425,7 +425,12 @@ func resultKey(job, task string) []byte { return []byte("result/" + job + "/" + 
 // consume feeds every message of a durable consumer to handle, one at a time.
 func (c *Coordinator) consume(cons jetstream.Consumer, handle func(jetstream.Msg)) {
 	defer c.wg.Done()
-	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	// At most 64 results wait in the client. After a nats-server restart
+	// the fault audit saw "slow consumer, messages dropped" here, probably
+	// 256 Sudoku results of 100-300 KB (asked for again on reconnect)
+	// passing the client's 64 MB limit for a subscription; dropped results
+	// come back only after AckWait.
+	it, err := cons.Messages(jetstream.PullMaxMessages(64))
 	if err != nil {
 		c.log.Error("consume", "err", err)
 		return
