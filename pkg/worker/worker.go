@@ -5,9 +5,9 @@
 // Delivery is at least once; the coordinator merges each task's result once.
 // A worker keeps long tasks alive with InProgress heartbeats, retries
 // transient failures with NakWithDelay, terminates tasks that can never
-// succeed (after publishing why; a run that panics is one of them). Whole task results are cached by the
-// coordinator (a rerun publishes no task); the worker's Badger store is the
-// kinds' per-item cache (tasks.Env.Cache).
+// succeed (after publishing why; a run that panics is one of them). Whole
+// task results are cached by the coordinator (a rerun publishes no task);
+// the worker's Badger store is the kinds' per-item cache (tasks.Env.Cache).
 package worker
 
 import (
