@@ -393,3 +393,34 @@ func TestRestartNATSMidJob(t *testing.T) {
 		t.Errorf("failed tasks after the restart: %v", rec)
 	}
 }
+
+// The same command run again while its job is unfinished on a cluster (a
+// client interrupted, or detached) follows that job instead of submitting
+// a second; a report of a job that did not complete is still one JSON
+// object with --json.
+func TestClusterRerunFollowsUnfinishedJob(t *testing.T) {
+	c := startCluster(t)
+	for _, w := range c.workers { // no worker: the job cannot finish
+		_ = w.stop(t, syscall.SIGTERM)
+	}
+	first := c.submit(t)
+	if again := c.submit(t); again != first {
+		t.Errorf("the same command submitted job %s while job %s was unfinished", again, first)
+	}
+	out, err := run(t, "analyze", "jobs", "--nats", c.url, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Jobs []struct{ ID string } }
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Jobs) != 1 {
+		t.Errorf("jobs: %s (%v), want one", out, err)
+	}
+	if _, err := run(t, "analyze", "cancel", first, "--nats", c.url); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, "analyze", "report", first, "--wait", "--nats", c.url, "--json")
+	var rep struct{ ID, State string }
+	if jerr := json.Unmarshal([]byte(out), &rep); err == nil || jerr != nil || rep.ID != first || rep.State != "cancelled" {
+		t.Errorf("report --json of a cancelled job printed %q (%v), exit error %v; want its state as one object and an error", out, jerr, err)
+	}
+}

@@ -187,15 +187,22 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 		return err
 	}
 
-	var j *queue.Job
-	if s.cluster != nil {
-		j, err = findUnfinished(ctx, s.b, spec)
-		if err != nil {
-			return err
-		}
-		if j != nil && (o.Progress || !o.Quiet && isTerminal(o.Stderr)) {
+	// The same job unfinished (interrupted, detached, or another user's):
+	// resume it (embedded) or follow it (cluster) rather than run it twice.
+	j, err := findUnfinished(ctx, s.b, spec)
+	if err != nil {
+		return err
+	}
+	if j != nil && (o.Progress || !o.Quiet && isTerminal(o.Stderr)) {
+		if s.cluster != nil {
 			fmt.Fprintf(o.Stderr, "resuming job %s from an earlier run (%d of %d tasks done)\n", j.ID, j.Done, j.Tasks)
+		} else {
+			fmt.Fprintf(o.Stderr, "following job %s, submitted earlier with the same parameters (%d of %d tasks done)\n", j.ID, j.Done, j.Tasks)
 		}
+	}
+	if o.Detach && len(o.Outputs) > 0 {
+		fmt.Fprintln(o.Stderr, "analyze: --detach: the outputs are written by a client that follows the job: run the same command\n"+
+			"again without --detach (it follows the job, or, once the job is done, is answered from the cache)")
 	}
 	if j == nil {
 		// Reserve the id before the record exists, so the embedded
@@ -207,7 +214,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 		if err := s.b.CreateJob(ctx, j); err != nil {
 			return err
 		}
-	} else {
+	} else if s.cluster != nil {
 		mu.Lock()
 		mine[j.ID] = true
 		mu.Unlock()
@@ -408,8 +415,7 @@ func globEscape(s string) string {
 }
 
 func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error {
-	switch j.State {
-	case queue.StateDone:
+	if j.State == queue.StateDone {
 		if err := fetchOutputs(ctx, s, o, j); err != nil {
 			return err
 		}
@@ -427,6 +433,14 @@ func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error
 			return o.Check(j.Report)
 		}
 		return nil
+	}
+	if o.JSON {
+		// Still exactly one object on stdout: the job's state.
+		if err := printJSON(o.Stdout, summarize(j)); err != nil {
+			return err
+		}
+	}
+	switch j.State {
 	case queue.StateFailed:
 		return fmt.Errorf("job %s failed: %s: %w", j.ID, j.Error, ErrJobFailed)
 	case queue.StateCancelled:
