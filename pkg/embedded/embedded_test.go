@@ -401,24 +401,33 @@ type restartable struct {
 	srv       *server.Server
 	dir       string
 	client    *queue.Broker
+	cfg       queue.Config
 	stopCoord func()
 }
 
+// newRestartable starts a server, a coordinator and a worker of two slots
+// with the fault tests' queue settings (testQueue).
 func newRestartable(t *testing.T) *restartable {
+	r := newBare(t, *testQueue())
+	w, err := worker.Start(r.ctx, worker.Config{Broker: r.connect("worker"), Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	return r
+}
+
+// newBare starts a server and a coordinator with the queue settings cfg,
+// and no worker.
+func newBare(t *testing.T, cfg queue.Config) *restartable {
 	dir := t.TempDir()
-	ctx := ctxFor(t)
 	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	r := &restartable{t: t, ctx: ctx, srv: srv, dir: dir}
+	r := &restartable{t: t, ctx: ctxFor(t), srv: srv, dir: dir, cfg: cfg}
 	r.startCoord() // first: it makes the workers' consumer
-	w, err := worker.Start(ctx, worker.Config{Broker: r.connect("worker"), Concurrency: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.Close(context.Background()) })
 	r.client = r.connect("client")
 	return r
 }
@@ -429,7 +438,7 @@ func (r *restartable) connect(name string) *queue.Broker {
 		r.t.Fatal(err)
 	}
 	r.t.Cleanup(nc.Close)
-	b, err := queue.Open(r.ctx, nc, *testQueue())
+	b, err := queue.Open(r.ctx, nc, r.cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -653,37 +662,8 @@ func TestRestartRedeliversAbandonedTask(t *testing.T) {
 // short as the worker stops can drop a task the server has just sent, which
 // then waits a whole AckWait (a minute here) for another worker.
 func TestWorkerStopLeavesNoTaskBehind(t *testing.T) {
-	dir := t.TempDir()
-	ctx := ctxFor(t)
-	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	cfg := queue.DefaultConfig() // AckWait: a minute
-	connect := func(name string) *queue.Broker {
-		nc, err := embedded.ConnectInProcess(srv, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		b, err := queue.Open(ctx, nc, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	db, err := store.Open(filepath.Join(dir, "coordinator"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	client := connect("client")
-	coord, err := coordinator.Start(ctx, coordinator.Config{Broker: connect("coordinator"), DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = coord.Close(context.Background()) })
+	r := newBare(t, queue.DefaultConfig()) // AckWait: a minute
+	ctx, client, connect := r.ctx, r.client, r.connect
 	const n = 5000
 	id := submit(t, client, "test.sum", sumParams{N: n, Tag: "stop"})
 	cons, err := client.WorkerConsumer(ctx)
