@@ -363,9 +363,9 @@ const partialMark = ".wopr-partial-"
 // files of path left by processes that died writing them (unlocked) are
 // removed: a run killed while it wrote a million lines left 80 MB behind.
 func createTemp(path string) (*os.File, error) {
-	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+partialMark)
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+partialMark
 	for {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -377,17 +377,18 @@ func createTemp(path string) (*os.File, error) {
 			os.Remove(f.Name())
 			return nil, err
 		}
-		removeAbandoned(prefix, f.Name())
+		removeAbandoned(dir, prefix, f.Name())
 		return f, nil
 	}
 }
 
-// removeAbandoned removes the files named prefix* other than mine that no
-// process holds locked.
-func removeAbandoned(prefix, mine string) {
-	names, _ := filepath.Glob(globEscape(prefix) + "*")
-	for _, name := range names {
-		if name == mine {
+// removeAbandoned removes the files of dir whose names start with prefix,
+// other than mine, that no process holds locked.
+func removeAbandoned(dir, prefix, mine string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := filepath.Join(dir, e.Name())
+		if !strings.HasPrefix(e.Name(), prefix) || name == mine {
 			continue
 		}
 		f, err := os.Open(name)
@@ -399,19 +400,6 @@ func removeAbandoned(prefix, mine string) {
 		}
 		f.Close()
 	}
-}
-
-// globEscape quotes the characters of s that filepath.Glob would read as a
-// pattern.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(`*?[\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error {

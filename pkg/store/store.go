@@ -155,32 +155,17 @@ func (s *DB) Get(key []byte) ([]byte, bool, error) {
 }
 
 // Has tells whether a value is stored under key, without reading it.
-func (s *DB) Has(key []byte) (bool, error) {
-	s.mu.Lock()
-	_, ok := s.pending[string(key)]
-	s.mu.Unlock()
-	if ok {
-		return true, nil
-	}
-	err := s.db.View(func(txn *badger.Txn) error {
-		_, err := txn.Get(key)
-		return err
-	})
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("badger get: %w", err)
-	}
-	return true, nil
-}
+func (s *DB) Has(key []byte) (bool, error) { return s.lookup(key, false) }
 
 // Fresh is Has for a value that must outlive the caller's use of it: a
 // value that expires within half the store's TTL is written again, to last
 // a whole TTL from now. (A job that takes a task's result from the cache
 // reads it back for its report, hours or days later: a result cached 29
 // days earlier could otherwise expire in between and fail the report.)
-func (s *DB) Fresh(key []byte) (bool, error) {
+func (s *DB) Fresh(key []byte) (bool, error) { return s.lookup(key, true) }
+
+// lookup is Has, and with renew Fresh.
+func (s *DB) lookup(key []byte, renew bool) (bool, error) {
 	s.mu.Lock()
 	_, ok := s.pending[string(key)]
 	s.mu.Unlock()
@@ -193,7 +178,7 @@ func (s *DB) Fresh(key []byte) (bool, error) {
 		if err != nil {
 			return err
 		}
-		if at := item.ExpiresAt(); at != 0 && (s.ttl == 0 || time.Until(time.Unix(int64(at), 0)) < s.ttl/2) {
+		if at := item.ExpiresAt(); renew && at != 0 && (s.ttl == 0 || time.Until(time.Unix(int64(at), 0)) < s.ttl/2) {
 			stale, err = item.ValueCopy(nil)
 		}
 		return err

@@ -422,11 +422,7 @@ func (s *BigSearcher) Search(ctx context.Context, p BigPosition, maxDepth int, b
 		func(depth int) (int32, []int) {
 			s.ply, s.onPV[0] = 0, true
 			score := s.search(depth, -Mate-1, Mate+1)
-			pv := make([]int, s.pvLen[0])
-			for i, c := range s.pv[0][:s.pvLen[0]] {
-				pv[i] = int(c)
-			}
-			return score, pv
+			return score, ints(s.pv[0][:s.pvLen[0]])
 		})
 }
 

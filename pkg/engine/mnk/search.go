@@ -139,12 +139,17 @@ func (s *Searcher) Search(ctx context.Context, p Position, maxDepth int, budget 
 		func(depth int) (int32, []int) {
 			s.pos, s.ply, s.onPV[0] = p, 0, true
 			score := s.search(depth, -Mate-1, Mate+1)
-			pv := make([]int, s.pvLen[0])
-			for i, c := range s.pv[0][:s.pvLen[0]] {
-				pv[i] = int(c)
-			}
-			return score, pv
+			return score, ints(s.pv[0][:s.pvLen[0]])
 		})
+}
+
+// ints is a principal variation of cells as ints.
+func ints[T int8 | int16](line []T) []int {
+	out := make([]int, len(line))
+	for i, c := range line {
+		out[i] = int(c)
+	}
+	return out
 }
 
 // deepen is the iterative deepening of Searcher and BigSearcher: iteration
