@@ -32,19 +32,23 @@ func mnkCommand() *cli.Command {
 	}
 }
 
-func boardFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "board", Value: "3x3", Usage: "board as `RxC`: R rows and C columns, 1 to 8 each"},
-		&cli.StringFlag{Name: "k", Usage: "`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C))"},
-	}
-}
+// bigDefaultK is --k's default on a board of more than mnk.MaxSide on a
+// side: five in a row, as in gomoku.
+const bigDefaultK = 5
 
-// bigBoardFlags are boardFlags for search, which also takes boards of up to
-// mnk.MaxBigSide on a side.
-func bigBoardFlags() []cli.Flag {
+// boardFlags are --board and --k for boards of up to maxSide on a side
+// (mnk.MaxSide, or mnk.MaxBigSide for search).
+func boardFlags(maxSide int) []cli.Flag {
+	board := fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each", maxSide)
+	k := "`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C))"
+	if maxSide > mnk.MaxSide {
+		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", bigDefaultK)
+		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), %d over %d)",
+			mnk.MaxBigK, mnk.MaxSide, bigDefaultK, mnk.MaxSide)
+	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "board", Value: "3x3", Usage: fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each (gomoku: 15x15 --k 5)", mnk.MaxBigSide)},
-		&cli.StringFlag{Name: "k", Usage: fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), 5 over %d)", mnk.MaxBigK, mnk.MaxSide, mnk.MaxSide)},
+		&cli.StringFlag{Name: "board", Value: "3x3", Usage: board},
+		&cli.StringFlag{Name: "k", Usage: k},
 	}
 }
 
@@ -68,7 +72,7 @@ func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
 	big := rows > mnk.MaxSide || cols > mnk.MaxSide
 	k = min(rows, cols)
 	if big {
-		k = min(k, 5)
+		k = min(k, bigDefaultK)
 	}
 	if c.IsSet("k") {
 		k, err = strconv.Atoi(c.String("k"))
@@ -95,7 +99,7 @@ func mnkCountCommand() *cli.Command {
 			"   analyze mnk count                      # tic-tac-toe: 255,168 games, 5,478 positions\n" +
 			"   analyze mnk count --board 4x4 --json   # 4x4, k=4, as JSON",
 		OnUsageError: onUsageError,
-		Flags: append(append(boardFlags(),
+		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` at which the tree is cut into tasks (-1: automatic)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
@@ -152,7 +156,7 @@ func mnkSolveCommand() *cli.Command {
 			"   analyze mnk solve --board 5x5 --k 4               # a draw\n" +
 			"   analyze mnk solve --board 3x4 --k 3 --root-moves  # the value of every first move",
 		OnUsageError: onUsageError,
-		Flags: append(append(boardFlags(),
+		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker slot in `MB`"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
@@ -182,7 +186,7 @@ func mnkSearchCommand() *cli.Command {
 			"Boards of more than 8 on a side (up to 19x19, k up to 8) are searched from the empty cells within\n" +
 			"two rows and columns of a stone (the centre on an empty board).",
 		OnUsageError: onUsageError,
-		Flags: append(append(append(bigBoardFlags(), positionFlags()...),
+		Flags: append(append(append(boardFlags(mnk.MaxBigSide), positionFlags()...),
 			&cli.IntFlag{Name: "depth", Usage: "search `D` plies deep (0: as deep as --time allows)"},
 			&cli.StringFlag{Name: "time", Usage: "iterative deepening until `T` has passed, e.g. 500ms or 2s"},
 		), jobFlags()...),
@@ -212,7 +216,7 @@ func mnkMinimaxCommand() *cli.Command {
 			"   analyze mnk minimax --cutoff\n" +
 			"   analyze mnk minimax --moves \"1,1 0,0\" --depth-score",
 		OnUsageError: onUsageError,
-		Flags: append(append(append(boardFlags(), positionFlags()...),
+		Flags: append(append(append(boardFlags(mnk.MaxSide), positionFlags()...),
 			&cli.BoolFlag{Name: "cutoff", Usage: "stop examining moves once the best score is a win"},
 			&cli.BoolFlag{Name: "depth-score", Usage: "score a win 10 - depth and a loss depth - 10: take the quickest win, delay a loss"},
 		), jobFlags()...),
