@@ -7,6 +7,7 @@
 package sudoku
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -71,11 +72,15 @@ func (g Grid) Format() string {
 	return sb.String()
 }
 
-// Clues returns the number of filled cells.
-func (g Grid) Clues() int {
-	n := 0
-	for _, v := range g {
-		n += int(uint(v)+255) >> 8 // 1 for a filled cell, without a branch
+// Clues returns the number of filled cells. It counts eight cells at a
+// time: the top bit of every nonzero byte, set without a carry between
+// bytes (a loop over the cells cost 60 ns, a third of what a worker adds to
+// solving an easy puzzle).
+func (g *Grid) Clues() int {
+	n := int(uint(g[80])+255) >> 8 // 1 if filled, without a branch
+	for i := 0; i < 80; i += 8 {
+		x := binary.LittleEndian.Uint64(g[i:])
+		n += bits.OnesCount64((x&lows + lows | x) & highs)
 	}
 	return n
 }

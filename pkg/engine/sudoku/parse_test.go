@@ -350,3 +350,62 @@ func FuzzCut(f *testing.F) {
 		cutMatchesParse(t, text, per%7, maxBytes%300)
 	})
 }
+
+// plainWord agrees with cellValue, the byte-at-a-time reading, for every
+// byte value at every position of the word, among neighbours that are
+// cells and neighbours that are not (a SWAR test that carried between
+// bytes would fail here).
+func TestPlainWord(t *testing.T) {
+	neighbours := [][8]byte{
+		[8]byte([]byte("12345678")), [8]byte([]byte("........")), [8]byte([]byte("0_9.1_0.")),
+		{0xff, 0x80, 0x7f, 0x2f, 0x3a, 0x00, 0x5e, 0x60}, {0x2d, 0x2f, 0x5f, 0x30, 0x39, 0x2e, 0xb9, 0xae},
+	}
+	for _, nb := range neighbours {
+		for pos := range 8 {
+			for v := range 256 {
+				w := nb
+				w[pos] = byte(v)
+				var want [8]byte
+				wantOK := true
+				for i, c := range w {
+					want[i] = cellValue[c]
+					wantOK = wantOK && want[i]&0xf0 == 0
+				}
+				x := uint64(0)
+				for i := 7; i >= 0; i-- {
+					x = x<<8 | uint64(w[i])
+				}
+				cells, bad := plainWord(x)
+				if ok := bad == 0; ok != wantOK {
+					t.Fatalf("%q: ok %v, want %v", w[:], ok, wantOK)
+				}
+				if bad != 0 {
+					continue
+				}
+				for i := range 8 {
+					if got := byte(cells >> (8 * i)); got != want[i] {
+						t.Fatalf("%q: cell %d is %d, want %d", w[:], i, got, want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// Clues counts the filled cells, whatever bytes a grid holds.
+func TestClues(t *testing.T) {
+	var g Grid
+	for i := range 2000 {
+		want := 0
+		for c := range g {
+			g[c] = 0
+			if (i*7+c*13)%(i%5+2) == 0 {
+				g[c] = byte(1 + (i*c)%255)
+				want++
+			}
+		}
+		if got := g.Clues(); got != want {
+			t.Fatalf("%v: %d clues, want %d", g, got, want)
+		}
+	}
+}

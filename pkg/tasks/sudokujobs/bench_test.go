@@ -1,0 +1,107 @@
+package sudokujobs
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// royle17 is the text of the shared 17-clue corpus (49,158 lines); a
+// missing file fails the benchmark.
+func royle17(b *testing.B) []byte {
+	b.Helper()
+	data, err := os.ReadFile("../../../../shared/datasets/sudoku/royle17.txt")
+	if err != nil {
+		b.Fatalf("dataset royle17.txt: %v (the shared datasets must sit beside the repository)", err)
+	}
+	return data
+}
+
+// planRoyle17 plans a job of royle17 in chunks of n puzzles.
+func planRoyle17(b *testing.B, data []byte, n int) *solvePlan {
+	b.Helper()
+	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "royle17.txt", Object: "in"}}, Chunk: n, Out: true})
+	plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: memObjects{"in": data}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return plan.(*solvePlan)
+}
+
+// BenchmarkPlan is the coordinator's serial start of a corpus job: cutting
+// the input into chunks (no worker has a task until it is done).
+func BenchmarkPlan(b *testing.B) {
+	data := royle17(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		planRoyle17(b, data, 3000)
+	}
+	b.ReportMetric(float64(b.N)*49158/b.Elapsed().Seconds(), "puzzles/s")
+}
+
+// BenchmarkRunOverhead runs royle17's chunks with a worker's runner (no
+// cache) and, in the same loop, classifies the same puzzles with the bare
+// engine: overhead-ns/puzzle is what the runner adds per puzzle (parsing,
+// counting, packing the result), share-engine the engine's part of the
+// runner's time.
+func BenchmarkRunOverhead(b *testing.B) {
+	plan := planRoyle17(b, royle17(b), 3000)
+	var grids []sudoku.Grid
+	for _, t := range plan.tasks {
+		c, err := decodeChunk(t.Payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error { grids = append(grids, it.Grid); return it.Err })
+	}
+	r := Solve{}.NewRunner(tasks.Env{})
+	s := sudoku.NewSolver()
+	b.ReportAllocs()
+	var run, engine time.Duration
+	for b.Loop() {
+		start := time.Now()
+		for _, t := range plan.tasks {
+			if _, err := r.Run(context.Background(), t.Payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+		mid := time.Now()
+		for _, g := range grids {
+			s.Classify(g)
+		}
+		run, engine = run+mid.Sub(start), engine+time.Since(mid)
+	}
+	n := float64(b.N) * float64(len(grids))
+	b.ReportMetric(n/run.Seconds(), "puzzles/s")
+	b.ReportMetric(float64(run-engine)/n, "overhead-ns/puzzle")
+	b.ReportMetric(engine.Seconds()/run.Seconds(), "share-engine")
+}
+
+// BenchmarkReport merges the results of royle17's chunks into the report
+// and the lines of --out, as the coordinator does once the last one is in.
+func BenchmarkReport(b *testing.B) {
+	plan := planRoyle17(b, royle17(b), 3000)
+	r := Solve{}.NewRunner(tasks.Env{})
+	results := map[string][]byte{}
+	for _, t := range plan.tasks {
+		out, err := r.Run(context.Background(), t.Payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		results[t.ID] = out.Data
+	}
+	objs := memObjects{}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Job: "j", Objects: objs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*49158/b.Elapsed().Seconds(), "puzzles/s")
+}
