@@ -242,8 +242,12 @@ func (c *Coordinator) activate(id string) (*job, error) {
 				return err
 			}
 			j.markDone(i, r)
+			c.feed(j, i, nil, r.Ref)
 		default:
 			j.markDone(i, r)
+			if r.Failed == "" {
+				c.feed(j, i, bytes.Clone(r.Data), "") // r.Data is valid only during the scan
+			}
 		}
 		return nil
 	})
@@ -327,7 +331,29 @@ func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
 		return false, err
 	}
 	j.markDone(i, r)
+	c.feed(j, i, nil, string(key))
 	return true, nil
+}
+
+// feed hands task i's result, data or, if ref is set, the result in the
+// cache under ref, to a plan that merges results as they come
+// (tasks.Merger). A result that cannot be read or merged is left to the
+// report, which reads it again and says what is wrong.
+func (c *Coordinator) feed(j *job, i int, data []byte, ref string) {
+	m, ok := j.plan.(tasks.Merger)
+	if !ok {
+		return
+	}
+	if ref != "" {
+		v, found, err := c.cfg.DB.Get([]byte(ref))
+		if err != nil || !found {
+			return
+		}
+		data = v
+	}
+	if err := m.Merge(j.tasks[i].ID, data); err != nil {
+		c.log.Warn("merge result", "job", j.id, "task", j.tasks[i].ID, "err", err)
+	}
 }
 
 // isVolatile tells whether task i stays out of the cache (tasks.Volatile).
@@ -530,6 +556,7 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 		}
 		return
 	}
+	data := r.Data
 	if r.Failed == "" && !j.isVolatile(i) {
 		// The data goes into the cache, the job's record points at it.
 		key := j.key(i)
@@ -554,6 +581,9 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 		return
 	}
 	j.markDone(i, r)
+	if r.Failed == "" {
+		c.feed(j, i, data, "")
+	}
 }
 
 // maybeFinish finishes j, once, when every task is merged.

@@ -190,6 +190,22 @@ func TestCountRerunHitsCache(t *testing.T) {
 	}
 }
 
+// A plan that merges results as they come (tasks.Merger) gets every
+// result once: in a first run as the results come, in a rerun from the
+// coordinator's cache.
+func TestResultsMergedAsTheyCome(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	const n = 40
+	p := sumParams{N: n, Tag: uniqueTag("live")}
+	for _, run := range []string{"first run", "rerun"} {
+		rep := sumReportOf(t, wait(t, c.Broker, submit(t, c.Broker, "test.sum", p)))
+		if rep.Sum != sumOfSquares(n) || rep.Merged != n || rep.Live != n {
+			t.Errorf("%s: sum %d over %d tasks, %d merged as they came; want %d over %d, all merged as they came",
+				run, rep.Sum, rep.Merged, rep.Live, sumOfSquares(n), n)
+		}
+	}
+}
+
 func sumOfSquares(n int, except ...int) int {
 	s := 0
 	for i := range n {
@@ -501,6 +517,25 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	rep := sumReportOf(t, j)
 	if rep.Sum != sumOfSquares(n) || rep.Merged != n || j.Epoch != 2 {
 		t.Errorf("sum %d over %d tasks in epoch %d, want %d over %d in epoch 2", rep.Sum, rep.Merged, j.Epoch, sumOfSquares(n), n)
+	}
+	// The results stored by the first coordinator are merged as the job
+	// resumes, the others as they come: every one, once.
+	if rep.Live != n {
+		t.Errorf("%d results merged as they came, want %d", rep.Live, n)
+	}
+}
+
+// A resumed job merges the results stored by the coordinator before it
+// (tasks.Merger) and the others as they come: each once.
+func TestResumeMergesStoredResults(t *testing.T) {
+	r := newRestartable(t)
+	const n, open = 30, 10
+	id, tag := r.stopAfterOpen(n, open, "resume-merge")
+	openGate(tag)
+	r.startCoord()
+	rep := sumReportOf(t, wait(t, r.client, id))
+	if rep.Sum != sumOfSquares(n) || rep.Merged != n || rep.Live != n {
+		t.Errorf("sum %d over %d tasks, %d merged as they came; want %d over %d, all merged as they came", rep.Sum, rep.Merged, rep.Live, sumOfSquares(n), n)
 	}
 }
 

@@ -29,8 +29,10 @@ type sumParams struct {
 }
 
 type sumReport struct {
-	Sum            int             `json:"sum"`
-	Merged         int             `json:"merged"`
+	Sum    int `json:"sum"`
+	Merged int `json:"merged"`
+	// Live counts the results merged as they came (tasks.Merger).
+	Live           int             `json:"live"`
 	Failures       []tasks.Failure `json:"failures"`
 	ElapsedSeconds float64         `json:"elapsed_seconds"`
 }
@@ -81,9 +83,29 @@ func (sumKind) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) 
 	return &sumPlan{p: p, salt: planSalt.Load()}, nil
 }
 
+// sumPlan is a tasks.Merger: Merge keeps each result, and Report fails
+// the job if one was merged twice or differs from the task's result.
 type sumPlan struct {
-	p    sumParams
-	salt int64
+	p      sumParams
+	salt   int64
+	merged map[string]int
+	err    error
+}
+
+func (sp *sumPlan) Merge(id string, data []byte) error {
+	v, err := strconv.Atoi(string(data))
+	if err != nil {
+		return err
+	}
+	if sp.merged == nil {
+		sp.merged = map[string]int{}
+	}
+	if _, dup := sp.merged[id]; dup {
+		sp.err = fmt.Errorf("task %s merged twice", id)
+		return sp.err
+	}
+	sp.merged[id] = v
+	return nil
 }
 
 type sumPayload struct {
@@ -121,15 +143,25 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 }
 
 func (sp *sumPlan) Report(results func(string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
-	r := &sumReport{Failures: sum.Failures, ElapsedSeconds: sum.Elapsed.Seconds()}
+	if sp.err != nil {
+		return nil, sp.err
+	}
+	r := &sumReport{Failures: sum.Failures, ElapsedSeconds: sum.Elapsed.Seconds(), Live: len(sp.merged)}
 	for _, t := range sp.Tasks() {
 		data, ok := results(t.ID)
+		m, merged := sp.merged[t.ID]
 		if !ok {
+			if merged {
+				return nil, fmt.Errorf("task %s merged as %d, but it has no result", t.ID, m)
+			}
 			continue
 		}
 		v, err := strconv.Atoi(string(data))
 		if err != nil {
 			return nil, err
+		}
+		if merged && m != v {
+			return nil, fmt.Errorf("task %s merged as %d, its result is %d", t.ID, m, v)
 		}
 		r.Sum += v
 		r.Merged++

@@ -92,6 +92,19 @@ type Plan interface {
 	Report(results func(id string) ([]byte, bool), sum Summary) (Report, error)
 }
 
+// Merger is implemented by plans that merge results as they come, so that
+// the report is ready soon after the last one (a million Sudoku puzzles'
+// lines of --out took 0.14 s to put together at the end, with every core
+// but one idle). The runtime calls Merge at most once per task, for tasks
+// whose results it has (in any order; one call at a time; before Report;
+// a resumed job's stored results too), and may leave some out: Report
+// reads every task not merged from its results function, and gives the
+// same report however many were merged, and in whatever order. Merge may
+// keep data. An error leaves the task unmerged: Report meets it again.
+type Merger interface {
+	Merge(id string, data []byte) error
+}
+
 // Report is a kind's final report: JSON first, with a human rendering.
 type Report interface {
 	// Text renders the report for a terminal.
