@@ -209,6 +209,31 @@ type solvePlan struct {
 	params SolveParams
 	pieces []piece
 	tasks  []tasks.Task
+	merged merged
+}
+
+// merged is what Merge has put together: the results merged so far, and
+// the lines of --out and rejects of the tasks before next, each of which
+// is merged (its body then dropped). Tasks are run in about their order,
+// so next follows the last result closely and few results wait for it.
+type merged struct {
+	index   map[string]int // task id -> position, made by the first Merge
+	results []*chunkResult // by task; nil: not merged
+	next    int
+	lines
+}
+
+// lines are the lines of --out (if asked for) and the rejects of the tasks
+// written so far, in input order.
+type lines struct {
+	out      []byte
+	rejects  []Reject
+	rejected []byte // the lines of --rejects
+}
+
+func (l *lines) reject(file string, line int, outcome, reason string) {
+	l.rejects = append(l.rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
+	l.rejected = fmt.Appendf(l.rejected, "%s:%d: %s: %s\n", file, line, outcome, reason)
 }
 
 // Tasks implements tasks.Plan.
@@ -482,8 +507,83 @@ type Hard struct {
 // Outputs implements tasks.OutputReport.
 func (r *SolveReport) Outputs() map[string]string { return r.outputs }
 
-// Report implements tasks.Plan: it merges the chunks' summaries and
-// appends their lines of --out, in input order.
+// Merge implements tasks.Merger: it decodes a task's result and writes the
+// lines of --out and the rejects of the tasks that are merged without a
+// gap before them, so that Report has little left to do.
+func (sp *solvePlan) Merge(id string, data []byte) error {
+	m := &sp.merged
+	if m.index == nil {
+		m.index = make(map[string]int, len(sp.tasks))
+		for i, t := range sp.tasks {
+			m.index[t.ID] = i
+		}
+		m.results = make([]*chunkResult, len(sp.tasks))
+		if sp.params.Out {
+			m.out = make([]byte, 0, sp.outEstimate())
+		}
+	}
+	ti, ok := m.index[id]
+	if !ok {
+		return fmt.Errorf("no task %s", id)
+	}
+	if m.results[ti] != nil {
+		return nil
+	}
+	r, err := decodeResult(data, sp.pieces[ti].Items)
+	if err != nil {
+		return fmt.Errorf("result of task %s: %w", id, err)
+	}
+	m.results[ti] = r
+	for m.next < len(sp.tasks) && m.results[m.next] != nil {
+		ti := m.next
+		l, err := sp.write(m.lines, ti, m.results[ti])
+		if err != nil {
+			// Left to Report, which reads the result again and fails
+			// with this error.
+			m.results[ti] = nil
+			if ti == m.index[id] {
+				return err
+			}
+			return nil
+		}
+		m.lines = l
+		m.results[ti].body = nil // written
+		m.next++
+	}
+	return nil
+}
+
+// outEstimate is the size of --out if every puzzle is unique.
+func (sp *solvePlan) outEstimate() int {
+	n := 0
+	for _, pc := range sp.pieces {
+		n += pc.Items * (cells + 1)
+	}
+	return n
+}
+
+// write returns l with task ti's lines appended; r is its result, or nil
+// if the task failed. It appends after the lengths of l's slices, which a
+// caller that drops the lines returned (on an error) keeps as they were.
+func (sp *solvePlan) write(l lines, ti int, r *chunkResult) (lines, error) {
+	file := sp.pieces[ti].File
+	if r == nil {
+		// The task failed: its lines are still accounted for.
+		return l, sp.failedChunk(sp.tasks[ti], &l)
+	}
+	var err error
+	l.out, err = r.expand(l.out, sp.params.Out, func(rj chunkReject, reason string) { l.reject(file, rj.Line, rj.Outcome, reason) })
+	if err != nil {
+		return l, fmt.Errorf("result of task %s: %w", sp.tasks[ti].ID, err)
+	}
+	return l, nil
+}
+
+// Report implements tasks.Plan: it merges the chunks' summaries and the
+// lines of --out and rejects that Merge has put together with those of the
+// tasks it has not, in input order. It changes nothing in the plan (it
+// writes what it adds after the slices' lengths), so that it gives the
+// same report if called again.
 func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
 	rep := &SolveReport{
 		Rejects: []Reject{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{}, Hardest: []Hard{},
@@ -493,23 +593,28 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	for _, in := range sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
+	m := &sp.merged
 	var clues [82]int
 	guesses := map[int]int{}
 	decoded := make([]*chunkResult, len(sp.tasks)) // nil: the task failed
-	size := 0
 	for ti, t := range sp.tasks {
 		pc := sp.pieces[ti]
 		rep.Puzzles += pc.Items
-		data, ok := results(t.ID)
-		if !ok {
-			continue
+		r := (*chunkResult)(nil)
+		if m.results != nil {
+			r = m.results[ti]
 		}
-		r, err := decodeResult(data, pc.Items)
-		if err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		if r == nil {
+			data, ok := results(t.ID)
+			if !ok {
+				continue
+			}
+			var err error
+			if r, err = decodeResult(data, pc.Items); err != nil {
+				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+			}
 		}
 		decoded[ti] = r
-		size += r.outSize()
 		rep.Unique += r.Counts[sudoku.Unique]
 		rep.Multiple += r.Counts[sudoku.Multiple]
 		rep.Unsolvable += r.Counts[sudoku.Unsolvable]
@@ -538,41 +643,33 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
 	}
 
-	// The lines of --out and the rejects, in input order.
-	var out []byte
-	if sp.params.Out {
-		out = make([]byte, 0, size)
-	}
-	var rejected bytes.Buffer
-	reject := func(file string, line int, outcome, reason string) {
-		rep.Rejects = append(rep.Rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
-		rejected.WriteString(file + ":" + strconv.Itoa(line) + ": " + outcome + ": " + reason + "\n")
-	}
-	for ti, t := range sp.tasks {
-		pc := sp.pieces[ti]
-		if decoded[ti] == nil {
-			// The task failed: its lines are still accounted for.
-			if err := sp.failedChunk(t, reject, &out); err != nil {
-				return nil, err
+	// The lines of --out and the rejects, in input order, after those
+	// that Merge wrote.
+	l := m.lines
+	if sp.params.Out && l.out == nil {
+		size := 0
+		for _, r := range decoded {
+			if r != nil {
+				size += r.outSize()
 			}
-			continue
 		}
+		l.out = make([]byte, 0, size)
+	}
+	for ti := m.next; ti < len(sp.tasks); ti++ {
 		var err error
-		out, err = decoded[ti].expand(out, sp.params.Out, func(rj chunkReject, reason string) {
-			reject(pc.File, rj.Line, rj.Outcome, reason)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		if l, err = sp.write(l, ti, decoded[ti]); err != nil {
+			return nil, err
 		}
 	}
+	rep.Rejects = append(rep.Rejects, l.rejects...)
 	rep.outputs = map[string]string{}
 	if sp.params.Out {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "out", out); err != nil {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "out", l.out); err != nil {
 			return nil, err
 		}
 	}
 	if sp.params.Rejects {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "rejects", rejected.Bytes()); err != nil {
+		if err := sum.PutOutput(context.Background(), rep.outputs, "rejects", l.rejected); err != nil {
 			return nil, err
 		}
 	}
@@ -581,15 +678,17 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 
 // failedChunk accounts for the puzzles of a task that failed: each is
 // "unsolved" in --out and a reject.
-func (sp *solvePlan) failedChunk(t tasks.Task, reject func(file string, line int, outcome, reason string), out *[]byte) error {
+func (sp *solvePlan) failedChunk(t tasks.Task, l *lines) error {
 	c, err := decodeChunk(t.Payload)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
 	const reason = "not solved: its task failed"
 	return sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
-		*out = append(*out, "unsolved: "+reason+"\n"...)
-		reject(c.File, it.Line, "unsolved", reason)
+		if sp.params.Out {
+			l.out = append(l.out, "unsolved: "+reason+"\n"...)
+		}
+		l.reject(c.File, it.Line, "unsolved", reason)
 		return nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -363,5 +364,95 @@ func TestSolveFailedChunk(t *testing.T) {
 	}
 	if sr.Unique != 3 || len(sr.Rejects) != 2 {
 		t.Errorf("%d unique, %d rejects; want 3 and 2", sr.Unique, len(sr.Rejects))
+	}
+}
+
+// Merging results as they come (tasks.Merger), in any order and any
+// number of them, gives the report and outputs of Report alone, with a
+// failed task among them; Report called twice gives them again; a damaged
+// result is refused by Merge and fails Report.
+func TestMergeInAnyOrder(t *testing.T) {
+	var corpus strings.Builder
+	for i := range 60 {
+		switch i % 6 {
+		case 1:
+			corpus.WriteString(strings.Repeat(".", 81) + "\n") // multiple
+		case 3:
+			corpus.WriteString("bad line\n# a comment\n") // malformed
+		case 4:
+			corpus.WriteString("11" + strings.Repeat(".", 79) + "\n") // invalid
+		default:
+			corpus.WriteString("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n")
+		}
+	}
+	objs := memObjects{"in": []byte(corpus.String())}
+	for _, out := range []bool{true, false} {
+		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 7, Out: out, Rejects: true})
+		newPlan := func() *solvePlan {
+			plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return plan.(*solvePlan)
+		}
+		plan := newPlan()
+		r := Solve{}.NewRunner(tasks.Env{})
+		results := map[string][]byte{}
+		for _, task := range plan.Tasks() {
+			o, err := r.Run(context.Background(), task.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[task.ID] = o.Data
+		}
+		failed := plan.Tasks()[3].ID
+		delete(results, failed)
+		sum := tasks.Summary{Job: "j", Objects: objs, Failures: []tasks.Failure{{Task: failed, Reason: "lost"}}}
+		get := func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }
+		report := func(p *solvePlan) string {
+			rep, err := p.Report(get, sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(rep)
+			sr := rep.(*SolveReport)
+			return string(b) + "|" + string(objs[sr.Outputs()["out"]]) + "|" + string(objs[sr.Outputs()["rejects"]])
+		}
+		want := report(plan)
+		if !strings.Contains(want, "c.txt:") || out && !strings.Contains(want, "unsolved: not solved") {
+			t.Fatalf("report without merging lacks rejects or outputs: %s", want)
+		}
+		rng := rand.New(rand.NewPCG(7, 9))
+		n := len(plan.Tasks())
+		for trial := range 30 {
+			p := newPlan()
+			order := rng.Perm(n)
+			order = order[:rng.IntN(n+1)] // some tasks left to Report
+			for _, i := range order {
+				id := p.Tasks()[i].ID
+				if d, ok := results[id]; ok {
+					if err := p.Merge(id, d); err != nil {
+						t.Fatalf("merge %s: %v", id, err)
+					}
+				}
+			}
+			if got := report(p); got != want {
+				t.Fatalf("out %v, trial %d (merged %v): report differs:\ngot  %s\nwant %s", out, trial, order, got, want)
+			}
+			if got := report(p); got != want {
+				t.Fatalf("out %v, trial %d: a second Report differs:\ngot  %s\nwant %s", out, trial, got, want)
+			}
+		}
+		p := newPlan()
+		id := p.Tasks()[0].ID
+		bad := bytes.Clone(results[id])
+		bad = bad[:len(bad)-1]
+		if err := p.Merge(id, bad); err == nil {
+			t.Errorf("a damaged result merged")
+		}
+		results[id] = bad
+		if _, err := p.Report(get, sum); err == nil {
+			t.Errorf("a damaged result reported")
+		}
 	}
 }
