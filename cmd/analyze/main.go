@@ -18,12 +18,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/pkg/client"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 )
 
 func main() {
+	collector.Tune()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := newApp()
 	err := app.RunContext(ctx, permuteArgs(app, os.Args))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
@@ -16,6 +17,7 @@ import (
 )
 
 func main() {
+	collector.Tune()
 	def := queue.DefaultConfig()
 	app := daemon.App("coordinator", "split wopr jobs into tasks on NATS JetStream and merge their results",
 		"`DIR` of the coordinator's Badger store",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
@@ -17,6 +18,7 @@ import (
 )
 
 func main() {
+	collector.Tune()
 	host, _ := os.Hostname()
 	app := daemon.App("worker", "run wopr tasks from a NATS JetStream cluster", "`DIR` of the worker's Badger cache",
 		&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Usage: "`N` task slots", Value: runtime.NumCPU(), DefaultText: "one per CPU"},
