@@ -17,10 +17,14 @@ import (
 // the worker's Badger cache. A Badger read or write costs a few
 // microseconds, about what solving an easy puzzle costs: caching every
 // puzzle doubled the CPU of a 17-clue corpus job (measured: 1.3 s of Badger
-// for 1.5 s of solving per 200,000 puzzles). Puzzles below it are solved
-// again when they repeat; whole chunks are cached by the worker anyway, so
-// a rerun is a cache hit either way.
-const cacheMinGuesses = 8
+// for 1.5 s of solving per 200,000 puzzles). Keeping a puzzle costs about
+// 2.6 us (a million 17-clue puzzles, 23,000 of them with 8 guesses or
+// more: 60 ms); solving one takes 25 us at 8 to 15 guesses, 42 us at 16 to
+// 31 and more above (measured on 300,000 of them), so from 16 guesses on
+// it costs under a tenth of the solve it saves. Puzzles below it are
+// solved again when they repeat; a rerun of a whole chunk is answered by
+// the coordinator's cache either way.
+const cacheMinGuesses = 16
 
 // cachePrefix starts the keys of cached puzzle results (v2: the reasons of
 // Solve's version 4).
@@ -48,14 +52,17 @@ type solveRunner struct {
 // puzzleSet is a Bloom filter of the puzzles in a worker's cache, so that
 // the runner asks Badger only about puzzles that are likely there. A
 // lookup is on the path of every puzzle of every corpus, so it takes no
-// lock, and the filter is as small as its contents allow, to stay in the
-// CPU's cache: 16 to 32 bits per puzzle, two of them set (0.4% to 1.4%
-// false matches by the formula; TestPuzzleSet measures 0.85% at 21 bits;
-// each costs one Badger read), at least 2^16 bits. When
-// it fills it is rebuilt twice as large from the puzzles' fingerprints,
-// kept beside it (8 bytes a puzzle). A 2 MiB filter of fixed size cost a
-// cache miss per lookup: 0.16 CPU-s per million puzzles. It is shared by
-// the slots of a process and filled once from the cache's keys.
+// lock and reads one word (a blocked filter: a puzzle's three bits are in
+// the same 64-bit word), and the filter is as small as its contents allow,
+// to stay in the CPU's cache: 32 to 64 bits per puzzle, at least 2^16
+// bits. TestPuzzleSet measures 0.09% false matches at 42 bits (each costs
+// one Badger read; a filter of 16 to 32 bits a puzzle, two bits in two
+// words, matched 0.85% falsely and cost 37 ms of reads and 47 ms of
+// lookups per million 17-clue puzzles). When it fills it is rebuilt twice
+// as large from the puzzles' fingerprints, kept beside it (8 bytes a
+// puzzle). A 2 MiB filter of fixed size cost a cache miss per lookup: 0.16
+// CPU-s per million puzzles. It is shared by the slots of a process and
+// filled once from the cache's keys.
 type puzzleSet struct {
 	once   sync.Once
 	filter atomic.Pointer[bloom]
@@ -66,12 +73,12 @@ type puzzleSet struct {
 // bloom is a filter of 2^k bits, read without lock.
 type bloom struct {
 	words []atomic.Uint64
-	mask  uint64 // bits - 1
+	mask  uint64 // len(words) - 1
 }
 
 const (
 	minFilterBits = 1 << 16
-	bitsPerPuzzle = 16
+	bitsPerPuzzle = 32
 	maxFilterBits = 1 << 30
 )
 
@@ -82,23 +89,24 @@ func newPuzzleSet() *puzzleSet {
 }
 
 func newBloom(bits int) *bloom {
-	return &bloom{words: make([]atomic.Uint64, bits/64), mask: uint64(bits - 1)}
+	return &bloom{words: make([]atomic.Uint64, bits/64), mask: uint64(bits/64 - 1)}
 }
 
-// positions are the filter's two bits for a fingerprint.
-func (f *bloom) positions(h uint64) (uint64, uint64) {
-	return h & f.mask, h >> 32 & f.mask
+// bitsOf returns the word of a fingerprint and its three bits in it: the
+// word from the low bits, the bits from bits 40 to 57 (the word index
+// takes at most 24).
+func (f *bloom) bitsOf(h uint64) (*atomic.Uint64, uint64) {
+	return &f.words[h&f.mask], 1<<(h>>40&63) | 1<<(h>>46&63) | 1<<(h>>52&63)
 }
 
 func (f *bloom) has(h uint64) bool {
-	a, b := f.positions(h)
-	return f.words[a/64].Load()&(1<<(a%64)) != 0 && f.words[b/64].Load()&(1<<(b%64)) != 0
+	w, bits := f.bitsOf(h)
+	return w.Load()&bits == bits
 }
 
 func (f *bloom) add(h uint64) {
-	a, b := f.positions(h)
-	f.words[a/64].Or(1 << (a % 64))
-	f.words[b/64].Or(1 << (b % 64))
+	w, bits := f.bitsOf(h)
+	w.Or(bits)
 }
 
 var puzzleSets sync.Map // tasks.Cache -> *puzzleSet
@@ -131,7 +139,7 @@ func (ps *puzzleSet) add(g *sudoku.Grid) {
 	defer ps.mu.Unlock()
 	ps.prints = append(ps.prints, h)
 	f := ps.filter.Load()
-	bits := int(f.mask + 1)
+	bits := 64 * len(f.words)
 	if len(ps.prints)*bitsPerPuzzle <= bits || bits >= maxFilterBits {
 		f.add(h)
 		return
