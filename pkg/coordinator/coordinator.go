@@ -560,7 +560,7 @@ func (c *Coordinator) merge(jobID string, r storedResult) {
 	if r.Failed == "" && !j.isVolatile(i) {
 		// The data goes into the cache, the job's record points at it.
 		key := j.key(i)
-		if err := c.cfg.DB.Put(key, r.Data); err != nil {
+		if err := c.cfg.DB.PutOwned(key, r.Data); err != nil { // r.Data is the message's, not shared
 			c.log.Error("store result", "job", jobID, "task", r.Task, "err", err)
 			return
 		}

@@ -190,7 +190,7 @@ func (s *DB) lookup(key []byte, renew bool) (bool, error) {
 		return false, fmt.Errorf("badger get: %w", err)
 	}
 	if stale != nil {
-		return true, s.Put(key, stale)
+		return true, s.PutOwned(key, stale)
 	}
 	return true, nil
 }
@@ -199,16 +199,21 @@ func (s *DB) lookup(key []byte, renew bool) (bool, error) {
 // FlushEvery, or at Flush or Close, and expires after the store's TTL. Use
 // it for caches, where losing the last writes in a crash or an expired
 // value costs only recomputation.
-func (s *DB) Put(key, value []byte) error { return s.put(key, value, s.ttl) }
+func (s *DB) Put(key, value []byte) error { return s.put(key, bytes.Clone(value), s.ttl) }
+
+// PutOwned is Put for a value the caller hands over: it is kept as it is
+// until written, not copied, and must not change (a task result of 100 KB
+// or more, which the coordinator receives in a buffer of its own).
+func (s *DB) PutOwned(key, value []byte) error { return s.put(key, value, s.ttl) }
 
 // Keep is Put for a value that never expires (a process's own identity).
-func (s *DB) Keep(key, value []byte) error { return s.put(key, value, 0) }
+func (s *DB) Keep(key, value []byte) error { return s.put(key, bytes.Clone(value), 0) }
 
+// put queues a write of value, which the batch keeps until it is flushed.
 func (s *DB) put(key, value []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The batch keeps the slices until it is flushed: hand it copies.
-	key, value = bytes.Clone(key), bytes.Clone(value)
+	key = bytes.Clone(key) // kept by the batch too
 	e := badger.NewEntry(key, value)
 	if ttl > 0 {
 		e = e.WithTTL(ttl)

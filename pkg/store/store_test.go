@@ -220,3 +220,39 @@ func version(t *testing.T, db *DB, key string) uint64 {
 	}
 	return v
 }
+
+// Put keeps a copy of the key and value, which the caller may then reuse;
+// PutOwned a copy of the key and the value itself. Both are stored.
+func TestPutCopiesAndPutOwnedKeeps(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key, val := []byte("a"), []byte("first")
+	if err := db.Put(key, val); err != nil {
+		t.Fatal(err)
+	}
+	key[0], val[0] = 'b', 'F'
+	owned := []byte("second")
+	if err := db.PutOwned(key, owned); err != nil {
+		t.Fatal(err)
+	}
+	key[0] = 'c'
+	for k, want := range map[string]string{"a": "first", "b": "second"} {
+		if v, ok, err := db.Get([]byte(k)); err != nil || !ok || string(v) != want {
+			t.Errorf("before the flush, %s: %q %v %v, want %q", k, v, ok, err, want)
+		}
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"a": "first", "b": "second"} {
+		if v, ok, err := db.Get([]byte(k)); err != nil || !ok || string(v) != want {
+			t.Errorf("after the flush, %s: %q %v %v, want %q", k, v, ok, err, want)
+		}
+	}
+	if ok, _ := db.Has([]byte("c")); ok {
+		t.Error("a key changed after PutOwned was stored under its new name")
+	}
+}
