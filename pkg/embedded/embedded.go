@@ -192,7 +192,13 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	c.Broker = coordBroker
 	if o.Listen == "" {
 		// No other process can reach the server, so no worker runs: a
-		// task delivered but not acked was abandoned by an earlier run.
+		// task delivered but not acked was abandoned by an earlier run,
+		// and so was every task queued (the coordinator publishes again
+		// those of the job it resumes), which could name inputs that this
+		// process does not hold.
+		if err := coordBroker.PurgeTasks(ctx); err != nil {
+			return nil, err
+		}
 		if err := coordBroker.ForgetDeliveries(ctx); err != nil {
 			return nil, err
 		}
@@ -204,6 +210,11 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	workerBroker, err := c.broker(ctx, "wopr-worker", cfg)
 	if err != nil {
 		return nil, err
+	}
+	if o.Listen == "" {
+		// The only workers are this process's: they read the inputs
+		// where the client left them, and tasks may name pieces of them.
+		workerBroker.ShareHandoff(coordBroker)
 	}
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(ctx, worker.Config{

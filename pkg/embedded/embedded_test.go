@@ -692,6 +692,67 @@ func TestRestartRedeliversAbandonedTask(t *testing.T) {
 	}
 }
 
+// An embedded cluster starts with an empty work queue: the queued tasks of
+// a job it does not run (another command's, left by an earlier run) are
+// not run by its workers, and when that job is run again its coordinator
+// publishes them again.
+func TestRestartEmptiesTheWorkQueue(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxFor(t)
+	c1, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := uniqueTag("left")
+	const n = 6
+	p := sumParams{N: n, Gated: true, Tag: tag}
+	id := submit(t, c1.Broker, "test.sum", p)
+	waitFor(t, c1.Broker, id, "running", func(j *queue.Job) bool { return j.State == queue.StateRunning })
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_ = c1.Close(cctx)
+	openGate(tag)
+	plan, _ := sumKind{}.Plan(ctx, mustJSON(p))
+	runs := func() (n int) {
+		for _, task := range plan.Tasks() {
+			n += runCount(string(task.Payload))
+		}
+		return n
+	}
+	before := runs()
+
+	// A cluster for another job only: the first one's tasks are gone.
+	j := queue.NewJob(queue.Spec{Kind: "test.sum", Params: mustJSON(sumParams{N: 3})})
+	c2, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 2, Accept: func(job string) bool { return job == j.ID }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c2.Broker.Tasks.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Errorf("%d tasks queued after the restart, want none", info.State.Msgs)
+	}
+	if err := c2.Broker.CreateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if rep := sumReportOf(t, wait(t, c2.Broker, j.ID)); rep.Sum != sumOfSquares(3) {
+		t.Errorf("the other job's sum is %d, want %d", rep.Sum, sumOfSquares(3))
+	}
+	if got := runs(); got != before {
+		t.Errorf("the first job's tasks ran %d times while it was not run, want 0", got-before)
+	}
+	if err := c2.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	c3 := startCluster(t, dir, 2)
+	if rep := sumReportOf(t, wait(t, c3.Broker, id)); rep.Sum != sumOfSquares(n) || rep.Merged != n {
+		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, sumOfSquares(n), n)
+	}
+}
+
 // A worker that stops while tasks keep coming leaves none of them
 // delivered and unacknowledged: each is done or handed back. A fetch cut
 // short as the worker stops can drop a task the server has just sent, which

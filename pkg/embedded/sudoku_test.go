@@ -2,13 +2,18 @@ package embedded_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
@@ -209,5 +214,59 @@ func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
 	_, rep = solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "other.txt", Object: upload(t, c.Broker, other)}}})
 	if rep.Unique != 1 || rep.CacheHits != 1 {
 		t.Errorf("other corpus: %d unique, %d cache hits; want 1 and 1", rep.Unique, rep.CacheHits)
+	}
+}
+
+// In one process, a corpus job's tasks name the pieces of the input that
+// the client handed over, and no puzzle goes through the work queue; an
+// embedded cluster that other processes may join (Listen) sends tasks
+// that carry their puzzles. The outputs are the same.
+func TestSudokuTasksNameTheirPieces(t *testing.T) {
+	data, err := os.ReadFile(shared(t, "royle17.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = data[:82*1500]
+	var outs []string
+	for _, listen := range []string{"", "127.0.0.1:0"} {
+		c, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir(), Workers: 2, Queue: testQueue(), Listen: listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+		var mu sync.Mutex
+		var payloads [][]byte
+		sub, err := c.Broker.NC.Subscribe("wopr.tasks.>", func(m *nats.Msg) {
+			mu.Lock()
+			payloads = append(payloads, m.Data)
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := upload(t, c.Broker, data)
+		j, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Chunk: 100, Out: true, Inputs: []sudokujobs.Input{{File: "r.txt", Object: in}}})
+		if err := sub.Unsubscribe(); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Puzzles != 1500 || rep.Unique != 1500 {
+			t.Errorf("listen %q: %d puzzles, %d unique; want 1500 of each", listen, rep.Puzzles, rep.Unique)
+		}
+		mu.Lock()
+		named, size := 0, 0
+		for _, p := range payloads {
+			if bytes.HasPrefix(p, []byte("wopr-sudoku-ref/1 ")) {
+				named++
+			}
+			size += len(p)
+		}
+		mu.Unlock()
+		if want := map[string]int{"": len(payloads), "127.0.0.1:0": 0}[listen]; len(payloads) != 15 || named != want {
+			t.Errorf("listen %q: %d of %d task messages name their pieces (%d bytes in all); want %d of 15", listen, named, len(payloads), size, want)
+		}
+		outs = append(outs, download(t, c.Broker, j.Outputs["out"]))
+	}
+	if outs[0] != outs[1] || strings.Count(outs[0], "\n") != 1500 {
+		t.Errorf("outputs differ, or lack lines: %d and %d bytes", len(outs[0]), len(outs[1]))
 	}
 }

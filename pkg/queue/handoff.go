@@ -19,13 +19,15 @@ import (
 //     the same process, is held until that read, unless it does not fit:
 //     then it goes to the object store.
 //
-// At most max bytes are held in all.
+// At most max bytes are held in all. A handoff shared with the workers of
+// the process (ShareHandoff) lends them the inputs too (tasks.Shared).
 type handoff struct {
 	mu     sync.Mutex
 	inputs map[string][]byte // kept: read any number of times
 	m      map[string][]byte // outputs: taken by their first read
 	size   int
 	max    int
+	shared bool // with the workers of the process
 }
 
 const handoffMax = 2 << 30
@@ -34,6 +36,31 @@ const handoffMax = 2 << 30
 // handoff). Only for a Broker whose writes are read by the same process
 // and whose outputs are read by a client in it: the embedded default.
 func (b *Broker) EnableHandoff() { b.handoff = newHandoff(handoffMax) }
+
+// ShareHandoff lets this Broker, a worker's, read the inputs handed over
+// to from (which has EnableHandoff) in memory, and tells the plans of
+// from's coordinator that it does (tasks.Shared): their tasks may then
+// name pieces of those inputs instead of carrying them. Only for the
+// workers of a cluster that no other worker can join (an embedded one that
+// does not listen) and whose work queue holds no task of an earlier
+// process (PurgeTasks).
+func (b *Broker) ShareHandoff(from *Broker) {
+	from.handoff.mu.Lock()
+	from.handoff.shared = true
+	from.handoff.mu.Unlock()
+	b.handoff = from.handoff
+}
+
+// held tells whether the input name is held and lent to the workers.
+func (h *handoff) held(name string) bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.inputs[name]
+	return ok && h.shared
+}
 
 func newHandoff(max int) *handoff {
 	return &handoff{inputs: map[string][]byte{}, m: map[string][]byte{}, max: max}

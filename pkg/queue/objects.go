@@ -33,6 +33,10 @@ func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
 	return getObject(ctx, o.os, name)
 }
 
+// Shared implements tasks.Shared: an input this process holds in memory
+// for its workers too (see ShareHandoff).
+func (o objects) Shared(name string) bool { return o.h.held(name) }
+
 // getObject reads an object into a buffer of its size.
 func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
 	res, err := os.Get(ctx, name)

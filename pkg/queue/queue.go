@@ -309,6 +309,19 @@ func (b *Broker) ForgetDeliveries(ctx context.Context) error {
 	return nil
 }
 
+// PurgeTasks empties the work queue: every task of every job goes, queued
+// or in flight. Only for a cluster where no worker is running: an embedded
+// one as it starts, whose coordinator publishes again the unfinished tasks
+// of the job it resumes (a task no longer queued was lost, as it sees
+// it), and whose workers are then free of the tasks of other jobs, which
+// could name inputs that this process does not hold (tasks.Shared).
+func (b *Broker) PurgeTasks(ctx context.Context) error {
+	if err := b.Tasks.Purge(ctx); err != nil {
+		return fmt.Errorf("purge the work queue: %w", err)
+	}
+	return nil
+}
+
 // WorkerConsumer returns the shared task consumer, waiting until the
 // coordinator has created it.
 func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error) {

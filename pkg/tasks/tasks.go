@@ -57,6 +57,18 @@ type Objects interface {
 	Put(ctx context.Context, name string, data []byte) error
 }
 
+// Shared is implemented by object stores that hold objects in memory for
+// the workers of this process too (the embedded default, where the client
+// hands its inputs over in memory). A plan may then have its tasks name a
+// piece of such an object instead of carrying a copy of it: the runner
+// reads the piece where it is (Env.Objects), and the piece does not go
+// through the work queue. Such tasks reach this process's workers only:
+// an embedded cluster accepts no other workers and empties its work queue
+// as it starts, and its coordinator publishes again what it runs.
+type Shared interface {
+	Shared(name string) bool
+}
+
 // OutputReport is implemented by reports that wrote outputs (files for the
 // user) to the object store: output name -> object name.
 type OutputReport interface {
@@ -169,6 +181,9 @@ type Env struct {
 	// Cache is the worker's persistent key-value cache (Badger on disk), or
 	// nil when the worker runs without one.
 	Cache Cache
+	// Objects is the cluster's object store as the worker sees it, for
+	// the objects that tasks name (see Shared), or nil.
+	Objects Objects
 }
 
 // Cache is a persistent byte cache shared by the runners of one worker

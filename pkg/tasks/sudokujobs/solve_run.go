@@ -32,7 +32,7 @@ const cachePrefix = "sudoku/v2/"
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
-	r := &solveRunner{cache: env.Cache, solver: sudoku.NewSolver()}
+	r := &solveRunner{cache: env.Cache, objects: env.Objects, solver: sudoku.NewSolver()}
 	if env.Cache != nil {
 		r.known = knownPuzzles(env.Cache)
 	}
@@ -43,10 +43,11 @@ func (Solve) NewRunner(env tasks.Env) tasks.Runner {
 // per puzzle (keyed by the puzzle itself), so that a hard puzzle repeated in
 // a corpus, or in another corpus, is solved once.
 type solveRunner struct {
-	cache  tasks.Cache
-	solver *sudoku.Solver
-	known  *puzzleSet
-	key    []byte
+	cache   tasks.Cache
+	objects tasks.Objects // the inputs that tasks name
+	solver  *sudoku.Solver
+	known   *puzzleSet
+	key     []byte
 }
 
 // puzzleSet is a Bloom filter of the puzzles in a worker's cache, so that
@@ -207,7 +208,7 @@ func answerOf(sr *sudoku.Result) string {
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
-	c, err := decodeChunk(payload)
+	c, err := decodeChunk(ctx, payload, r.objects)
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}

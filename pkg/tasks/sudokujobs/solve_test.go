@@ -95,7 +95,14 @@ func (m memObjects) Put(_ context.Context, name string, data []byte) error {
 	return nil
 }
 
-// Plan, run every task, report: chunking does not change the outputs.
+// sharedObjects is memObjects whose objects this process's workers read
+// too (tasks.Shared): tasks name the pieces of their inputs.
+type sharedObjects struct{ memObjects }
+
+func (sharedObjects) Shared(string) bool { return true }
+
+// Plan, run every task, report: chunking does not change the outputs, nor
+// do tasks that name pieces of their input instead of carrying them.
 func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 	corpus := "# c\n" +
 		"..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n" +
@@ -105,17 +112,34 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 		"2...8.3...6..7..84.3.5..2.9...1.54.8.........4.27.6...3.1..7.4.72..4..6...4.1...3\n"
 	var outs []string
 	for _, size := range []int{1, 2, 3, 100} {
-		objs := memObjects{"in": []byte(corpus)}
-		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
-		plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
-		if err != nil {
-			t.Fatal(err)
+		for _, shared := range []bool{false, true} {
+			objs := memObjects{"in": []byte(corpus)}
+			var store tasks.Objects = objs
+			if shared {
+				store = sharedObjects{objs}
+			}
+			raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
+			plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs := 0
+			for _, task := range plan.Tasks() {
+				if bytes.HasPrefix(task.Payload, []byte(refMagic)) {
+					refs++
+				}
+			}
+			// The first piece has a comment, which a task carries
+			// compacted: never named.
+			if shared && len(plan.Tasks()) > 1 && (refs == 0 || refs == len(plan.Tasks())) || !shared && refs > 0 {
+				t.Errorf("chunk %d, shared %v: %d of %d tasks name their piece", size, shared, refs, len(plan.Tasks()))
+			}
+			sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{Objects: store}, tasks.Summary{Job: "j", Objects: objs}).(*SolveReport)
+			if sr.Puzzles != 4 || sr.Unique != 2 || sr.Multiple != 1 || sr.Malformed != 1 {
+				t.Errorf("chunk %d, shared %v: %+v", size, shared, sr)
+			}
+			outs = append(outs, string(objs[sr.Outputs()["out"]])+"|"+string(objs[sr.Outputs()["rejects"]]))
 		}
-		sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, tasks.Summary{Job: "j", Objects: objs}).(*SolveReport)
-		if sr.Puzzles != 4 || sr.Unique != 2 || sr.Multiple != 1 || sr.Malformed != 1 {
-			t.Errorf("chunk %d: %+v", size, sr)
-		}
-		outs = append(outs, string(objs[sr.Outputs()["out"]])+"|"+string(objs[sr.Outputs()["rejects"]]))
 	}
 	for i := 1; i < len(outs); i++ {
 		if outs[i] != outs[0] {
@@ -135,7 +159,7 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 
 func TestChunkRoundTrip(t *testing.T) {
 	c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Text: []byte("# x\n" + strings.Repeat("1", 81) + "\n\nbad\n")}
-	got, err := decodeChunk(c.encode())
+	got, err := decodeChunk(context.Background(), c.encode(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +167,31 @@ func TestChunkRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, c)
 	}
 	for _, bad := range []string{"", "nope\n", chunkMagic + "\"f\"\n", chunkMagic + "x \"f\"\n", chunkMagic + "0 \"f\"\n", chunkMagic + "1 f\n"} {
-		if _, err := decodeChunk([]byte(bad)); err == nil {
+		if _, err := decodeChunk(context.Background(), []byte(bad), nil); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
+	}
+	// A chunk named in its input: the same chunk, read where it is.
+	input := []byte("# head\n" + string(c.Text) + "more\n")
+	objs := memObjects{"input/x": input}
+	named := &chunk{File: c.File, Line: c.Line, Text: c.Text, Object: "input/x", Offset: 7}
+	payload := named.encode()
+	if got, err := decodeChunk(context.Background(), payload, objs); err != nil || !reflect.DeepEqual(got, named) || len(payload) > 100 {
+		t.Errorf("named chunk %q: decoded %+v, %v; want %+v", payload, got, err, named)
+	}
+	n, past := len(c.Text), len(input)-7+1
+	for _, bad := range []string{
+		fmt.Sprintf("%s17 7 %d input/x\n", refMagic, n), fmt.Sprintf("%s17 7 %d input/x f\n", refMagic, n),
+		fmt.Sprintf("%s0 7 %d input/x \"f\"\n", refMagic, n), fmt.Sprintf("%s17 -1 %d input/x \"f\"\n", refMagic, n),
+		fmt.Sprintf("%s17 7 %d input/x \"f\"\n", refMagic, past), fmt.Sprintf("%s17 7 %d input/y \"f\"\n", refMagic, n),
+		fmt.Sprintf("%s17 7 %d input/x \"f\"", refMagic, n),
+	} {
+		if _, err := decodeChunk(context.Background(), []byte(bad), objs); err == nil {
+			t.Errorf("%q decoded without error", bad)
+		}
+	}
+	if _, err := decodeChunk(context.Background(), payload, nil); err == nil {
+		t.Errorf("a named chunk decoded without an object store")
 	}
 }
 
@@ -328,11 +374,23 @@ func TestSolveReportText(t *testing.T) {
 // reject, in its place; the others are solved. The report reads the
 // failed task's payload, and only that one (the runtime drops the others').
 func TestSolveFailedChunk(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		testSolveFailedChunk(t, shared)
+	}
+}
+
+// testSolveFailedChunk: shared, the tasks name their pieces (the failed
+// task's puzzles are read from the input).
+func testSolveFailedChunk(t *testing.T, shared bool) {
 	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 	corpus := strings.Repeat(pz+"\n", 5)
 	objs := memObjects{"in": []byte(corpus)}
+	var store tasks.Objects = objs
+	if shared {
+		store = sharedObjects{objs}
+	}
 	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 2, Out: true, Rejects: true})
-	plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+	plan, err := Solve{}.PlanEnv(context.Background(), raw, tasks.PlanEnv{Objects: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +399,7 @@ func TestSolveFailedChunk(t *testing.T) {
 	}
 	failed := plan.Tasks()[1].ID
 	sum := tasks.Summary{Job: "j", Objects: objs, Failures: []tasks.Failure{{Task: failed, Reason: "worker lost"}}}
-	sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, sum).(*SolveReport)
+	sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{Objects: store}, sum).(*SolveReport)
 	out := strings.Split(strings.TrimSuffix(string(objs[sr.Outputs()["out"]]), "\n"), "\n")
 	if len(out) != 5 {
 		t.Fatalf("--out has %d lines, want 5: %q", len(out), out)
