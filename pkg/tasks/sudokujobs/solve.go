@@ -10,6 +10,7 @@ package sudokujobs
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -483,17 +484,29 @@ const cells = 81
 // packedLen is the length of a packed solution: 81 digits, two to a byte.
 const packedLen = (cells + 1) / 2
 
-// packSolution appends the packed solution g (into room made once: an
-// append a byte cost 60 ns a puzzle).
+// packSolution appends the packed solution g, eight cells at a time
+// (pack8): a byte at a time took 80 ns a puzzle in a corpus job, most of
+// what a worker adds to solving an easy one.
 func packSolution(dst []byte, g *sudoku.Grid) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, packedLen)[:n+packedLen]
 	p := dst[n : n+packedLen]
-	for i := range packedLen - 1 {
-		p[i] = g[2*i]<<4 | g[2*i+1]
+	for i := 0; i < cells-1; i += 8 {
+		binary.LittleEndian.PutUint32(p[i/2:], pack8(binary.LittleEndian.Uint64(g[i:])))
 	}
 	p[packedLen-1] = g[cells-1] << 4
 	return dst
+}
+
+// pack8 packs eight cells of 0 to 15 (the first in the low byte) into four
+// bytes, two cells a byte, the first of each pair in the high nibble: each
+// pair is made in its 16-bit lane, then the lanes' low bytes are brought
+// together.
+func pack8(x uint64) uint32 {
+	const lanes = 0x000f000f000f000f
+	y := (x&lanes)<<4 | x>>8&lanes
+	y = (y | y>>8) & 0x0000ffff0000ffff
+	return uint32(y | y>>16)
 }
 
 // unpacked maps a packed byte to its two digits, and tells whether both

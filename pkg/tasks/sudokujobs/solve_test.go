@@ -514,3 +514,23 @@ func TestMergeInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// packSolution packs two cells a byte, the first in the high nibble, as a
+// loop over the cells does, for grids of any cells of 0 to 15.
+func TestPackSolution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		var g sudoku.Grid
+		for i := range g {
+			g[i] = uint8(rng.IntN(16))
+		}
+		var want []byte
+		for i := 0; i < cells-1; i += 2 {
+			want = append(want, g[i]<<4|g[i+1])
+		}
+		want = append(want, g[cells-1]<<4)
+		if got := packSolution([]byte("x"), &g); string(got) != "x"+string(want) {
+			t.Fatalf("%v packed to %x, want %x", g, got[1:], want)
+		}
+	}
+}
