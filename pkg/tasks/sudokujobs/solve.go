@@ -680,7 +680,7 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	for ti, t := range sp.tasks {
 		pc := sp.pieces[ti]
 		rep.Puzzles += pc.Items
-		r := (*chunkResult)(nil)
+		var r *chunkResult
 		if m.results != nil {
 			r = m.results[ti]
 		}
