@@ -141,14 +141,20 @@ type Result struct {
 // Classify solves g with limit 2 and returns its outcome. Every solution it
 // reports has passed Check; a solution that fails it is a bug in the solver,
 // and Classify panics with the puzzle.
+//
+// The givens are looked at for a conflict only when there is no solution:
+// Solve finds no solution to givens that conflict (it refuses a given that
+// an earlier one rules out), and a puzzle with a solution has none (Check
+// vouches for it). Looking first took 2 to 3% of the time of a 17-clue
+// corpus (CPU profiles of BenchmarkRoyle17 and of a corpus job).
 func (s *Solver) Classify(g Grid) Result {
-	if err := g.Conflict(); err != nil {
-		return Result{Outcome: Invalid, Reason: err.Error()}
-	}
 	n, guesses := s.Solve(&g, 2)
 	r := Result{Guesses: guesses}
 	switch n {
 	case 0:
+		if err := g.Conflict(); err != nil {
+			return Result{Outcome: Invalid, Reason: err.Error()}
+		}
 		r.Outcome, r.Reason = Unsolvable, "no solution: "+g.deadEnd(guesses)
 		return r
 	case 1:

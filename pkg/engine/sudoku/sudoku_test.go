@@ -3,6 +3,7 @@ package sudoku
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,48 @@ func TestCheck(t *testing.T) {
 	other := mustParse(t, known[1].solution)
 	if err := Check(p, other); err == nil {
 		t.Error("Check accepted a valid grid that drops the givens")
+	}
+}
+
+// checkFast agrees with a plain reading of its definition (every cell a
+// digit that keeps the given, every row, column and box a permutation of
+// 1-9) on solutions, their givens, and grids changed in one or two cells,
+// to any byte.
+func TestCheckFast(t *testing.T) {
+	plain := func(p, s *Grid) bool {
+		for i, v := range s {
+			if v < 1 || v > 9 || p[i] != 0 && p[i] != v {
+				return false
+			}
+		}
+		for u := range units {
+			var seen [10]bool
+			for _, c := range units[u] {
+				if seen[s[c]] {
+					return false
+				}
+				seen[s[c]] = true
+			}
+		}
+		return true
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, k := range known {
+		p, sol := mustParse(t, k.puzzle), mustParse(t, k.solution)
+		for trial := range 3000 {
+			s, q := sol, p
+			switch trial % 4 {
+			case 1:
+				s[rng.IntN(81)] = byte(rng.IntN(256))
+			case 2:
+				i, j := rng.IntN(81), rng.IntN(81)
+				s[i], s[j] = s[j], s[i]
+			case 3:
+				q[rng.IntN(81)] = byte(rng.IntN(10))
+			}
+			if got, want := checkFast(&q, &s), plain(&q, &s); got != want {
+				t.Fatalf("checkFast(%s, %s) = %v, want %v", q, s, got, want)
+			}
+		}
 	}
 }
