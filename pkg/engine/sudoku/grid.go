@@ -74,8 +74,8 @@ func (g Grid) Format() string {
 
 // Clues returns the number of filled cells. It counts eight cells at a
 // time: the top bit of every nonzero byte, set without a carry between
-// bytes (a loop over the cells cost 60 ns, a third of what a worker adds to
-// solving an easy puzzle).
+// bytes (a loop over the cells took 70 ns a puzzle in the CPU profile of
+// a corpus job).
 func (g *Grid) Clues() int {
 	n := int(uint(g[80])+255) >> 8 // 1 if filled, without a branch
 	for i := 0; i < 80; i += 8 {
