@@ -331,39 +331,18 @@ var cellValue = func() (t [256]uint8) {
 // million now (the same day, median of 6 runs each).
 func plainLine(line []byte, countOnly bool) (it Item, ok bool) {
 	if countOnly {
-		return it, isPlain(line)
+		return it, readPlain(line, nil)
 	}
-	line, ok = plainCells(line)
-	if !ok {
-		return it, false
-	}
-	bad := uint64(cellValue[line[80]])
-	for i := 0; i < 80; i += 8 {
-		cells, b := plainWord(binary.LittleEndian.Uint64(line[i:]))
-		bad |= b
-		binary.LittleEndian.PutUint64(it.Grid[i:], cells)
-	}
-	it.Grid[80] = cellValue[line[80]]
-	return it, bad&^0x0f == 0
+	return it, readPlain(line, &it.Grid)
 }
 
 // isPlain tells whether a line is one puzzle of 81 plain cells, as
 // plainLine reads it, without building the grid.
-func isPlain(line []byte) bool {
-	line, ok := plainCells(line)
-	if !ok {
-		return false
-	}
-	bad := uint64(cellValue[line[80]])
-	for i := 0; i < 80; i += 8 {
-		_, b := plainWord(binary.LittleEndian.Uint64(line[i:]))
-		bad |= b
-	}
-	return bad&^0x0f == 0
-}
+func isPlain(line []byte) bool { return readPlain(line, nil) }
 
-// plainCells is line without its line end, if it is 81 bytes long.
-func plainCells(line []byte) ([]byte, bool) {
+// readPlain reads a line of exactly 81 plain cells (and its line end) into
+// g, if g is not nil, and tells whether it is one.
+func readPlain(line []byte, g *Grid) bool {
 	n := len(line)
 	if n > 0 && line[n-1] == '\n' {
 		n--
@@ -371,7 +350,22 @@ func plainCells(line []byte) ([]byte, bool) {
 			n--
 		}
 	}
-	return line[:n], n == 81
+	if n != 81 {
+		return false
+	}
+	last := cellValue[line[80]]
+	bad := uint64(last)
+	for i := 0; i < 80; i += 8 {
+		cells, b := plainWord(binary.LittleEndian.Uint64(line[i:]))
+		bad |= b
+		if g != nil {
+			binary.LittleEndian.PutUint64(g[i:], cells)
+		}
+	}
+	if g != nil {
+		g[80] = last
+	}
+	return bad&^0x0f == 0
 }
 
 // SWAR constants: a byte of ones, and the top bit of every byte.

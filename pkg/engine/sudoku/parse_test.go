@@ -353,8 +353,7 @@ func FuzzCut(f *testing.F) {
 
 // plainWord agrees with cellValue, the byte-at-a-time reading, for every
 // byte value at every position of the word, among neighbours that are
-// cells and neighbours that are not (a SWAR test that carried between
-// bytes would fail here).
+// cells and neighbours that are not, bytes of 0x80 and more among them.
 func TestPlainWord(t *testing.T) {
 	neighbours := [][8]byte{
 		[8]byte([]byte("12345678")), [8]byte([]byte("........")), [8]byte([]byte("0_9.1_0.")),

@@ -143,9 +143,14 @@ func (c *chunk) encode() []byte {
 	if c.Object != "" {
 		return fmt.Appendf(nil, "%s%d %d %d %s %s\n", refMagic, c.Line, c.Offset, len(c.Text), c.Object, strconv.Quote(c.File))
 	}
-	head := chunkMagic + strconv.Itoa(c.Line) + " " + strconv.Quote(c.File) + "\n"
+	head := c.head()
 	b := make([]byte, 0, len(head)+len(c.Text))
 	return append(append(b, head...), c.Text...)
+}
+
+// head is the header line of a payload that carries its text.
+func (c *chunk) head() string {
+	return chunkMagic + strconv.Itoa(c.Line) + " " + strconv.Quote(c.File) + "\n"
 }
 
 // decodeChunk reads a payload; a payload that names a piece of an input
@@ -242,8 +247,9 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 			if compacted < len(text) {
 				c.Text = sudoku.Compact(nil, text)
 			}
-			if textLen := len(chunkMagic) + len(strconv.Itoa(line)) + len(strconv.Quote(in.File)) + 2 + len(c.Text); textLen > maxPayload {
-				// Named or not: the same input gives the same tasks anywhere.
+			if len(c.head())+len(c.Text) > maxPayload {
+				// As if it carried its text, named or not: the same input
+				// gives the same tasks anywhere.
 				return tasks.Invalid("%s:%d: the %d puzzles from this line take %d bytes, more than a task holds (%d): a 9-row grid among them spreads over too many lines",
 					in.File, line, items, len(c.Text), maxPayload)
 			}
