@@ -21,7 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
@@ -216,9 +217,15 @@ func waitDone(t *testing.T, url, id string, n int) map[string]any {
 	}
 }
 
+// countReport is an mnk.count report as --json prints it.
+type countReport struct {
+	mnkjobs.CountReport
+	tasks.Common
+}
+
 var (
 	refOnce sync.Once
-	ref     mnkjobs.CountReport
+	ref     countReport
 	refErr  error
 )
 
@@ -227,7 +234,7 @@ var (
 var countArgs = []string{"mnk", "count", "--board", "4x4", "--split-depth", "3", "--json"}
 
 // reference is the report of the same job on the embedded default.
-func reference(t *testing.T) mnkjobs.CountReport {
+func reference(t *testing.T) countReport {
 	refOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "wopr-ref")
 		if err != nil {
@@ -248,9 +255,9 @@ func reference(t *testing.T) mnkjobs.CountReport {
 	return ref
 }
 
-func parseReport(t *testing.T, out string) mnkjobs.CountReport {
+func parseReport(t *testing.T, out string) countReport {
 	t.Helper()
-	var r mnkjobs.CountReport
+	var r countReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("report %q: %v", out, err)
 	}
@@ -258,7 +265,7 @@ func parseReport(t *testing.T, out string) mnkjobs.CountReport {
 }
 
 // sameFigures compares reports apart from timings and cache figures.
-func sameFigures(t *testing.T, got, want mnkjobs.CountReport) {
+func sameFigures(t *testing.T, got, want countReport) {
 	t.Helper()
 	got.ElapsedSeconds, want.ElapsedSeconds = 0, 0
 	got.CacheHits, want.CacheHits = 0, 0
@@ -302,13 +309,13 @@ func (c *cluster) submit(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var sub struct{ Job string }
-	if err := json.Unmarshal([]byte(out), &sub); err != nil || !queue.ValidToken(sub.Job) {
+	if err := json.Unmarshal([]byte(out), &sub); err != nil || !job.ValidID(sub.Job) {
 		t.Fatalf("analyze --detach printed %q", out)
 	}
 	return sub.Job
 }
 
-func (c *cluster) report(t *testing.T, id string) mnkjobs.CountReport {
+func (c *cluster) report(t *testing.T, id string) countReport {
 	t.Helper()
 	out, err := run(t, "analyze", "report", id, "--wait", "--nats", c.url, "--json")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
@@ -42,7 +43,10 @@ func TestSearchGomokuCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r mnkjobs.SearchReport
+	var r struct {
+		mnkjobs.SearchReport
+		tasks.Common
+	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +60,12 @@ func TestSearchGomokuCLI(t *testing.T) {
 // principal variation as the embedded default.
 func TestSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--root-moves", "--json"}
-	parse := func(out string) mnkjobs.SolveReport {
-		var r mnkjobs.SolveReport
+	type report struct {
+		mnkjobs.SolveReport
+		tasks.Common
+	}
+	parse := func(out string) report {
+		var r report
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("report %q: %v", out, err)
 		}

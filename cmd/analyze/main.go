@@ -20,6 +20,7 @@ import (
 
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/job"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 )
@@ -115,7 +116,7 @@ func exitCode(err error) int {
 	fmt.Fprintln(os.Stderr, "analyze:", err)
 	var ue usageError
 	switch {
-	case errors.As(err, &ue), errors.Is(err, queue.ErrNoJob):
+	case errors.As(err, &ue), errors.Is(err, job.ErrNotFound):
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130

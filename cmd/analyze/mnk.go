@@ -11,7 +11,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
@@ -119,7 +119,7 @@ func mnkCountCommand() *cli.Command {
 				return err
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, queue.Spec{Kind: mnkjobs.Count{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: mnkjobs.Count{}.Name(), Params: params})
 		},
 	}
 }
@@ -138,7 +138,7 @@ func submit(c *cli.Context, kind string, validate func() error, params any) erro
 		return err
 	}
 	raw, _ := json.Marshal(params)
-	return client.Run(c.Context, o, queue.Spec{Kind: kind, Params: raw})
+	return client.Run(c.Context, o, job.Spec{Kind: kind, Params: raw})
 }
 
 func positionFlags() []cli.Flag {

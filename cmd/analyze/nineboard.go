@@ -13,8 +13,8 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/nineboard/agent"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
 )
@@ -196,7 +196,7 @@ func nineboardMatchCommand() *cli.Command {
 				return err
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, queue.Spec{Kind: nineboardjobs.Match{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: nineboardjobs.Match{}.Name(), Params: params})
 		},
 	}
 }

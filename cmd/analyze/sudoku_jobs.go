@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
@@ -132,17 +133,17 @@ func sudokuSolveCommand() *cli.Command {
 			// Read and name the inputs while the cluster starts.
 			read := make(chan readInputs, 1)
 			go func() { read <- readFiles(files) }()
-			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (queue.Spec, error) {
+			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
 				in := <-read
 				if in.err != nil {
-					return queue.Spec{}, in.err
+					return job.Spec{}, in.err
 				}
 				total := 0
 				for i, f := range files {
 					total += len(in.inputs[i].Data)
 					name, err := b.Upload(ctx, in.inputs[i])
 					if err != nil {
-						return queue.Spec{}, fmt.Errorf("%s: %w", f, err)
+						return job.Spec{}, fmt.Errorf("%s: %w", f, err)
 					}
 					p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
 				}
@@ -150,7 +151,7 @@ func sudokuSolveCommand() *cli.Command {
 					p.Chunk = sudokujobs.AutoChunk(total)
 				}
 				params, err := json.Marshal(p)
-				return queue.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
+				return job.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
 			})
 		},
 	}
@@ -201,7 +202,7 @@ func sudokuGenerateCommand() *cli.Command {
 				o.Outputs, p.Out = map[string]string{"out": path}, true
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, queue.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
 		},
 	}
 }

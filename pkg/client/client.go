@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 )
 
@@ -110,18 +111,13 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		o.Stderr = os.Stderr
 	}
 	if o.NATS != "" {
-		nc, err := queue.Connect(o.NATS, "wopr-analyze", false, o.Log)
-		if err != nil {
-			return nil, err
-		}
 		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		b, err := queue.Attach(octx, nc, queue.DefaultConfig())
+		b, err := queue.Attach(octx, queue.Endpoint{URL: o.NATS, Name: "wopr-analyze", Log: o.Log}, queue.DefaultConfig())
 		if err != nil {
-			nc.Close()
 			return nil, fmt.Errorf("nats at %s: %w", o.NATS, err)
 		}
-		return newSession(b, nil, nc.Close), nil
+		return newSession(b, nil, b.Close), nil
 	}
 	dir := o.Data
 	if dir == "" {
@@ -161,13 +157,13 @@ func inspect(ctx context.Context, o *Options, f func(*session) error) error {
 // Run submits a job, follows it and prints its report. In embedded mode an
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
-func Run(ctx context.Context, o Options, spec queue.Spec) error {
-	return RunWith(ctx, o, func(context.Context, *queue.Broker) (queue.Spec, error) { return spec, nil })
+func Run(ctx context.Context, o Options, spec job.Spec) error {
+	return RunWith(ctx, o, func(context.Context, *queue.Broker) (job.Spec, error) { return spec, nil })
 }
 
 // RunWith is Run for jobs with inputs: build uploads them (see
 // queue.Broker.UploadInput) once connected and returns the spec.
-func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.Broker) (queue.Spec, error)) error {
+func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.Broker) (job.Spec, error)) error {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}
@@ -207,7 +203,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 	if j == nil {
 		// Reserve the id before the record exists, so the embedded
 		// coordinator takes the job as soon as it appears.
-		j = queue.NewJob(spec)
+		j = job.New(spec)
 		mu.Lock()
 		mine[j.ID] = true
 		mu.Unlock()
@@ -233,27 +229,17 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 }
 
 // findUnfinished returns the newest unfinished job with this spec.
-func findUnfinished(ctx context.Context, b *queue.Broker, spec queue.Spec) (*queue.Job, error) {
-	jobs, err := b.ListJobs(ctx)
+func findUnfinished(ctx context.Context, b *queue.Broker, spec job.Spec) (*job.Record, error) {
+	records, err := b.ListJobs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range slices.Backward(jobs) {
-		if !j.State.Final() && !j.CancelRequested && j.Spec.Kind == spec.Kind && jsonEqual(j.Spec.Params, spec.Params) {
+	for _, j := range slices.Backward(records) {
+		if !j.State.Final() && !j.CancelRequested && j.Spec.Same(spec) {
 			return j, nil
 		}
 	}
 	return nil, nil
-}
-
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
 }
 
 // follow waits for a job to end, showing progress, and prints its report.
@@ -276,7 +262,7 @@ func follow(ctx context.Context, s *session, id string, o Options) error {
 // as /dev/stdout) by writing to it, so that it stays what it is. Outputs
 // handed over in memory (the embedded default) are written after the
 // session is released, while the cluster closes.
-func fetchOutputs(ctx context.Context, s *session, o Options, j *queue.Job) error {
+func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) error {
 	type output struct {
 		path string
 		f    *os.File
@@ -402,8 +388,8 @@ func removeAbandoned(dir, prefix, mine string) {
 	}
 }
 
-func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error {
-	if j.State == queue.StateDone {
+func printReport(ctx context.Context, s *session, o Options, j *job.Record) error {
+	if j.State == job.Done {
 		if err := fetchOutputs(ctx, s, o, j); err != nil {
 			return err
 		}
@@ -429,9 +415,9 @@ func printReport(ctx context.Context, s *session, o Options, j *queue.Job) error
 		}
 	}
 	switch j.State {
-	case queue.StateFailed:
+	case job.Failed:
 		return fmt.Errorf("job %s failed: %s: %w", j.ID, j.Error, ErrJobFailed)
-	case queue.StateCancelled:
+	case job.Cancelled:
 		return fmt.Errorf("job %s was cancelled: %w", j.ID, ErrJobFailed)
 	}
 	return fmt.Errorf("job %s is %s (%d of %d tasks done)", j.ID, j.State, j.Done, j.Tasks)
@@ -478,7 +464,7 @@ type jobSummary struct {
 	ID             string          `json:"id"`
 	Kind           string          `json:"kind"`
 	Params         json.RawMessage `json:"params"`
-	State          queue.State     `json:"state"`
+	State          job.State       `json:"state"`
 	Tasks          int             `json:"tasks"`
 	Done           int             `json:"done"`
 	Failed         int             `json:"failed"`
@@ -488,7 +474,7 @@ type jobSummary struct {
 	Error          string          `json:"error,omitempty"`
 }
 
-func summarize(j *queue.Job) jobSummary {
+func summarize(j *job.Record) jobSummary {
 	return jobSummary{ID: j.ID, Kind: j.Spec.Kind, Params: j.Spec.Params, State: j.State, Tasks: j.Tasks, Done: j.Done,
 		Failed: j.Failed, CacheHits: j.CacheHits, Submitted: j.Submitted, ElapsedSeconds: j.Elapsed().Seconds(), Error: j.Error}
 }
@@ -543,11 +529,11 @@ func cancel(ctx context.Context, o Options, s *session, id string) error {
 	}
 	if s.cluster != nil && !j.State.Final() {
 		// No coordinator runs here: mark it cancelled directly.
-		j, err = s.b.UpdateJob(ctx, id, func(r *queue.Job) error {
+		j, err = s.b.UpdateJob(ctx, id, func(r *job.Record) error {
 			if r.State.Final() {
-				return queue.ErrNoChange
+				return job.ErrNoChange
 			}
-			r.State, r.Finished = queue.StateCancelled, time.Now()
+			r.State, r.Finished = job.Cancelled, time.Now()
 			return nil
 		})
 		if err != nil {

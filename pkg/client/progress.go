@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
 )
 
 // progress draws one status line on a terminal: tasks done of total, rate
@@ -19,7 +19,7 @@ type progress struct {
 	on      bool
 	tty     bool
 	start   time.Time
-	last    *queue.Job
+	last    *job.Record
 	drawn   bool
 	stop    chan struct{}
 	stopped chan struct{}
@@ -58,7 +58,7 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progress) update(j *queue.Job) {
+func (p *progress) update(j *job.Record) {
 	p.mu.Lock()
 	p.last = j
 	p.mu.Unlock()

@@ -1,5 +1,5 @@
-// Package coordinator runs jobs: it picks up submitted jobs from the jobs
-// bucket, splits them into tasks with their kind, publishes the tasks,
+// Package coordinator runs jobs: it picks up submitted jobs from the job
+// records, splits them into tasks with their kind, publishes the tasks,
 // merges each task's result exactly once, and writes progress and the final
 // report back to the job's record.
 //
@@ -7,22 +7,26 @@
 // them (kind, kind version and payload): a task whose result is there, from
 // a rerun or another job with the same task, is not published at all. Each
 // job also keeps a small record per merged task, keyed by job and task and
-// pointing at its result, until the job's report is written. A per-job done
-// flag per task makes merging idempotent whatever JetStream redelivers; it
-// is rebuilt from those records when a coordinator restarted with the same
+// pointing at its result, until the job's report is written. A done flag
+// per task makes merging idempotent whatever JetStream redelivers; it is
+// rebuilt from those records when a coordinator restarted with the same
 // store resumes a running job: it recomputes the (deterministic) plan,
-// counts what is done, and republishes, under a new epoch, each unfinished
-// task that is no longer in the work queue (including any whose result was
-// acknowledged but not yet written when the previous coordinator died). Each task message carries a
-// checksum of its payload, which the worker echoes in the result and the
-// store keeps beside it: a result is merged only into the task it was
-// computed for, so a coordinator of a build whose plan differs for the same
-// job drops the old tasks' results, stored or arriving, and runs the new
-// tasks instead.
+// merges what is stored, and republishes, under a new epoch, each
+// unfinished task that is no longer in the work queue (including any whose
+// result was acknowledged but not yet written when the previous
+// coordinator died). Each task carries a checksum of its payload, which the
+// worker echoes in the result and the store keeps beside it: a result is
+// merged only into the task it was computed for, so a coordinator whose
+// plan differs for the same job drops the old tasks' results, stored or
+// arriving, and runs the new tasks instead.
+//
+// Jobs do not wait for each other: a job is planned, published and
+// reported on goroutines of its own, and the coordinator's lock is never
+// held across I/O or planning. Results of a job still being planned wait
+// for its plan; results of every other job are merged meanwhile.
 package coordinator
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -32,17 +36,38 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
+// Broker is what the coordinator needs of the cluster: job records, the
+// work queue, the queues of results and dead letters, and the object store
+// (queue.Broker; a fake in tests).
+type Broker interface {
+	EnsureConsumers(ctx context.Context) error
+	ConsumeResults(ctx context.Context, handle func(job.Result)) error
+	ConsumeDead(ctx context.Context, handle func(t job.Task, deliveries uint64)) error
+	WatchJobs(ctx context.Context) (<-chan *job.Record, error)
+	ListJobs(ctx context.Context) ([]*job.Record, error)
+	GetJob(ctx context.Context, id string) (*job.Record, uint64, error)
+	UpdateJob(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error)
+	PublishTask(ctx context.Context, t job.Task) error
+	HasTask(ctx context.Context, jobID, task string) (bool, error)
+	PurgeJob(ctx context.Context, jobID string) error
+	Objects() tasks.Objects
+	// Shared tells whether this process's workers hold an input in memory
+	// (tasks.PlanEnv.Shared).
+	Shared(object string) bool
+	// Reconnects counts the times the connection came back after a loss.
+	Reconnects() uint64
+}
+
 // Config configures a coordinator.
 type Config struct {
-	Broker *queue.Broker
-	// DB holds merged task results until a job's report is written.
+	Broker Broker
+	// DB holds task results (the cache) and, per job, which tasks are
+	// merged, until the job's report is written.
 	DB  *store.DB
 	Log *slog.Logger
 	// Accept, if set, limits the coordinator to the jobs it returns true for
@@ -55,45 +80,54 @@ type Config struct {
 // Coordinator is a running coordinator.
 type Coordinator struct {
 	cfg Config
-	b   *queue.Broker
+	b   Broker
 	log *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	active map[string]*job
+	mu   sync.Mutex
+	runs map[string]*run // jobs taken up: being planned, running or finishing
+	over map[string]bool // jobs this coordinator found final or ended
 }
 
-// job is a job this coordinator is running.
-type job struct {
-	mu         sync.Mutex
-	id         string
-	plan       tasks.Plan
-	index      map[string]int // task id -> position in plan.Tasks()
-	kind       string
-	version    int
-	tasks      []tasks.Task // plan.Tasks()
-	checks     []string     // queue.PayloadCheck of each task, made when first needed
-	keys       [][]byte     // cacheKey of each task, made when first needed
-	volatile   []bool       // tasks kept out of the cache (tasks.Volatile)
-	epoch      int          // of this coordinator's life of the job
-	done       []bool
-	nDone      int
-	failures   []tasks.Failure
-	cacheHits  int64
-	dirty      bool
-	ranBefore  time.Duration // in earlier lives (queue.Job.RunSeconds)
-	pickedUp   time.Time     // by this life
-	ranWritten time.Time     // when RunSeconds was last written
-	finished   bool
+// run is a job this coordinator has taken up.
+type run struct {
+	id string
+	// ready is closed once the job is planned and merges results, or its
+	// planning failed (err).
+	ready chan struct{}
+	err   error
+
+	mu       sync.Mutex
+	planned  bool
+	pending  []job.Result // arrived while the job was being planned
+	plan     tasks.Plan
+	index    map[string]int // task id -> position in tasks
+	kind     string
+	version  int
+	tasks    []tasks.Task // plan.Tasks()
+	checks   []string     // job.PayloadCheck of each task, made when first needed
+	keys     [][]byte     // cacheKey of each task, made when first needed
+	epoch    int          // of this coordinator's life of the job
+	resumed  bool         // a life before this one ran the job
+	done     []bool
+	nDone    int
+	failures []job.Failure
+	hits     int64
+	dirty    bool
+	// ranBefore is the job's run time in earlier lives (job.Record.RunSeconds).
+	ranBefore  time.Duration
+	pickedUp   time.Time // by this life
+	ranWritten time.Time // when RunSeconds was last written
+	finished   bool      // reported, failed or cancelled: nothing more merges
 }
 
 // elapsed is the time the job has run: in earlier lives of a coordinator,
-// as they last recorded it, and in this one (j.mu held, or j not yet
+// as they last recorded it, and in this one (r.mu held, or r not yet
 // shared). A job resumed after a night's pause is not a night slower.
-func (j *job) elapsed() time.Duration { return j.ranBefore + time.Since(j.pickedUp) }
+func (r *run) elapsed() time.Duration { return r.ranBefore + time.Since(r.pickedUp) }
 
 // Start sets up the consumers and starts the coordinator's loops.
 func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
@@ -109,27 +143,40 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if err := cfg.Broker.EnsureConsumers(ctx); err != nil {
 		return nil, err
 	}
-	results, err := cfg.Broker.Results.Consumer(ctx, queue.CoordConsumer)
-	if err != nil {
-		return nil, fmt.Errorf("results consumer: %w", err)
-	}
-	dead, err := cfg.Broker.Dead.Consumer(ctx, queue.DeadConsumer)
-	if err != nil {
-		return nil, fmt.Errorf("dead-letter consumer: %w", err)
-	}
 	cctx, cancel := context.WithCancel(context.Background())
-	jobs, err := cfg.Broker.WatchJobs(cctx)
+	records, err := cfg.Broker.WatchJobs(cctx)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel, active: map[string]*job{}}
-	c.wg.Add(4)
-	go c.watchJobs(jobs)
-	go c.consume(results, c.handleResult)
-	go c.consume(dead, c.handleDead)
-	go c.writeProgress()
+	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel,
+		runs: map[string]*run{}, over: map[string]bool{}}
+	c.goFunc(func() {
+		for rec := range records {
+			c.takeUp(rec)
+		}
+	})
+	c.goFunc(func() {
+		if err := c.b.ConsumeResults(cctx, c.handleResult); err != nil {
+			c.log.Error("consume results", "err", err)
+		}
+	})
+	c.goFunc(func() {
+		if err := c.b.ConsumeDead(cctx, c.handleDead); err != nil {
+			c.log.Error("consume dead letters", "err", err)
+		}
+	})
+	c.goFunc(c.writeProgress)
 	return c, nil
+}
+
+// goFunc runs f on a goroutine that Close waits for.
+func (c *Coordinator) goFunc(f func()) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
 }
 
 // Close stops the coordinator. Jobs stay in their state and resume when a
@@ -151,270 +198,337 @@ func (c *Coordinator) accepts(id string) bool {
 	return c.cfg.Accept == nil || c.cfg.Accept(id)
 }
 
-// watchJobs reacts to every change of a job record: new jobs are started,
-// cancellations carried out. It ends when the coordinator's context does.
-func (c *Coordinator) watchJobs(jobs <-chan *queue.Job) {
-	defer c.wg.Done()
-	for rec := range jobs {
-		c.takeUp(rec)
-	}
-}
-
-// Resume takes up an unfinished job now (embedded mode accepts a job
-// after the coordinator has seen its record).
+// Resume takes up an unfinished job now and returns once it is planned
+// (embedded mode accepts a job after the coordinator has seen its record).
 func (c *Coordinator) Resume(ctx context.Context, id string) error {
-	j, err := c.activate(id)
-	if err != nil {
-		return err
+	r := c.start(id)
+	if r == nil {
+		return nil
 	}
-	c.maybeFinish(j)
-	return nil
+	select {
+	case <-r.ready:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
-// activate returns the running job with this id, starting or resuming it
-// if needed. It returns nil for a job that is final, unknown or not ours.
-func (c *Coordinator) activate(id string) (*job, error) {
+// takeUp acts on a job record: an unfinished job of ours is started (or
+// resumed), or cancelled if asked.
+func (c *Coordinator) takeUp(rec *job.Record) {
+	if rec.State.Final() || !c.accepts(rec.ID) {
+		return
+	}
+	if rec.CancelRequested {
+		c.goFunc(func() { c.cancelJob(rec.ID) })
+		return
+	}
+	c.start(rec.ID)
+}
+
+// start returns the run of job id, taking the job up on a goroutine of its
+// own if it is not yet. It returns nil for a job that is not ours or that
+// this coordinator knows to be over.
+func (c *Coordinator) start(id string) *run {
+	if !c.accepts(id) {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if j := c.active[id]; j != nil {
-		return j, nil
+	if r := c.runs[id]; r != nil {
+		return r
 	}
-	if !c.accepts(id) {
-		return nil, nil
+	if c.over[id] || c.ctx.Err() != nil {
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	r := &run{id: id, ready: make(chan struct{})}
+	c.runs[id] = r
+	c.goFunc(func() { c.activate(r) })
+	return r
+}
+
+// drop forgets run r, so that the job can be taken up again (its planning
+// failed), or, with over, not again (it is final).
+func (c *Coordinator) drop(r *run, over bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.runs[r.id] == r {
+		delete(c.runs, r.id)
+	}
+	if over {
+		c.over[r.id] = true
+	}
+}
+
+// activate plans job r (or finds it final, unknown or failing), merges the
+// results stored by an earlier life and those that came meanwhile, and
+// publishes the tasks that are neither merged nor still queued.
+func (c *Coordinator) activate(r *run) {
+	err := c.plan(r)
+	r.err = err
+	close(r.ready)
+	if err != nil {
+		c.log.Error("start job", "job", r.id, "err", err)
+		return
+	}
+	if r.plan == nil {
+		return // final, unknown or failed: dropped
+	}
+	if err := c.publishUnfinished(r); err != nil {
+		// Stored results stay; the next reconciliation takes the job up
+		// again and publishes what is missing.
+		c.log.Error("publish tasks", "job", r.id, "err", err)
+		r.mu.Lock()
+		r.finished = true
+		r.mu.Unlock()
+		c.drop(r, false)
+		return
+	}
+	c.maybeFinish(r)
+}
+
+// plan reads job r's record, plans it, merges what an earlier life of this
+// coordinator stored, marks it running and makes it merge results. It
+// leaves r.plan nil for a job that is final, unknown or whose plan failed
+// (it is then failed), and returns an error for a failure that a later try
+// may not meet.
+func (c *Coordinator) plan(r *run) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()
-	rec, _, err := c.b.GetJob(ctx, id)
-	if errors.Is(err, queue.ErrNoJob) {
-		return nil, nil
+	rec, _, err := c.b.GetJob(ctx, r.id)
+	if errors.Is(err, job.ErrNotFound) || err == nil && rec.State.Final() {
+		c.drop(r, true)
+		return nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	if rec.State.Final() {
-		return nil, nil
+		c.drop(r, false)
+		return err
 	}
 	kind, ok := tasks.Lookup(rec.Spec.Kind)
 	if !ok {
-		return nil, c.failJob(ctx, id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
 	pickedUp := time.Now()
-	var plan tasks.Plan
-	if ep, ok := kind.(tasks.EnvPlanner); ok {
-		plan, err = ep.PlanEnv(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.ObjectStore()})
-	} else {
-		plan, err = kind.Plan(ctx, rec.Spec.Params)
-	}
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Shared: c.b.Shared})
 	if err != nil {
-		return nil, c.failJob(ctx, id, err.Error())
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
 	}
 	list := plan.Tasks()
-	j := &job{id: id, kind: kind.Name(), version: kind.Version(), plan: plan, tasks: list, index: make(map[string]int, len(list)),
-		checks: make([]string, len(list)), keys: make([][]byte, len(list)), done: make([]bool, len(list))}
-	vk, _ := kind.(tasks.Volatile)
+	r.plan, r.kind, r.version, r.tasks = plan, kind.Name(), kind.Version(), list
+	r.index = make(map[string]int, len(list))
+	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
 	for i, t := range list {
-		if !queue.ValidToken(t.ID) {
-			return nil, c.failJob(ctx, id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
+		if !job.ValidID(t.ID) {
+			r.plan = nil
+			c.drop(r, true)
+			return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
 		}
-		j.index[t.ID] = i
-		if vk != nil && vk.Volatile(t.Payload) {
-			if j.volatile == nil {
-				j.volatile = make([]bool, len(list))
-			}
-			j.volatile[i] = true
-		}
+		r.index[t.ID] = i
 	}
-	// Count what a previous life of this coordinator already merged.
-	err = c.cfg.DB.Scan(resultPrefix(id), func(key, val []byte) error {
-		r, err := decodeStored(val)
+	if err := c.mergeStored(r); err != nil {
+		r.plan = nil
+		c.drop(r, false)
+		return err
+	}
+	resumed := rec.State == job.Running
+	rec, err = c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+		if j.State.Final() {
+			return job.ErrNoChange
+		}
+		if j.State == job.Submitted {
+			j.Started = pickedUp // planning is part of the job's time
+		}
+		j.State = job.Running
+		j.Epoch++
+		j.Tasks = len(list)
+		j.Done, j.Failed, j.CacheHits = r.nDone, len(r.failures), r.hits
+		return nil
+	})
+	if err != nil || rec.State != job.Running {
+		r.plan = nil
+		c.drop(r, err == nil)
+		return err
+	}
+	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", len(list), "done", r.nDone, "resumed", resumed,
+		"plan_seconds", time.Since(pickedUp).Seconds())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.epoch, r.pickedUp, r.ranWritten = rec.Epoch, pickedUp, pickedUp
+	r.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
+	r.planned, r.resumed = true, resumed
+	for _, res := range r.pending {
+		c.mergeLocked(r, res)
+	}
+	r.pending = nil
+	return nil
+}
+
+// mergeStored merges the results that an earlier life of this coordinator
+// stored for job r (r not yet shared).
+func (c *Coordinator) mergeStored(r *run) error {
+	return c.cfg.DB.Scan(resultPrefix(r.id), func(key, val []byte) error {
+		s, err := decodeStored(val)
 		if err != nil {
 			return fmt.Errorf("stored result %s: %w", key, err)
 		}
-		i, ok := j.index[r.Task]
+		i, ok := r.index[s.Task]
 		switch {
-		case !ok || j.done[i]:
-		case !j.matches(i, r.Check):
-			c.log.Warn("stored result of another version of the task: computed again", "job", id, "task", r.Task)
-		case r.Ref != "":
-			// Its result may not have reached the disk with it: then
-			// the task is looked up or run again below.
-			if ok, err := c.cfg.DB.Fresh([]byte(r.Ref)); err != nil || !ok {
+		case !ok || r.done[i]:
+			return nil
+		case !r.matches(i, s.Check, s.Failed != ""):
+			c.log.Warn("stored result of another version of the task: computed again", "job", r.id, "task", s.Task)
+			return nil
+		case s.Failed != "":
+			r.markDone(i, s)
+			return nil
+		}
+		// Its result may not have reached the disk with its record: the
+		// task is then looked up or run again.
+		data, found, err := c.cfg.DB.Get([]byte(s.Ref))
+		if err != nil || !found {
+			return err
+		}
+		if _, err := c.cfg.DB.Fresh([]byte(s.Ref)); err != nil {
+			return err
+		}
+		if err := r.plan.Merge(s.Task, data); err != nil {
+			return fmt.Errorf("merge the stored result of task %s: %w", s.Task, err)
+		}
+		r.markDone(i, s)
+		return nil
+	})
+}
+
+// publishUnfinished publishes each task of r that is not merged: one whose
+// result is in the cache is merged from there instead, and on a resumed
+// job one still in the work queue (or with a worker) is left there: a task
+// that is neither merged nor queued was lost with the previous life.
+func (c *Coordinator) publishUnfinished(r *run) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
+	defer cancel()
+	for i := range r.tasks {
+		r.mu.Lock()
+		if r.done[i] || r.finished {
+			r.mu.Unlock()
+			continue
+		}
+		t, cacheable, key := r.taskMsg(i), !r.tasks[i].Volatile, r.key(i)
+		r.mu.Unlock()
+		if cacheable {
+			hit, err := c.fromCache(r, i, key)
+			if err != nil {
 				return err
 			}
-			j.markDone(i, r)
-			c.feed(j, i, nil, r.Ref)
-		default:
-			j.markDone(i, r)
-			if r.Failed == "" {
-				c.feed(j, i, bytes.Clone(r.Data), "") // r.Data is valid only during the scan
+			if hit {
+				continue
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	resumed := rec.State == queue.StateRunning
-	rec, err = c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
-		if r.State.Final() {
-			return queue.ErrNoChange
-		}
-		if r.State == queue.StateSubmitted {
-			r.Started = pickedUp // planning is part of the job's time
-		}
-		r.State = queue.StateRunning
-		r.Epoch++
-		r.Tasks = len(list)
-		r.Done, r.Failed, r.CacheHits = j.nDone, len(j.failures), j.cacheHits
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if rec.State != queue.StateRunning {
-		return nil, nil
-	}
-	j.epoch, j.pickedUp, j.ranWritten = rec.Epoch, pickedUp, pickedUp
-	j.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
-	c.log.Info("job running", "job", id, "kind", kind.Name(), "tasks", len(list), "done", j.nDone, "resumed", resumed,
-		"plan_seconds", time.Since(pickedUp).Seconds())
-
-	for i, t := range list {
-		if j.done[i] {
-			continue
-		}
-		if hit, err := c.fromCache(j, i); err != nil || hit {
+		if r.resumed {
+			has, err := c.b.HasTask(ctx, r.id, t.ID)
 			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if resumed {
-			// Still queued (or with a worker): leave it. Otherwise it was lost
-			// with the previous coordinator, so publish it again.
-			has, err := c.b.HasTask(ctx, id, t.ID)
-			if err != nil {
-				return nil, err
+				return err
 			}
 			if has {
 				continue
 			}
 		}
-		if err := c.b.PublishTask(ctx, j.taskMsg(i)); err != nil {
-			// The job stays running but inactive: the next result or
-			// reconciliation activates it again and publishes what is missing.
-			return nil, err
+		if err := c.b.PublishTask(ctx, t); err != nil {
+			return err
 		}
 	}
-	c.active[id] = j
-	return j, nil
+	return nil
 }
 
-// fromCache merges task i from a result stored by an earlier job with the
-// same task, if there is one (renewed if it was about to expire: the report
-// reads it back).
-func (c *Coordinator) fromCache(j *job, i int) (bool, error) {
-	if j.isVolatile(i) {
-		return false, nil
-	}
-	key := j.key(i)
-	ok, err := c.cfg.DB.Fresh(key)
-	if err != nil || !ok {
+// fromCache merges task i from a result stored under key by an earlier job
+// with the same task, if there is one (renewed if it was about to expire),
+// and tells whether there was.
+func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
+	data, found, err := c.cfg.DB.Get(key)
+	if err != nil || !found {
 		return false, err
 	}
-	r := storedResult{Task: j.tasks[i].ID, Check: j.check(i), Ref: string(key), Cached: true}
-	val, err := r.encode()
-	if err == nil {
-		err = c.cfg.DB.Put(resultKey(j.id, r.Task), val)
+	if _, err := c.cfg.DB.Fresh(key); err != nil {
+		return false, err
 	}
+	s := storedResult{Task: r.tasks[i].ID, Check: r.check(i), Ref: string(key), Cached: true}
+	val, err := s.encode()
 	if err != nil {
 		return false, err
 	}
-	j.markDone(i, r)
-	c.feed(j, i, nil, string(key))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done[i] || r.finished {
+		return true, nil // its result came meanwhile
+	}
+	if err := c.cfg.DB.Put(resultKey(r.id, s.Task), val); err != nil {
+		return false, err
+	}
+	if err := r.plan.Merge(s.Task, data); err != nil {
+		c.failMerge(r, s.Task, err)
+		return true, nil
+	}
+	r.markDone(i, s)
 	return true, nil
 }
 
-// feed hands task i's result, data or, if ref is set, the result in the
-// cache under ref, to a plan that merges results as they come
-// (tasks.Merger). A result that cannot be read or merged is left to the
-// report, which reads it again and says what is wrong.
-func (c *Coordinator) feed(j *job, i int, data []byte, ref string) {
-	m, ok := j.plan.(tasks.Merger)
-	if !ok {
-		return
+// key returns task i's cache key (r.mu held, or r not yet shared).
+func (r *run) key(i int) []byte {
+	if r.keys[i] == nil {
+		sum := sha256.Sum256(r.tasks[i].Payload)
+		r.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
 	}
-	if ref != "" {
-		v, found, err := c.cfg.DB.Get([]byte(ref))
-		if err != nil || !found {
-			return
-		}
-		data = v
-	}
-	if err := m.Merge(j.tasks[i].ID, data); err != nil {
-		c.log.Warn("merge result", "job", j.id, "task", j.tasks[i].ID, "err", err)
-	}
-}
-
-// isVolatile tells whether task i stays out of the cache (tasks.Volatile).
-func (j *job) isVolatile(i int) bool { return j.volatile != nil && j.volatile[i] }
-
-// key returns task i's cache key (j.mu held, or j not yet shared).
-func (j *job) key(i int) []byte {
-	if j.keys[i] == nil {
-		sum := sha256.Sum256(j.tasks[i].Payload)
-		j.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", j.kind, j.version, sum)
-	}
-	return j.keys[i]
+	return r.keys[i]
 }
 
 // matches tells whether a result computed for a task with this payload
-// check belongs to task i: results from builds without checks are taken as
-// they come.
-func (j *job) matches(i int, check string) bool { return check == "" || check == j.check(i) }
+// check belongs to task i. A failure may have no check: the worker could
+// not read the task's message, and so no result can come for it.
+func (r *run) matches(i int, check string, failed bool) bool {
+	return check == r.check(i) || check == "" && failed
+}
 
 // taskMsg is the message of task i in this coordinator's epoch of the job.
-func (j *job) taskMsg(i int) queue.TaskMsg {
-	t := j.tasks[i]
-	return queue.TaskMsg{Job: j.id, Task: t.ID, Kind: j.kind, Epoch: j.epoch, Check: j.check(i), Payload: t.Payload}
+func (r *run) taskMsg(i int) job.Task {
+	t := r.tasks[i]
+	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: r.check(i), Payload: t.Payload}
 }
 
-// check returns task i's payload check (j.mu held, or j not yet shared).
-func (j *job) check(i int) string {
-	if j.checks[i] == "" {
-		j.checks[i] = queue.PayloadCheck(j.tasks[i].Payload)
+// check returns task i's payload check (r.mu held, or r not yet shared).
+func (r *run) check(i int) string {
+	if r.checks[i] == "" {
+		r.checks[i] = job.PayloadCheck(r.tasks[i].Payload)
 	}
-	return j.checks[i]
+	return r.checks[i]
 }
 
-func (j *job) markDone(i int, r storedResult) {
-	j.done[i] = true
-	j.nDone++
-	if r.Failed == "" {
+func (r *run) markDone(i int, s storedResult) {
+	r.done[i] = true
+	r.nDone++
+	if s.Failed == "" {
 		// Its check and key are made; nothing needs it any more (a task
 		// done is never published again), and a big job's payloads are as
-		// big as its inputs.
-		j.tasks[i].Payload = nil
+		// big as its inputs. A failed task's payload is the report's.
+		r.tasks[i].Payload = nil
 	}
-	j.cacheHits += r.CacheHits
-	if r.Cached {
-		j.cacheHits++
+	r.hits += s.CacheHits
+	if s.Cached {
+		r.hits++
 	}
-	if r.Failed != "" {
-		j.failures = append(j.failures, tasks.Failure{Task: r.Task, Reason: r.Failed})
+	if s.Failed != "" {
+		r.failures = append(r.failures, job.Failure{Task: s.Task, Reason: s.Failed})
 	}
-	j.dirty = true
+	r.dirty = true
 }
 
 // storedResult is a merged task result in the coordinator's store: a JSON
-// line of metadata, then the data as it is (results can be 100 KB).
+// line of metadata, then, for a failed task, nothing, or for another the
+// key of its result in the cache.
 type storedResult struct {
-	Task  string `json:"task"`
-	Check string `json:"check,omitempty"` // the task's queue.PayloadCheck
-	// Ref is the key of the task's result in the cache; Data, if there is
-	// no Ref (a failed task, or a record of an earlier build).
-	Ref       string `json:"ref,omitempty"`
-	Data      []byte `json:"-"`
+	Task      string `json:"task"`
+	Check     string `json:"check,omitempty"` // the task's job.PayloadCheck
+	Ref       string `json:"ref,omitempty"`   // the key of its result in the cache
 	Failed    string `json:"failed,omitempty"`
 	CacheHits int64  `json:"cache_hits,omitempty"`
 	Cached    bool   `json:"cached,omitempty"`
@@ -423,275 +537,225 @@ type storedResult struct {
 // maxInlineReport is the largest report kept in the job record itself.
 const maxInlineReport = 256 << 10
 
-func (r storedResult) encode() ([]byte, error) {
-	meta, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(append(meta, '\n'), r.Data...), nil
-}
+func (s storedResult) encode() ([]byte, error) { return json.Marshal(s) }
 
 func decodeStored(v []byte) (storedResult, error) {
-	var r storedResult
-	meta, data, ok := bytes.Cut(v, []byte{'\n'})
-	if !ok {
-		return r, errors.New("stored result without a metadata line")
+	var s storedResult
+	err := json.Unmarshal(v, &s)
+	if err == nil && s.Ref == "" && s.Failed == "" {
+		err = errors.New("neither a result nor a failure")
 	}
-	if err := json.Unmarshal(meta, &r); err != nil {
-		return r, err
-	}
-	r.Data = data
-	return r, nil
+	return s, err
 }
 
-func resultPrefix(job string) []byte { return []byte("result/" + job + "/") }
+func resultPrefix(jobID string) []byte { return []byte("result/" + jobID + "/") }
 
-func resultKey(job, task string) []byte { return []byte("result/" + job + "/" + task) }
+func resultKey(jobID, task string) []byte { return []byte("result/" + jobID + "/" + task) }
 
-// consume feeds every message of a durable consumer to handle, one at a time.
-func (c *Coordinator) consume(cons jetstream.Consumer, handle func(jetstream.Msg)) {
-	defer c.wg.Done()
-	// At most 64 results wait in the client. After a nats-server restart
-	// the fault audit saw "slow consumer, messages dropped" here, probably
-	// 256 Sudoku results of 100-300 KB (asked for again on reconnect)
-	// passing the client's 64 MB limit for a subscription; dropped results
-	// come back only after AckWait.
-	it, err := cons.Messages(jetstream.PullMaxMessages(64))
-	if err != nil {
-		c.log.Error("consume", "err", err)
-		return
-	}
-	stopped := context.AfterFunc(c.ctx, it.Stop)
-	defer stopped()
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			if c.ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				return
-			}
-			c.log.Warn("next message", "err", err)
-			continue
-		}
-		handle(msg)
-	}
-}
+// volatileKey keeps the result of a volatile task (tasks.Task.Volatile)
+// until its job is reported.
+func volatileKey(jobID, task string) []byte { return []byte("volatile/" + jobID + "/" + task) }
 
-// handleResult merges one task result, unless it was merged before.
-func (c *Coordinator) handleResult(msg jetstream.Msg) {
-	r, err := queue.DecodeResult(msg.Headers(), msg.Data())
-	if err != nil {
-		c.log.Warn("dropping undecodable result", "subject", msg.Subject(), "err", err)
-		_ = msg.Term()
-		return
-	}
-	c.merge(r.Job, storedResult{Task: r.Task, Check: r.Check, Data: r.Data, Failed: r.Failed, CacheHits: r.CacheHits, Cached: r.Cached})
-	_ = msg.Ack()
-}
+func volatilePrefix(jobID string) []byte { return []byte("volatile/" + jobID + "/") }
 
-// handleDead records a task that reached MaxDeliver as failed and removes it
-// from the work queue (such a task stays in a work-queue stream otherwise).
-func (c *Coordinator) handleDead(msg jetstream.Msg) {
-	var adv struct {
-		StreamSeq  uint64 `json:"stream_seq"`
-		Deliveries uint64 `json:"deliveries"`
-	}
-	if err := json.Unmarshal(msg.Data(), &adv); err != nil {
-		_ = msg.Term()
-		return
-	}
-	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
-	defer cancel()
-	raw, err := c.b.Tasks.GetMsg(ctx, adv.StreamSeq)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		_ = msg.Ack() // already gone (purged, or acked at the last moment)
-		return
-	}
-	if err != nil {
-		_ = msg.NakWithDelay(time.Second)
-		return
-	}
-	if t, err := queue.DecodeTask(raw.Header, raw.Data); err == nil {
-		reason := fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", adv.Deliveries)
-		c.log.Warn("task dead-lettered", "job", t.Job, "task", t.Task, "deliveries", adv.Deliveries)
-		c.merge(t.Job, storedResult{Task: t.Task, Check: t.Check, Failed: reason})
-	}
-	if err := c.b.Tasks.DeleteMsg(ctx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-		c.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)
-	}
-	_ = msg.Ack()
-}
-
-// merge stores a task's result once and finishes the job when it was the
-// last one.
-func (c *Coordinator) merge(jobID string, r storedResult) {
-	j, err := c.activate(jobID)
-	if err != nil {
-		c.log.Error("result for a job that cannot run", "job", jobID, "err", err)
-		return
-	}
-	if j == nil {
+// handleResult merges one task result, unless it was merged before. It is
+// called one result at a time.
+func (c *Coordinator) handleResult(res job.Result) {
+	r := c.start(res.Job)
+	if r == nil {
 		return // finished, cancelled, unknown or not ours: a leftover
 	}
-	defer c.maybeFinish(j)
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	i, ok := j.index[r.Task]
-	if !ok {
-		c.log.Warn("result for an unknown task", "job", jobID, "task", r.Task)
+	r.mu.Lock()
+	if !r.planned {
+		select {
+		case <-r.ready:
+			// Its planning ended without a plan: the job is over, or
+			// will be taken up again and publish this task again.
+		default:
+			r.pending = append(r.pending, res)
+		}
+		r.mu.Unlock()
 		return
 	}
-	if j.done[i] || j.finished {
+	c.mergeLocked(r, res)
+	r.mu.Unlock()
+	c.maybeFinish(r)
+}
+
+// handleDead records a task that reached MaxDeliver as failed.
+func (c *Coordinator) handleDead(t job.Task, deliveries uint64) {
+	c.log.Warn("task dead-lettered", "job", t.Job, "task", t.ID, "deliveries", deliveries)
+	c.handleResult(job.Result{Job: t.Job, Task: t.ID, Check: t.Check,
+		Failed: fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", deliveries)})
+}
+
+// mergeLocked stores a task's result once and merges it into the plan;
+// r.mu is held and r is planned.
+func (c *Coordinator) mergeLocked(r *run, res job.Result) {
+	i, ok := r.index[res.Task]
+	if !ok {
+		c.log.Warn("result for an unknown task", "job", r.id, "task", res.Task)
+		return
+	}
+	if r.done[i] || r.finished {
 		return // a duplicate: counted once already
 	}
-	if !j.matches(i, r.Check) {
-		// Computed for the task as an earlier build planned it (this
-		// coordinator re-planned the job after a restart): the task as
+	if !r.matches(i, res.Check, res.Failed != "") {
+		// Computed for the task as another plan made it (a coordinator
+		// that planned the job differently before a restart): the task as
 		// planned now is published, unless it was already in this epoch
 		// (the message id makes a second copy a no-op).
-		c.log.Warn("result of another version of the task: dropped", "job", jobID, "task", r.Task)
-		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
-		defer cancel()
-		if err := c.b.PublishTask(ctx, j.taskMsg(i)); err != nil {
-			c.log.Error("publish task", "job", jobID, "task", r.Task, "err", err)
-		}
+		c.log.Warn("result of another version of the task: dropped", "job", r.id, "task", res.Task)
+		t := r.taskMsg(i)
+		c.goFunc(func() {
+			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+			defer cancel()
+			if err := c.b.PublishTask(ctx, t); err != nil {
+				c.log.Error("publish task", "job", t.Job, "task", t.ID, "err", err)
+			}
+		})
 		return
 	}
-	data := r.Data
-	if r.Failed == "" && !j.isVolatile(i) {
+	s := storedResult{Task: res.Task, Check: res.Check, Failed: res.Failed, CacheHits: res.CacheHits}
+	if s.Failed == "" {
 		// The data goes into the cache, the job's record points at it.
-		key := j.key(i)
-		if err := c.cfg.DB.PutOwned(key, r.Data); err != nil { // r.Data is the message's, not shared
-			c.log.Error("store result", "job", jobID, "task", r.Task, "err", err)
+		key := r.key(i)
+		s.Ref = string(key)
+		if r.tasks[i].Volatile {
+			// Never answered from the cache: kept with the job, and
+			// dropped with it.
+			s.Ref = string(volatileKey(r.id, res.Task))
+		}
+		if err := c.cfg.DB.PutOwned([]byte(s.Ref), res.Data); err != nil { // res.Data is the message's, not shared
+			c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
 			return
 		}
-		r.Ref, r.Data = string(key), nil
 	}
-	val, err := r.encode()
+	val, err := s.encode()
+	if err == nil {
+		// Write-behind: the in-memory done flag guards duplicates during
+		// this life; if the coordinator dies before the write reaches
+		// disk, the task is neither done nor queued when it resumes, so it
+		// is published again and merged then. A synchronous transaction
+		// per result would cost a tenth of a fast corpus job.
+		err = c.cfg.DB.Put(resultKey(r.id, res.Task), val)
+	}
 	if err != nil {
-		c.log.Error("encode result", "err", err)
+		c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
 		return
 	}
-	// Write-behind: the in-memory done flag guards duplicates during this
-	// life; if the coordinator dies before the write reaches disk, the task
-	// is neither done nor queued when it resumes, so it is published again
-	// and merged then. A synchronous transaction per result cost 10% of a
-	// Sudoku corpus job.
-	if err := c.cfg.DB.Put(resultKey(jobID, r.Task), val); err != nil {
-		c.log.Error("store result", "job", jobID, "task", r.Task, "err", err)
-		return
+	if s.Failed == "" {
+		if err := r.plan.Merge(res.Task, res.Data); err != nil {
+			c.failMerge(r, res.Task, err)
+			return
+		}
 	}
-	j.markDone(i, r)
-	if r.Failed == "" {
-		c.feed(j, i, data, "")
+	r.markDone(i, s)
+}
+
+// failMerge fails job r, whose plan could not merge the result of task:
+// a damaged result, or a bug in its kind. r.mu is held.
+func (c *Coordinator) failMerge(r *run, task string, err error) {
+	c.log.Error("merge result", "job", r.id, "task", task, "err", err)
+	r.finished = true
+	reason := fmt.Sprintf("merge the result of task %s: %v", task, err)
+	c.goFunc(func() {
+		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+		defer cancel()
+		c.purge(ctx, r.id)
+		if err := c.failJob(ctx, r.id, reason); err != nil {
+			c.log.Error("fail job", "job", r.id, "err", err)
+		}
+		c.forget(r)
+	})
+}
+
+// maybeFinish reports r, once, on a goroutine of its own, when every task
+// is merged.
+func (c *Coordinator) maybeFinish(r *run) {
+	r.mu.Lock()
+	complete := r.planned && !r.finished && r.nDone == len(r.done)
+	if complete {
+		r.finished = true
+	}
+	r.mu.Unlock()
+	if complete {
+		c.goFunc(func() { c.finish(r) })
 	}
 }
 
-// maybeFinish finishes j, once, when every task is merged.
-func (c *Coordinator) maybeFinish(j *job) {
-	if j == nil {
-		return
+// outputs stores a job's outputs as objects and records their names.
+type outputs struct {
+	objects tasks.Objects
+	job     string
+	mu      sync.Mutex
+	names   map[string]string // output name -> object
+}
+
+func (o *outputs) Put(ctx context.Context, name string, data []byte) error {
+	object := tasks.OutputObject(o.job, name)
+	if err := o.objects.Put(ctx, object, data); err != nil {
+		return err
 	}
-	j.mu.Lock()
-	complete := !j.finished && j.nDone == len(j.done)
-	if complete {
-		j.finished = true
-	}
-	j.mu.Unlock()
-	if complete {
-		c.finish(j)
-	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.names[name] = object
+	return nil
 }
 
 // finish builds the report, writes it to the job record and forgets the
 // job's stored results.
-func (c *Coordinator) finish(j *job) {
+func (c *Coordinator) finish(r *run) {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()
-	j.mu.Lock()
-	failures := append([]tasks.Failure(nil), j.failures...)
-	sum := tasks.Summary{Job: j.id, Tasks: len(j.done), Failures: failures, CacheHits: j.cacheHits,
-		Elapsed: j.elapsed(), Objects: c.b.ObjectStore()}
-	nDone := j.nDone
-	j.mu.Unlock()
+	out := &outputs{objects: c.b.Objects(), job: r.id, names: map[string]string{}}
+	r.mu.Lock()
+	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]job.Failure(nil), r.failures...),
+		CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
+	nDone := r.nDone
+	r.mu.Unlock()
 
-	failed := map[string]bool{}
-	for _, f := range failures {
-		failed[f.Task] = true
-	}
-	var readErr error
-	results := func(id string) ([]byte, bool) {
-		if failed[id] {
-			return nil, false
-		}
-		v, ok, err := c.cfg.DB.Get(resultKey(j.id, id))
-		if err != nil {
-			readErr = err
-			return nil, false
-		}
-		if !ok {
-			return nil, false
-		}
-		r, err := decodeStored(v)
-		if err != nil {
-			readErr = err
-			return nil, false
-		}
-		if r.Ref == "" {
-			return r.Data, true
-		}
-		data, ok, err := c.cfg.DB.Get([]byte(r.Ref))
-		if err != nil || !ok {
-			readErr = fmt.Errorf("result of task %s: not in the cache (%v)", id, err)
-			return nil, false
-		}
-		return data, true
-	}
-	rep, err := j.plan.Report(results, sum)
-	if err == nil {
-		err = readErr
-	}
 	var repJSON []byte
+	var text string
+	rep, err := r.plan.Report(ctx, sum)
 	if err == nil {
-		repJSON, err = json.Marshal(rep)
+		repJSON, text, err = tasks.Compose(rep, sum)
 	}
 	// A job record is one KV value (1 MiB at most): a big report goes to the
 	// object store and the record points at it.
 	var repObject string
 	if err == nil && len(repJSON) > maxInlineReport {
-		repObject = "report/" + j.id + ".json"
-		err = c.b.ObjectStore().Put(ctx, repObject, repJSON)
+		repObject = "report/" + r.id + ".json"
+		err = c.b.Objects().Put(ctx, repObject, repJSON)
 		repJSON = nil
 	}
-	var outputs map[string]string
-	if or, ok := rep.(tasks.OutputReport); ok && err == nil {
-		outputs = or.Outputs()
-	}
 	// Every task is merged: whatever is left in the queue (copies of
-	// redelivered or republished tasks, a dead-lettered one) goes before the
-	// job is seen as done.
-	c.purge(ctx, j.id)
-	_, uerr := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
-		if r.State.Final() {
-			return queue.ErrNoChange
+	// redelivered or republished tasks) goes before the job is seen as
+	// done.
+	c.purge(ctx, r.id)
+	_, uerr := c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+		if j.State.Final() {
+			return job.ErrNoChange
 		}
-		r.Finished = time.Now()
-		r.RunSeconds = sum.Elapsed.Seconds()
-		r.Done, r.Failed, r.CacheHits = nDone, len(failures), sum.CacheHits
-		r.Failures = failures
+		j.Finished = time.Now()
+		j.RunSeconds = sum.Elapsed.Seconds()
+		j.Done, j.Failed, j.CacheHits = nDone, len(sum.Failures), sum.CacheHits
+		j.Failures = sum.Failures
 		if err != nil {
-			r.State, r.Error = queue.StateFailed, "merge results: "+err.Error()
+			j.State, j.Error = job.Failed, "report: "+err.Error()
 			return nil
 		}
-		r.State, r.Report, r.Text = queue.StateDone, repJSON, rep.Text()
-		r.ReportObject, r.Outputs = repObject, outputs
+		j.State, j.Report, j.Text = job.Done, repJSON, text
+		j.ReportObject, j.Outputs = repObject, out.names
 		return nil
 	})
 	if uerr != nil {
-		c.log.Error("write report", "job", j.id, "err", uerr)
-		return // stays running; a restarted coordinator finishes it again
+		c.log.Error("write report", "job", r.id, "err", uerr)
+		c.drop(r, false) // stays running: taken up and finished again
+		return
 	}
-	c.log.Info("job finished", "job", j.id, "tasks", len(j.done), "failed", len(failures), "elapsed", sum.Elapsed)
-	c.forget(j.id)
+	c.log.Info("job finished", "job", r.id, "tasks", len(r.done), "failed", len(sum.Failures), "elapsed", sum.Elapsed)
+	c.forget(r)
 }
 
 // purge removes a job's tasks from the work queue.
@@ -701,35 +765,35 @@ func (c *Coordinator) purge(ctx context.Context, id string) {
 	}
 }
 
-// forget drops a finished or cancelled job (whose tasks are purged already)
-// and its stored results.
-func (c *Coordinator) forget(id string) {
-	c.mu.Lock()
-	delete(c.active, id)
-	c.mu.Unlock()
-	if err := c.cfg.DB.DeletePrefix(resultPrefix(id)); err != nil {
-		c.log.Warn("drop job results", "job", id, "err", err)
+// forget drops a finished, failed or cancelled job (whose tasks are purged
+// already) and its stored results.
+func (c *Coordinator) forget(r *run) {
+	c.drop(r, true)
+	for _, prefix := range [][]byte{resultPrefix(r.id), volatilePrefix(r.id)} {
+		if err := c.cfg.DB.DeletePrefix(prefix); err != nil {
+			c.log.Warn("drop job results", "job", r.id, "err", err)
+		}
 	}
 }
 
 // cancelJob stops a job at a user's request.
 func (c *Coordinator) cancelJob(id string) {
 	c.mu.Lock()
-	j := c.active[id]
+	r := c.runs[id]
 	c.mu.Unlock()
-	if j != nil {
-		j.mu.Lock()
-		j.finished = true
-		j.mu.Unlock()
+	if r != nil {
+		r.mu.Lock()
+		r.finished = true
+		r.mu.Unlock()
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()
 	c.purge(ctx, id)
-	_, err := c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
-		if r.State.Final() {
-			return queue.ErrNoChange
+	_, err := c.b.UpdateJob(ctx, id, func(j *job.Record) error {
+		if j.State.Final() {
+			return job.ErrNoChange
 		}
-		r.State, r.Finished = queue.StateCancelled, time.Now()
+		j.State, j.Finished = job.Cancelled, time.Now()
 		return nil
 	})
 	if err != nil {
@@ -737,32 +801,35 @@ func (c *Coordinator) cancelJob(id string) {
 		return
 	}
 	c.log.Info("job cancelled", "job", id)
-	c.forget(id)
+	if r == nil {
+		r = &run{id: id}
+	}
+	c.forget(r)
 }
 
+// failJob marks a job failed with reason.
 func (c *Coordinator) failJob(ctx context.Context, id, reason string) error {
-	_, err := c.b.UpdateJob(ctx, id, func(r *queue.Job) error {
-		if r.State.Final() {
-			return queue.ErrNoChange
+	_, err := c.b.UpdateJob(ctx, id, func(j *job.Record) error {
+		if j.State.Final() {
+			return job.ErrNoChange
 		}
-		r.State, r.Error, r.Finished = queue.StateFailed, reason, time.Now()
+		j.State, j.Error, j.Finished = job.Failed, reason, time.Now()
 		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("fail job %s: %w", id, err)
 	}
-	return errors.New(reason)
+	c.log.Warn("job failed", "job", id, "reason", reason)
+	return nil
 }
 
 // reconcileEvery is how often the coordinator looks for unfinished jobs it
 // does not run (a failed activation, a missed watch event) and takes them up.
 // For reconnectWindow after its connection to NATS comes back, it looks
-// every reconcileSoon: the watch of job records then misses what happens
-// until the client library notices that its consumer is gone with the old
-// server (up to 10 s: two missed 5 s heartbeats) and, without this, a job
-// submitted just after a server restart waited for that or the next
-// reconcile (TestRestartNATSMidJob's 3x3 count: 14.4 s to its report, 1.4-1.6
-// s with this).
+// every reconcileSoon: the watch of job records misses what happens until
+// the client library notices that its consumer went with the old server
+// (up to 10 s: two missed 5 s heartbeats), and a job submitted just after a
+// server restart would wait for that or the next reconcile.
 const (
 	reconcileEvery  = 15 * time.Second
 	reconcileSoon   = time.Second
@@ -772,12 +839,11 @@ const (
 // writeProgress writes the progress of running jobs to their records, and
 // reconciles now and then.
 func (c *Coordinator) writeProgress() {
-	defer c.wg.Done()
 	t := time.NewTicker(c.cfg.ProgressEvery)
 	defer t.Stop()
-	r := time.NewTicker(reconcileEvery)
-	defer r.Stop()
-	reconnects := c.b.NC.Stats().Reconnects
+	rt := time.NewTicker(reconcileEvery)
+	defer rt.Stop()
+	reconnects := c.b.Reconnects()
 	var soon time.Time // reconcile often until then
 	var last time.Time // last reconcile
 	for {
@@ -786,14 +852,14 @@ func (c *Coordinator) writeProgress() {
 			return
 		case now := <-t.C:
 			c.flushProgress(false)
-			if n := c.b.NC.Stats().Reconnects; n != reconnects {
+			if n := c.b.Reconnects(); n != reconnects {
 				reconnects, soon = n, now.Add(reconnectWindow)
 			}
 			if now.Before(soon) && now.Sub(last) >= reconcileSoon {
 				last = now
 				c.reconcile()
 			}
-		case now := <-r.C:
+		case now := <-rt.C:
 			last = now
 			c.reconcile()
 		}
@@ -803,32 +869,14 @@ func (c *Coordinator) writeProgress() {
 func (c *Coordinator) reconcile() {
 	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 	defer cancel()
-	jobs, err := c.b.ListJobs(ctx)
+	records, err := c.b.ListJobs(ctx)
 	if err != nil {
 		c.log.Warn("reconcile: list jobs", "err", err)
 		return
 	}
-	for _, rec := range jobs {
+	for _, rec := range records {
 		c.takeUp(rec)
 	}
-}
-
-// takeUp acts on a job record: an unfinished job of ours is started (or
-// resumed, or finished if all its tasks are merged), or cancelled if asked.
-func (c *Coordinator) takeUp(rec *queue.Job) {
-	if rec.State.Final() || !c.accepts(rec.ID) {
-		return
-	}
-	if rec.CancelRequested {
-		c.cancelJob(rec.ID)
-		return
-	}
-	j, err := c.activate(rec.ID)
-	if err != nil {
-		c.log.Error("start job", "job", rec.ID, "err", err)
-		return
-	}
-	c.maybeFinish(j)
 }
 
 // ranEvery is how often the time a job has run is written to its record
@@ -841,32 +889,32 @@ const ranEvery = time.Second
 // more, or, with all, every one.
 func (c *Coordinator) flushProgress(all bool) {
 	c.mu.Lock()
-	jobs := make([]*job, 0, len(c.active))
-	for _, j := range c.active {
-		jobs = append(jobs, j)
+	runs := make([]*run, 0, len(c.runs))
+	for _, r := range c.runs {
+		runs = append(runs, r)
 	}
 	c.mu.Unlock()
-	for _, j := range jobs {
-		j.mu.Lock()
-		if j.finished || !all && !j.dirty && time.Since(j.ranWritten) < ranEvery {
-			j.mu.Unlock()
+	for _, r := range runs {
+		r.mu.Lock()
+		if !r.planned || r.finished || !all && !r.dirty && time.Since(r.ranWritten) < ranEvery {
+			r.mu.Unlock()
 			continue
 		}
-		j.dirty, j.ranWritten = false, time.Now()
-		done, failed, hits, ran := j.nDone, len(j.failures), j.cacheHits, j.elapsed()
-		j.mu.Unlock()
+		r.dirty, r.ranWritten = false, time.Now()
+		done, failed, hits, ran := r.nDone, len(r.failures), r.hits, r.elapsed()
+		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := c.b.UpdateJob(ctx, j.id, func(r *queue.Job) error {
-			if r.State.Final() || r.Done > done || r.Done == done && r.RunSeconds >= ran.Seconds() {
-				return queue.ErrNoChange
+		_, err := c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+			if j.State.Final() || j.Done > done || j.Done == done && j.RunSeconds >= ran.Seconds() {
+				return job.ErrNoChange
 			}
-			r.Done, r.Failed, r.CacheHits = done, failed, hits
-			r.RunSeconds = ran.Seconds()
+			j.Done, j.Failed, j.CacheHits = done, failed, hits
+			j.RunSeconds = ran.Seconds()
 			return nil
 		})
 		cancel()
 		if err != nil {
-			c.log.Warn("write progress", "job", j.id, "err", err)
+			c.log.Warn("write progress", "job", r.id, "err", err)
 		}
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/queue"
@@ -57,10 +56,11 @@ type Cluster struct {
 	Coordinator *coordinator.Coordinator
 	Worker      *worker.Worker
 
-	conns  []*nats.Conn
-	dbs    []*store.DB
-	lock   *os.File
-	closed bool
+	brokers []*queue.Broker
+	dbs     []*store.DB
+	log     *slog.Logger
+	lock    *os.File
+	closed  bool
 }
 
 // lockDir takes an exclusive lock on dir, so that two processes never run
@@ -141,15 +141,6 @@ func NewServer(dir, listen string) (*server.Server, error) {
 	return s, nil
 }
 
-// ConnectInProcess opens a client connection to an embedded server.
-func ConnectInProcess(s *server.Server, name string) (*nats.Conn, error) {
-	nc, err := nats.Connect("", nats.InProcessServer(s), nats.Name(name))
-	if err != nil {
-		return nil, fmt.Errorf("connect to embedded nats: %w", err)
-	}
-	return nc, nil
-}
-
 // Start brings up server, coordinator and worker.
 func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.Log == nil {
@@ -158,7 +149,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.NumCPU()
 	}
-	c := &Cluster{} // closed if starting fails (the result is then nil)
+	c := &Cluster{log: o.Log} // closed if starting fails (the result is then nil)
 	defer func() {
 		if err != nil {
 			_ = c.Close(context.Background())
@@ -216,10 +207,14 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		// where the client left them, and tasks may name pieces of them.
 		workerBroker.ShareHandoff(coordBroker)
 	}
+	source, err := workerBroker.Tasks(ctx)
+	if err != nil {
+		return nil, err
+	}
 	host, _ := os.Hostname()
-	c.Worker, err = worker.Start(ctx, worker.Config{
+	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
-		Broker: workerBroker, Cache: workerDB, Log: o.Log,
+		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log,
 	})
 	if err != nil {
 		return nil, err
@@ -248,13 +243,15 @@ func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error)
 	return dbs, nil
 }
 
+// broker opens a connection of its own to the server, as a process of a
+// cluster would have, named name.
 func (c *Cluster) broker(ctx context.Context, name string, cfg queue.Config) (*queue.Broker, error) {
-	nc, err := ConnectInProcess(c.Server, name)
+	b, err := queue.Open(ctx, queue.Endpoint{InProcess: c.Server, Name: name, Log: c.log}, cfg)
 	if err != nil {
 		return nil, err
 	}
-	c.conns = append(c.conns, nc)
-	return queue.Open(ctx, nc, cfg)
+	c.brokers = append(c.brokers, b)
+	return b, nil
 }
 
 // Close stops the worker (handing back unfinished tasks once ctx ends), the
@@ -271,8 +268,8 @@ func (c *Cluster) Close(ctx context.Context) error {
 	if c.Coordinator != nil {
 		errs = append(errs, c.Coordinator.Close(ctx))
 	}
-	for _, nc := range c.conns {
-		nc.Close()
+	for _, b := range c.brokers {
+		b.Close()
 	}
 	// The server and the stores no longer depend on each other: each
 	// flushes its files at the same time as the others.

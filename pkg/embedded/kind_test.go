@@ -18,26 +18,36 @@ import (
 type sumKind struct{}
 
 type sumParams struct {
-	N      int            `json:"n"`
-	Poison []int          `json:"poison,omitempty"`
-	Flaky  []int          `json:"flaky,omitempty"`
-	Panics []int          `json:"panics,omitempty"`
-	Gated  bool           `json:"gated,omitempty"`
-	Open   int            `json:"open,omitempty"` // with Gated: tasks below Open are not gated
-	Tag    string         `json:"tag,omitempty"`
-	Extra  map[string]int `json:"extra,omitempty"`
+	N      int   `json:"n"`
+	Poison []int `json:"poison,omitempty"`
+	Flaky  []int `json:"flaky,omitempty"`
+	Panics []int `json:"panics,omitempty"`
+	Gated  bool  `json:"gated,omitempty"`
+	Open   int   `json:"open,omitempty"` // with Gated: tasks below Open are not gated
+	// Late, with Gated: tasks from Late on wait for the gate Tag+lateGate
+	// instead (0: none).
+	Late  int            `json:"late,omitempty"`
+	Tag   string         `json:"tag,omitempty"`
+	Extra map[string]int `json:"extra,omitempty"`
+	// SlowPlan names a gate that the plan waits for (see planning).
+	SlowPlan string `json:"slow_plan,omitempty"`
 }
 
-type sumReport struct {
+// sumFigures is the kind's report: the sum of the results merged, and how
+// many were.
+type sumFigures struct {
 	Sum    int `json:"sum"`
 	Merged int `json:"merged"`
-	// Live counts the results merged as they came (tasks.Merger).
-	Live           int             `json:"live"`
-	Failures       []tasks.Failure `json:"failures"`
-	ElapsedSeconds float64         `json:"elapsed_seconds"`
 }
 
-func (r *sumReport) Text() string { return fmt.Sprintf("sum %d of %d tasks\n", r.Sum, r.Merged) }
+func (r *sumFigures) Text() string { return fmt.Sprintf("sum %d of %d tasks\n", r.Sum, r.Merged) }
+
+// sumReport is the report as a job's record has it: the kind's figures and
+// what the runtime adds.
+type sumReport struct {
+	sumFigures
+	tasks.Common
+}
 
 // runs counts how often each payload ran, across all workers of the test
 // binary; gates (one per job tag) block "gate" tasks until opened.
@@ -60,6 +70,24 @@ func gate(tag string) chan struct{} {
 
 func openGate(tag string) { close(gate(tag)) }
 
+// lateGate ends the tag of the gate of late tasks (sumParams.Late).
+const lateGate = "/late"
+
+// planStarts (one per gate tag) are closed when a plan starts waiting for
+// its gate.
+var planStarts = map[string]chan struct{}{}
+
+func planning(tag string) chan struct{} {
+	mu.Lock()
+	defer mu.Unlock()
+	c := planStarts[tag]
+	if c == nil {
+		c = make(chan struct{})
+		planStarts[tag] = c
+	}
+	return c
+}
+
 var tags atomic.Int64
 
 // uniqueTag makes a gate tag of its own for each run of a test (go test
@@ -75,16 +103,34 @@ func runCount(payload string) int {
 func (sumKind) Name() string { return "test.sum" }
 func (sumKind) Version() int { return 1 }
 
-func (sumKind) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+func (sumKind) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p sumParams
 	if err := json.Unmarshal(raw, &p); err != nil || p.N < 0 {
 		return nil, tasks.Invalid("test.sum: bad params %s", raw)
 	}
+	if p.SlowPlan != "" {
+		// Planning takes until the test opens the gate (as a plan that
+		// reads a big input would take seconds).
+		started := planning(p.SlowPlan)
+		mu.Lock()
+		select {
+		case <-started:
+		default:
+			close(started)
+		}
+		mu.Unlock()
+		select {
+		case <-gate(p.SlowPlan):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	return &sumPlan{p: p, salt: planSalt.Load()}, nil
 }
 
-// sumPlan is a tasks.Merger: Merge keeps each result, and Report fails
-// the job if one was merged twice or differs from the task's result.
+// sumPlan checks the runtime's side of the contract: Report fails the job
+// if a result was merged twice, differs from what its task computes, or is
+// missing for a task that did not fail.
 type sumPlan struct {
 	p      sumParams
 	salt   int64
@@ -135,6 +181,9 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 		m := mode[i]
 		if m == "" && sp.p.Gated && i >= sp.p.Open {
 			m = "gate"
+			if sp.p.Late > 0 && i >= sp.p.Late {
+				m = "late"
+			}
 		}
 		payload, _ := json.Marshal(sumPayload{I: i, Mode: m, Tag: sp.p.Tag, Salt: sp.salt})
 		ts = append(ts, tasks.Task{ID: "t" + strconv.Itoa(i), Payload: payload})
@@ -142,26 +191,27 @@ func (sp *sumPlan) Tasks() []tasks.Task {
 	return ts
 }
 
-func (sp *sumPlan) Report(results func(string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+func (sp *sumPlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
 	if sp.err != nil {
 		return nil, sp.err
 	}
-	r := &sumReport{Failures: sum.Failures, ElapsedSeconds: sum.Elapsed.Seconds(), Live: len(sp.merged)}
+	r := &sumFigures{}
 	for _, t := range sp.Tasks() {
-		data, ok := results(t.ID)
-		m, merged := sp.merged[t.ID]
-		if !ok {
-			if merged {
-				return nil, fmt.Errorf("task %s merged as %d, but it has no result", t.ID, m)
-			}
+		v, merged := sp.merged[t.ID]
+		switch {
+		case sum.Failed(t.ID) && merged:
+			return nil, fmt.Errorf("task %s failed, but its result was merged", t.ID)
+		case sum.Failed(t.ID):
 			continue
+		case !merged:
+			return nil, fmt.Errorf("task %s: its result was never merged", t.ID)
 		}
-		v, err := strconv.Atoi(string(data))
-		if err != nil {
+		var p sumPayload
+		if err := json.Unmarshal(t.Payload, &p); err != nil {
 			return nil, err
 		}
-		if merged && m != v {
-			return nil, fmt.Errorf("task %s merged as %d, its result is %d", t.ID, m, v)
+		if want := p.I*p.I + int(p.Salt); v != want {
+			return nil, fmt.Errorf("task %s merged as %d, its result is %d", t.ID, v, want)
 		}
 		r.Sum += v
 		r.Merged++
@@ -187,12 +237,16 @@ func (sumRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) 
 	case "flaky":
 		return tasks.Output{}, errors.New("flaky failure")
 	case "panic":
-		var m map[string]int
-		m["task"] = p.I // a bug: assignment to a nil map
+		var none []int
+		_ = none[p.I] // a bug: an index out of range
 
-	case "gate":
+	case "gate", "late":
+		tag := p.Tag
+		if p.Mode == "late" {
+			tag += lateGate
+		}
 		select {
-		case <-gate(p.Tag):
+		case <-gate(tag):
 		case <-ctx.Done():
 			return tasks.Output{}, ctx.Err()
 		}

@@ -7,17 +7,25 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
 )
 
-func match(t *testing.T, b *queue.Broker, p nineboardjobs.MatchParams) nineboardjobs.MatchReport {
+// matchReport is a nineboard.match report as a job's record has it.
+type matchReport struct {
+	nineboardjobs.MatchReport
+	tasks.Common
+}
+
+func match(t *testing.T, b *queue.Broker, p nineboardjobs.MatchParams) matchReport {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "nineboard.match", p))
-	if j.State != queue.StateDone {
+	if j.State != job.Done {
 		t.Fatalf("job %s: state %s, error %q", j.ID, j.State, j.Error)
 	}
-	var rep nineboardjobs.MatchReport
+	var rep matchReport
 	if err := json.Unmarshal(j.Report, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +33,9 @@ func match(t *testing.T, b *queue.Broker, p nineboardjobs.MatchParams) nineboard
 }
 
 // matchFigures drops what depends on the run rather than on the games.
-func matchFigures(r nineboardjobs.MatchReport) nineboardjobs.MatchReport {
-	r.ElapsedSeconds, r.CacheHits, r.Tasks = 0, 0, 0
+func matchFigures(r matchReport) nineboardjobs.MatchReport {
 	r.X.MillisPerMove, r.O.MillisPerMove = 0, 0
-	return r
+	return r.MatchReport
 }
 
 // A match played on the pipeline is the same games whatever the number of
@@ -67,7 +74,7 @@ func TestNineboardMatchInvalid(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
 	j := wait(t, c.Broker, submit(t, c.Broker, "nineboard.match",
 		nineboardjobs.MatchParams{X: "engine:depth=0", O: "random", Games: 1, Variant: "first-triple"}))
-	if j.State != queue.StateFailed || !strings.Contains(j.Error, "depth") {
+	if j.State != job.Failed || !strings.Contains(j.Error, "depth") {
 		t.Errorf("state %s, error %q; want failed naming the depth", j.State, j.Error)
 	}
 }

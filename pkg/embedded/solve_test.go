@@ -6,25 +6,34 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
 // runJob submits a job, waits for it to finish and decodes its report.
-func runJob(t *testing.T, b *queue.Broker, kind string, params, rep any) *queue.Job {
+func runJob(t *testing.T, b *queue.Broker, kind string, params, rep any) *job.Record {
 	t.Helper()
 	j := wait(t, b, submit(t, b, kind, params))
-	if j.State != queue.StateDone {
+	if j.State != job.Done {
 		t.Fatalf("%s job %s: state %s, error %q", kind, j.ID, j.State, j.Error)
 	}
 	if err := json.Unmarshal(j.Report, rep); err != nil {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// solveReport is an mnk.solve report as a job's record has it.
+type solveReport struct {
+	mnkjobs.SolveReport
+	tasks.Common
 }
 
 // solveFigures keeps what depends on the game only.
@@ -64,7 +73,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 		}
 		for _, d := range g.depths {
 			for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
-				var rep mnkjobs.SolveReport
+				var rep solveReport
 				runJob(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true}, &rep)
 				got := solveFigures{rep.Value, rep.BestMoves, rep.MoveValues}
 				label := fmt.Sprintf("%d,%d,%d split %d, %s", g.m, g.n, g.k, d, name)
@@ -86,7 +95,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 func TestSolveRerunUsesCaches(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
 	p := mnkjobs.SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
-	var first, second, deeper mnkjobs.SolveReport
+	var first, second, deeper solveReport
 	runJob(t, c.Broker, "mnk.solve", p, &first)
 	runJob(t, c.Broker, "mnk.solve", p, &second)
 	if second.CacheHits < int64(second.Tasks) || second.Value != first.Value {
@@ -112,7 +121,7 @@ func TestSearchAndMinimaxJobs(t *testing.T) {
 		t.Errorf("search: move %v, result %q, to move %s; want [2 2], a loss, O", sr.BestMove, sr.Result, sr.ToMove)
 	}
 	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: 7, Cols: 7, K: 4, SplitDepth: -1}))
-	if j.State != queue.StateFailed || !strings.Contains(j.Error, "at most 36 cells") {
+	if j.State != job.Failed || !strings.Contains(j.Error, "at most 36 cells") {
 		t.Errorf("7x7 solve: state %s, error %q; want failed, naming the limit", j.State, j.Error)
 	}
 }
@@ -122,20 +131,20 @@ func TestSearchAndMinimaxJobs(t *testing.T) {
 // search to a fixed depth gives the same result every time and is cached.
 func TestVolatileTasksNotCached(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
-	published := func() uint64 {
-		info, err := c.Broker.Tasks.Info(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return info.State.LastSeq
+	var published atomic.Int64
+	if err := c.Broker.ObserveTasks(ctxFor(t), func(job.Task) { published.Add(1) }); err != nil {
+		t.Fatal(err)
 	}
-	run := func(p mnkjobs.SearchParams) (*queue.Job, mnkjobs.SearchReport) {
+	run := func(p mnkjobs.SearchParams) (*job.Record, mnkjobs.SearchReport) {
 		j := wait(t, c.Broker, submit(t, c.Broker, mnkjobs.Search{}.Name(), p))
-		var r mnkjobs.SearchReport
-		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != queue.StateDone || !r.Complete {
+		var r struct {
+			mnkjobs.SearchReport
+			tasks.Common
+		}
+		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != job.Done || !r.Complete {
 			t.Fatalf("%+v: state %s, report %s (%v)", p, j.State, j.Report, err)
 		}
-		return j, r
+		return j, r.SearchReport
 	}
 	for _, tc := range []struct {
 		p      mnkjobs.SearchParams
@@ -146,9 +155,9 @@ func TestVolatileTasksNotCached(t *testing.T) {
 		{mnkjobs.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3}, true},
 	} {
 		_, first := run(tc.p)
-		before := published()
+		before := published.Load()
 		j, second := run(tc.p)
-		again := published() - before
+		again := published.Load() - before
 		if tc.cached != (again == 0) || tc.cached != (j.CacheHits == 1) {
 			t.Errorf("%+v rerun: %d tasks published, %d cache hits; want cached %v", tc.p, again, j.CacheHits, tc.cached)
 		}

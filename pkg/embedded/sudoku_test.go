@@ -11,11 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
 
@@ -49,13 +49,19 @@ func download(t *testing.T, b *queue.Broker, name string) string {
 	return buf.String()
 }
 
-func solveJob(t *testing.T, b *queue.Broker, p sudokujobs.SolveParams) (*queue.Job, sudokujobs.SolveReport) {
+// sudokuReport is a sudoku.solve report as a job's record has it.
+type sudokuReport struct {
+	sudokujobs.SolveReport
+	tasks.Common
+}
+
+func solveJob(t *testing.T, b *queue.Broker, p sudokujobs.SolveParams) (*job.Record, sudokuReport) {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "sudoku.solve", p))
-	if j.State != queue.StateDone {
+	if j.State != job.Done {
 		t.Fatalf("job %s: %s %s", j.ID, j.State, j.Error)
 	}
-	var rep sudokujobs.SolveReport
+	var rep sudokuReport
 	if err := json.Unmarshal(j.Report, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +149,7 @@ func TestSudokuGenerate(t *testing.T) {
 	gen := func(c *queue.Broker) sudokujobs.GenerateReport {
 		j := wait(t, c, submit(t, c, "sudoku.generate", p))
 		var r sudokujobs.GenerateReport
-		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != queue.StateDone {
+		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != job.Done {
 			t.Fatalf("job %s %s %s: %v", j.ID, j.State, j.Error, err)
 		}
 		return r
@@ -236,9 +242,10 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close(context.Background()) })
 		var mu sync.Mutex
 		var payloads [][]byte
-		sub, err := c.Broker.NC.Subscribe("wopr.tasks.>", func(m *nats.Msg) {
+		observing, stop := context.WithCancel(ctxFor(t))
+		err = c.Broker.ObserveTasks(observing, func(task job.Task) {
 			mu.Lock()
-			payloads = append(payloads, m.Data)
+			payloads = append(payloads, task.Payload)
 			mu.Unlock()
 		})
 		if err != nil {
@@ -246,9 +253,7 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 		}
 		in := upload(t, c.Broker, data)
 		j, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Chunk: 100, Out: true, Inputs: []sudokujobs.Input{{File: "r.txt", Object: in}}})
-		if err := sub.Unsubscribe(); err != nil {
-			t.Fatal(err)
-		}
+		stop()
 		if rep.Puzzles != 1500 || rep.Unique != 1500 {
 			t.Errorf("listen %q: %d puzzles, %d unique; want 1500 of each", listen, rep.Puzzles, rep.Unique)
 		}

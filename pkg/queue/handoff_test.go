@@ -6,8 +6,10 @@ import "testing"
 // beyond the limit.
 func TestHandoffKeepsInputsTakesOutputs(t *testing.T) {
 	h := newHandoff(10)
-	if !h.keep("input/a", []byte("1234")) || !h.keep("input/a", []byte("1234")) {
-		t.Fatal("an input that fits was refused")
+	for range 2 {
+		if !h.keep("input/a", []byte("1234")) {
+			t.Fatal("an input that fits was refused")
+		}
 	}
 	for range 2 {
 		if d, ok := h.take("input/a"); !ok || string(d) != "1234" {

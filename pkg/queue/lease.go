@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -33,11 +34,26 @@ type Holder struct {
 
 func (h Holder) String() string { return fmt.Sprintf("%s (pid %d, --data %s)", h.Host, h.PID, h.Data) }
 
-// Lease is a held coordinator lease.
+// Lease is a held coordinator lease. Renew and Release may be called from
+// different goroutines.
 type Lease struct {
 	kv    jetstream.KeyValue
-	rev   uint64
 	value []byte
+
+	mu  sync.Mutex
+	rev uint64 // of the lease's key as this holder last wrote it
+}
+
+func (l *Lease) setRev(rev uint64) {
+	l.mu.Lock()
+	l.rev = rev
+	l.mu.Unlock()
+}
+
+func (l *Lease) lastRev() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rev
 }
 
 // AcquireLease takes the cluster's coordinator lease for h, waiting while
@@ -47,13 +63,13 @@ func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder
 	var kv jetstream.KeyValue
 	err := retry(ctx, func(ctx context.Context) error {
 		var err error
-		kv, err = b.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		kv, err = b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      LeaseBucket,
 			Description: "wopr: the coordinator that runs the cluster's jobs",
 			History:     1,
 			TTL:         LeaseTTL,
 			Storage:     jetstream.FileStorage,
-			Replicas:    max(b.Config.Replicas, 1),
+			Replicas:    b.replicas(),
 		})
 		return err
 	})
@@ -94,7 +110,7 @@ func (l *Lease) take(ctx context.Context, ours func(Holder, []byte) bool) (*Hold
 	for {
 		rev, err := l.kv.Create(ctx, leaseKey, l.value)
 		if err == nil {
-			l.rev = rev
+			l.setRev(rev)
 			return nil, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -114,7 +130,7 @@ func (l *Lease) take(ctx context.Context, ours func(Holder, []byte) bool) (*Hold
 		}
 		rev, err = l.kv.Update(ctx, leaseKey, l.value, e.Revision())
 		if err == nil {
-			l.rev = rev
+			l.setRev(rev)
 			return nil, nil
 		}
 		// Changed meanwhile: look again.
@@ -129,9 +145,9 @@ var ErrLeaseLost = errors.New("another coordinator holds the lease")
 // coordinator took it, Renew returns ErrLeaseLost. Other errors are
 // transient: try again before LeaseTTL is up.
 func (l *Lease) Renew(ctx context.Context) error {
-	rev, err := l.kv.Update(ctx, leaseKey, l.value, l.rev)
+	rev, err := l.kv.Update(ctx, leaseKey, l.value, l.lastRev())
 	if err == nil {
-		l.rev = rev
+		l.setRev(rev)
 		return nil
 	}
 	// Only this very lease is ours here: a holder with the same id but
@@ -149,5 +165,5 @@ func (l *Lease) Renew(ctx context.Context) error {
 // Release gives the lease up, so that a waiting coordinator takes over at
 // once.
 func (l *Lease) Release(ctx context.Context) error {
-	return l.kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.rev))
+	return l.kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.lastRev()))
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// ObjectStore returns the cluster's object store as the kinds see it.
-func (b *Broker) ObjectStore() tasks.Objects { return objects{b.Objects, b.handoff} }
+// Objects returns the cluster's object store as the kinds see it.
+func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.handoff} }
 
 type objects struct {
 	os jetstream.ObjectStore
@@ -33,9 +33,9 @@ func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
 	return getObject(ctx, o.os, name)
 }
 
-// Shared implements tasks.Shared: an input this process holds in memory
-// for its workers too (see ShareHandoff).
-func (o objects) Shared(name string) bool { return o.h.held(name) }
+// Shared tells whether this process's workers hold the input name in
+// memory too (see ShareHandoff): tasks.PlanEnv.Shared.
+func (b *Broker) Shared(name string) bool { return b.handoff.held(name) }
 
 // getObject reads an object into a buffer of its size.
 func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
@@ -84,8 +84,8 @@ const inputBlock = 4 << 20
 
 // NewInput names data (which must not change afterwards) by its content:
 // the SHA-256 of the SHA-256 digests of its 4 MiB blocks, hashed on all
-// CPUs (82 MB in 38 ms on this 2-core machine, where one SHA-256 of the
-// whole took 70 ms, all of it before a job can start).
+// CPUs (one SHA-256 of the whole would run on one core, all of it before a
+// job can start).
 func NewInput(data []byte) Input {
 	n := max((len(data)+inputBlock-1)/inputBlock, 1)
 	sums := make([]byte, n*sha256.Size)
@@ -123,14 +123,14 @@ func (b *Broker) Upload(ctx context.Context, in Input) (string, error) {
 	if b.handoff.keep(name, data) {
 		return name, nil
 	}
-	info, err := b.Objects.GetInfo(ctx, name)
+	info, err := b.objects.GetInfo(ctx, name)
 	if err == nil && info.Size == uint64(len(data)) {
 		return name, nil
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return "", fmt.Errorf("look up object %s: %w", name, err)
 	}
-	if _, err := b.Objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
+	if _, err := b.objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
 		return "", fmt.Errorf("upload input: %w", err)
 	}
 	return name, nil
@@ -147,7 +147,7 @@ func (b *Broker) DownloadTo(ctx context.Context, name string, w io.Writer) error
 		_, err := w.Write(data)
 		return err
 	}
-	res, err := b.Objects.Get(ctx, name)
+	res, err := b.objects.Get(ctx, name)
 	if err != nil {
 		return fmt.Errorf("get object %s: %w", name, err)
 	}

@@ -1,8 +1,12 @@
-// Package queue is wopr's adapter to NATS JetStream: the streams, consumers
-// and key-value bucket the runtime uses, the subjects they carry, and the
-// typed messages that travel on them.
+// Package queue is wopr's adapter to NATS JetStream, and the only package
+// that imports nats.go: the work queue of tasks that workers take, the
+// queue of results that the coordinator merges, the dead-letter queue of
+// tasks that no worker could finish, the bucket of job records, the object
+// store of inputs and outputs, and the coordinator lease. Callers speak
+// wopr's types (job.Record, TaskMsg, ResultMsg, Delivery); streams,
+// consumers and subjects stay in here.
 //
-// Layout (all names are built here and nowhere else):
+// Layout (subjects are built and parsed in subjects.go only):
 //
 //	stream WOPR_TASKS    work queue, subjects wopr.tasks.<job>.<task>, one durable
 //	                     pull consumer "workers" shared by every worker
@@ -11,6 +15,7 @@
 //	stream WOPR_DEAD     captures the MAX_DELIVERIES advisories of "workers"
 //	                     (consumer "coordinator-dead")
 //	KV     wopr_jobs     one record per job: spec, state, progress, report
+//	KV     wopr_coordinator  the lease of the coordinator that runs the jobs
 //	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
 package queue
 
@@ -19,56 +24,37 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
+	"net"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Names of streams, consumers and the jobs bucket.
+// Names of streams, consumers and buckets.
 const (
-	TasksStream     = "WOPR_TASKS"
-	ResultsStream   = "WOPR_RESULTS"
-	DeadStream      = "WOPR_DEAD"
-	WorkersConsumer = "workers"
-	CoordConsumer   = "coordinator"
-	DeadConsumer    = "coordinator-dead"
-	JobsBucket      = "wopr_jobs"
-	ObjectsBucket   = "wopr_objects"
+	tasksStream     = "WOPR_TASKS"
+	resultsStream   = "WOPR_RESULTS"
+	deadStream      = "WOPR_DEAD"
+	workersConsumer = "workers"
+	coordConsumer   = "coordinator"
+	deadConsumer    = "coordinator-dead"
+	jobsBucket      = "wopr_jobs"
+	objectsBucket   = "wopr_objects"
 )
 
 // objectTTL is how long job inputs and outputs are kept.
 const objectTTL = 14 * 24 * time.Hour
-
-// TaskSubject is the subject of one task.
-func TaskSubject(job, task string) string { return "wopr.tasks." + job + "." + task }
-
-// JobTasksSubject matches every task of a job.
-func JobTasksSubject(job string) string { return "wopr.tasks." + job + ".>" }
-
-// ResultSubject is the subject workers publish a job's results on.
-func ResultSubject(job string) string { return "wopr.results." + job }
-
-func maxDeliveriesSubject() string {
-	return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + TasksStream + "." + WorkersConsumer
-}
-
-var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidToken reports whether s may be used as a job or task id: it becomes a
-// subject token and a KV key.
-func ValidToken(s string) bool { return tokenRE.MatchString(s) }
 
 // Config holds the JetStream settings. The zero value is not useful; start
 // from DefaultConfig.
 type Config struct {
 	// Memory keeps streams in memory (tests); otherwise they are on disk.
 	Memory bool
-	// Replicas of each stream and the bucket (3 on a cluster).
+	// Replicas of each stream and bucket (3 on a 3-node cluster).
 	Replicas int
 	// AckWait is how long a worker may hold a task without a heartbeat
-	// before it is redelivered; workers send InProgress every AckWait/4.
+	// before it is redelivered; workers send one every AckWait/4.
 	AckWait time.Duration
 	// MaxDeliver is how often a task is delivered before it goes to the
 	// dead-letter stream and is reported as failed.
@@ -77,303 +63,335 @@ type Config struct {
 	MaxAckPending int
 }
 
-// DefaultConfig returns the settings from shared/notes/nats-jetstream.md.
+// DefaultConfig returns the settings wopr runs with unless told otherwise:
+// a minute of AckWait, six deliveries of a task before it is given up, and
+// room for 256 tasks out with workers.
 func DefaultConfig() Config {
 	return Config{Replicas: 1, AckWait: 60 * time.Second, MaxDeliver: 6, MaxAckPending: 256}
 }
 
-// Broker is an open connection to JetStream with wopr's streams and bucket.
+// InProcessServer is a NATS server in this process (nats-server's
+// *server.Server), reached without a socket.
+type InProcessServer interface {
+	InProcessConn() (net.Conn, error)
+	ReadyForConnections(wait time.Duration) bool
+}
+
+// Endpoint says how to reach a NATS server.
+type Endpoint struct {
+	// URL is a comma-separated list of server URLs (see CheckURL).
+	URL string
+	// InProcess, if set, is used instead of URL.
+	InProcess InProcessServer
+	// Name names the connection in the server's monitoring.
+	Name string
+	// WaitFirst keeps trying until the server is first reachable (a
+	// long-running process); without it a server that cannot be reached is
+	// an error at once (a command line). Either way, a connection once made
+	// reconnects for ever.
+	WaitFirst bool
+	// Log receives connection events and asynchronous errors (nil: none).
+	Log *slog.Logger
+}
+
+func (e Endpoint) String() string {
+	if e.InProcess != nil {
+		return "the embedded server"
+	}
+	return e.URL
+}
+
+// Broker is an open connection to JetStream with wopr's streams and
+// buckets. It owns the connection: Close closes it.
 type Broker struct {
-	NC      *nats.Conn
-	JS      jetstream.JetStream
-	Jobs    jetstream.KeyValue
-	Tasks   jetstream.Stream
-	Results jetstream.Stream
-	Dead    jetstream.Stream
-	Objects jetstream.ObjectStore
-	Config  Config
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	jobs    jetstream.KeyValue
+	tasks   jetstream.Stream
+	results jetstream.Stream
+	dead    jetstream.Stream
+	objects jetstream.ObjectStore
+	cfg     Config
+	log     *slog.Logger
 
 	handoff *handoff // nil unless EnableHandoff
 }
 
-// Connect dials a NATS server the way every wopr process should: named,
-// reconnecting forever once connected, and logging asynchronous errors. A
-// long-running process (waitFirst) also keeps trying until the server is
-// first reachable; a command line fails at once instead.
-func Connect(url, name string, waitFirst bool, log *slog.Logger) (*nats.Conn, error) {
-	nc, err := nats.Connect(url,
-		nats.Name(name),
-		nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(waitFirst),
-		nats.ReconnectWait(250*time.Millisecond),
-		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
-			if log != nil {
-				subj := ""
-				if sub != nil {
-					subj = sub.Subject
-				}
-				log.Warn("nats async error", "subject", subj, "err", err)
-			}
-		}),
-		nats.ConnectHandler(func(*nats.Conn) {
-			if log != nil {
-				log.Info("connected to nats", "url", url)
-			}
-		}),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if log != nil && err != nil {
-				log.Warn("disconnected from nats: reconnecting", "url", url, "err", err)
-			}
-		}),
-		nats.ReconnectHandler(func(*nats.Conn) {
-			if log != nil {
-				log.Info("reconnected to nats", "url", url)
-			}
-		}),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+// connect dials the endpoint the way every wopr process should: named,
+// reconnecting forever once connected, and logging asynchronous errors.
+func connect(e Endpoint) (*nats.Conn, error) {
+	log := e.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	if !nc.IsConnected() && log != nil {
-		log.Warn("nats not reachable yet: retrying until it is", "url", url)
+	opts := []nats.Option{
+		nats.Name(e.Name),
+		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(e.WaitFirst),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			subj := ""
+			if sub != nil {
+				subj = sub.Subject
+			}
+			log.Warn("nats async error", "subject", subj, "err", err)
+		}),
+		nats.ConnectHandler(func(*nats.Conn) { log.Info("connected to nats", "url", e.String()) }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("disconnected from nats: reconnecting", "url", e.String(), "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("reconnected to nats", "url", e.String()) }),
+	}
+	url := e.URL
+	if e.InProcess != nil {
+		url = ""
+		opts = append(opts, nats.InProcessServer(e.InProcess))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to nats at %s: %w", e, err)
+	}
+	if !nc.IsConnected() {
+		log.Warn("nats not reachable yet: retrying until it is", "url", e.String())
 	}
 	return nc, nil
 }
 
-// Open ensures the streams and the jobs bucket exist (creating or updating
-// them is idempotent) and returns a Broker on nc. It retries while a cluster
-// elects leaders, until ctx is done.
-func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
+// Open connects and ensures the streams, buckets and consumers exist
+// (creating or updating them is idempotent): what the coordinator does,
+// which owns their settings. It retries while a cluster elects leaders,
+// until ctx is done.
+func Open(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
+	b, err := newBroker(e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.create(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Attach connects to streams and buckets that a coordinator has set up,
+// waiting for them until ctx is done. Workers and clients attach rather
+// than Open, so that they never change the coordinator's settings (such as
+// the number of replicas).
+func Attach(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
+	b, err := newBroker(e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.attach(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func newBroker(e Endpoint, cfg Config) (*Broker, error) {
+	nc, err := connect(e)
+	if err != nil {
+		return nil, err
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
+		nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	b := &Broker{NC: nc, JS: js, Config: cfg}
-	storage := jetstream.FileStorage
-	if cfg.Memory {
-		storage = jetstream.MemoryStorage
+	log := e.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	replicas := max(cfg.Replicas, 1)
-	err = retry(ctx, func(ctx context.Context) error {
+	return &Broker{nc: nc, js: js, cfg: cfg, log: log}, nil
+}
+
+// Close closes the connection. Whatever was published and acknowledged is
+// with the server; call Flush first to make sure acks and naks sent
+// without waiting have left.
+func (b *Broker) Close() { b.nc.Close() }
+
+// Flush waits until everything sent has reached the server.
+func (b *Broker) Flush(timeout time.Duration) error {
+	if b.nc.IsClosed() {
+		return nil
+	}
+	return b.nc.FlushTimeout(timeout)
+}
+
+// Config returns the settings the Broker was opened with.
+func (b *Broker) Config() Config { return b.cfg }
+
+// Reconnects counts the times the connection came back after a loss.
+func (b *Broker) Reconnects() uint64 { return b.nc.Stats().Reconnects }
+
+func (b *Broker) storage() jetstream.StorageType {
+	if b.cfg.Memory {
+		return jetstream.MemoryStorage
+	}
+	return jetstream.FileStorage
+}
+
+func (b *Broker) replicas() int { return max(b.cfg.Replicas, 1) }
+
+func (b *Broker) create(ctx context.Context) error {
+	js, storage, replicas := b.js, b.storage(), b.replicas()
+	return retry(ctx, func(ctx context.Context) error {
 		var err error
-		b.Tasks, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name:        TasksStream,
+		b.tasks, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        tasksStream,
 			Description: "wopr tasks waiting for a worker",
-			Subjects:    []string{"wopr.tasks.>"},
+			Subjects:    []string{allTasksSubject},
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     storage,
 			Replicas:    replicas,
 			Duplicates:  2 * time.Minute,
 		})
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", TasksStream, err)
+			return fmt.Errorf("create stream %s: %w", tasksStream, err)
 		}
-		b.Results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name:        ResultsStream,
+		b.results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        resultsStream,
 			Description: "wopr task results waiting for the coordinator",
-			Subjects:    []string{"wopr.results.>"},
+			Subjects:    []string{allResultsSubject},
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     storage,
 			Replicas:    replicas,
 			Duplicates:  2 * time.Minute,
 		})
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", ResultsStream, err)
+			return fmt.Errorf("create stream %s: %w", resultsStream, err)
 		}
-		b.Dead, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name:        DeadStream,
+		b.dead, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        deadStream,
 			Description: "advisories of wopr tasks that reached MaxDeliver",
-			Subjects:    []string{maxDeliveriesSubject()},
+			Subjects:    []string{maxDeliveriesSubject},
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     storage,
 			Replicas:    replicas,
 		})
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", DeadStream, err)
+			return fmt.Errorf("create stream %s: %w", deadStream, err)
 		}
-		b.Jobs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      JobsBucket,
+		b.jobs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      jobsBucket,
 			Description: "wopr jobs: spec, state, progress, report",
 			History:     1,
 			Storage:     storage,
 			Replicas:    replicas,
 		})
 		if err != nil {
-			return fmt.Errorf("create bucket %s: %w", JobsBucket, err)
+			return fmt.Errorf("create bucket %s: %w", jobsBucket, err)
 		}
-		b.Objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-			Bucket:      ObjectsBucket,
+		b.objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:      objectsBucket,
 			Description: "wopr job inputs and outputs",
 			TTL:         objectTTL,
 			Storage:     storage,
 			Replicas:    replicas,
 		})
 		if err != nil {
-			return fmt.Errorf("create object store %s: %w", ObjectsBucket, err)
+			return fmt.Errorf("create object store %s: %w", objectsBucket, err)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
-// Attach returns a Broker on streams and a bucket that a coordinator has set
-// up, waiting for them until ctx is done. Workers and clients attach rather
-// than Open, so that they never change the coordinator's settings (such as
-// the number of replicas).
-func Attach(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
-	b := &Broker{NC: nc, JS: js, Config: cfg}
-	err = retry(ctx, func(ctx context.Context) error {
+func (b *Broker) attach(ctx context.Context) error {
+	js := b.js
+	return retry(ctx, func(ctx context.Context) error {
 		var err error
-		if b.Tasks, err = js.Stream(ctx, TasksStream); errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", TasksStream, err)
+		if b.tasks, err = js.Stream(ctx, tasksStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", tasksStream, err)
 		} else if err != nil {
-			return fmt.Errorf("stream %s: %w", TasksStream, err)
+			return fmt.Errorf("stream %s: %w", tasksStream, err)
 		}
-		if b.Results, err = js.Stream(ctx, ResultsStream); err != nil {
-			return fmt.Errorf("stream %s: %w", ResultsStream, err)
+		if b.results, err = js.Stream(ctx, resultsStream); err != nil {
+			return fmt.Errorf("stream %s: %w", resultsStream, err)
 		}
-		if b.Dead, err = js.Stream(ctx, DeadStream); err != nil {
-			return fmt.Errorf("stream %s: %w", DeadStream, err)
+		if b.dead, err = js.Stream(ctx, deadStream); err != nil {
+			return fmt.Errorf("stream %s: %w", deadStream, err)
 		}
-		if b.Jobs, err = js.KeyValue(ctx, JobsBucket); err != nil {
-			return fmt.Errorf("bucket %s: %w", JobsBucket, err)
+		if b.jobs, err = js.KeyValue(ctx, jobsBucket); err != nil {
+			return fmt.Errorf("bucket %s: %w", jobsBucket, err)
 		}
-		if b.Objects, err = js.ObjectStore(ctx, ObjectsBucket); err != nil {
-			return fmt.Errorf("object store %s: %w", ObjectsBucket, err)
+		if b.objects, err = js.ObjectStore(ctx, objectsBucket); err != nil {
+			return fmt.Errorf("object store %s: %w", objectsBucket, err)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // EnsureConsumers creates the durable consumers (the coordinator's job).
 func (b *Broker) EnsureConsumers(ctx context.Context) error {
 	return retry(ctx, func(ctx context.Context) error {
-		_, err := b.Tasks.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-			Durable:       WorkersConsumer,
+		_, err := b.tasks.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       workersConsumer,
 			Description:   "shared by every wopr worker",
 			AckPolicy:     jetstream.AckExplicitPolicy,
-			AckWait:       b.Config.AckWait,
-			MaxDeliver:    b.Config.MaxDeliver,
-			MaxAckPending: b.Config.MaxAckPending,
+			AckWait:       b.cfg.AckWait,
+			MaxDeliver:    b.cfg.MaxDeliver,
+			MaxAckPending: b.cfg.MaxAckPending,
 		})
 		if err != nil {
-			return fmt.Errorf("create consumer %s: %w", WorkersConsumer, err)
+			return fmt.Errorf("create consumer %s: %w", workersConsumer, err)
 		}
-		_, err = b.Results.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-			Durable:       CoordConsumer,
+		_, err = b.results.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       coordConsumer,
 			Description:   "the wopr coordinator's inbox",
 			AckPolicy:     jetstream.AckExplicitPolicy,
 			AckWait:       30 * time.Second,
 			MaxAckPending: 1024,
 		})
 		if err != nil {
-			return fmt.Errorf("create consumer %s: %w", CoordConsumer, err)
+			return fmt.Errorf("create consumer %s: %w", coordConsumer, err)
 		}
-		_, err = b.Dead.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-			Durable:     DeadConsumer,
+		_, err = b.dead.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:     deadConsumer,
 			Description: "the wopr coordinator's dead-letter inbox",
 			AckPolicy:   jetstream.AckExplicitPolicy,
 			AckWait:     30 * time.Second,
 		})
 		if err != nil {
-			return fmt.Errorf("create consumer %s: %w", DeadConsumer, err)
+			return fmt.Errorf("create consumer %s: %w", deadConsumer, err)
 		}
 		return nil
 	})
 }
 
-// ForgetDeliveries deletes the workers' consumer, for EnsureConsumers to
-// make again: every task still queued is then delivered at once, including
-// those delivered to a worker that went away without acking or handing
-// them back, which would otherwise wait for AckWait. A worker whose fetch
-// is cut short as it stops can drop a task the server has just sent it.
-// Only for a cluster where no worker is running: an embedded one as it
-// starts. (The deliveries' counts start again too, so MaxDeliver counts
-// within one run of the process.)
-func (b *Broker) ForgetDeliveries(ctx context.Context) error {
-	err := b.Tasks.DeleteConsumer(ctx, WorkersConsumer)
-	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return fmt.Errorf("delete consumer %s: %w", WorkersConsumer, err)
-	}
-	return nil
-}
-
-// PurgeTasks empties the work queue: every task of every job goes, queued
-// or in flight. Only for a cluster where no worker is running: an embedded
-// one as it starts, whose coordinator publishes again the unfinished tasks
-// of the job it resumes (a task no longer queued was lost, as it sees
-// it), and whose workers are then free of the tasks of other jobs, which
-// could name inputs that this process does not hold (tasks.Shared).
-func (b *Broker) PurgeTasks(ctx context.Context) error {
-	if err := b.Tasks.Purge(ctx); err != nil {
-		return fmt.Errorf("purge the work queue: %w", err)
-	}
-	return nil
-}
-
-// WorkerConsumer returns the shared task consumer, waiting until the
-// coordinator has created it.
-func (b *Broker) WorkerConsumer(ctx context.Context) (jetstream.Consumer, error) {
-	var c jetstream.Consumer
-	err := retry(ctx, func(ctx context.Context) error {
-		var err error
-		c, err = b.Tasks.Consumer(ctx, WorkersConsumer)
-		if err != nil {
-			return fmt.Errorf("consumer %s (is a coordinator running?): %w", WorkersConsumer, err)
+// retry calls f until it succeeds or ctx is done, backing off up to 2 s.
+// JetStream API calls fail for a while when a cluster elects leaders or a
+// server is starting.
+func retry(ctx context.Context, f func(ctx context.Context) error) error {
+	delay := 50 * time.Millisecond
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := f(cctx)
+		cancel()
+		if err == nil {
+			return nil
 		}
-		return nil
-	})
-	return c, err
-}
-
-// PublishTask puts a task on the work queue. The message id makes a
-// re-publication in the same epoch a no-op within the dedup window.
-func (b *Broker) PublishTask(ctx context.Context, t TaskMsg) error {
-	id := fmt.Sprintf("%s/%s/%d", t.Job, t.Task, t.Epoch)
-	msg := EncodeTask(TaskSubject(t.Job, t.Task), t)
-	if err := publish(ctx, func(ctx context.Context) error {
-		_, err := b.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
-		return err
-	}); err != nil {
-		return fmt.Errorf("publish task %s/%s: %w", t.Job, t.Task, err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 2*time.Second)
 	}
-	return nil
-}
-
-// PublishResult sends a task's result to the coordinator and waits for
-// JetStream to store it. (A result stored twice is merged once.)
-func (b *Broker) PublishResult(ctx context.Context, r ResultMsg) error {
-	msg := EncodeResult(ResultSubject(r.Job), r)
-	if err := publish(ctx, func(ctx context.Context) error {
-		_, err := b.JS.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
-		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
-	}
-	return nil
 }
 
 // publishAttempt is how long one attempt of a publish waits for JetStream's
 // acknowledgement before it sends the message again.
 const publishAttempt = 2 * time.Second
 
-// publish makes attempts of send until one is acknowledged or ctx ends.
-// An acknowledgement lost with a server that went down never comes: a
-// coordinator that waited for one with the minute of its context held up
-// its job, and every other, for that minute (seen three times in three
-// nats-server restarts while a job's tasks were being published). Other
-// errors (a message too big, a stream gone) end it at once.
+// publish makes attempts of send until one is acknowledged or ctx ends. An
+// acknowledgement lost with a server that went down never comes: waiting
+// for it with the whole of ctx would hold up the caller (the coordinator,
+// and every job) for that long. Other errors (a message too big, a stream
+// gone) end it at once. Sending twice is safe: tasks carry a message id,
+// and results are merged once.
 func publish(ctx context.Context, send func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
 	for {
@@ -396,200 +414,5 @@ func publish(ctx context.Context, send func(ctx context.Context) error) error {
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, time.Second)
-	}
-}
-
-// HasTask reports whether a task of a job is still in the work queue.
-func (b *Broker) HasTask(ctx context.Context, job, task string) (bool, error) {
-	_, err := b.Tasks.GetLastMsgForSubject(ctx, TaskSubject(job, task))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("look up task %s/%s: %w", job, task, err)
-	}
-	return true, nil
-}
-
-// PurgeJob removes every queued or in-flight task of a job.
-func (b *Broker) PurgeJob(ctx context.Context, job string) error {
-	if err := b.Tasks.Purge(ctx, jetstream.WithPurgeSubject(JobTasksSubject(job))); err != nil {
-		return fmt.Errorf("purge tasks of %s: %w", job, err)
-	}
-	return nil
-}
-
-// ErrNoJob is returned for an unknown job id.
-var ErrNoJob = errors.New("no such job")
-
-// GetJob reads a job's record and its revision.
-func (b *Broker) GetJob(ctx context.Context, id string) (*Job, uint64, error) {
-	if !ValidToken(id) {
-		return nil, 0, fmt.Errorf("job %q: %w", id, ErrNoJob)
-	}
-	e, err := b.Jobs.Get(ctx, id)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, 0, fmt.Errorf("job %q: %w", id, ErrNoJob)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("read job %s: %w", id, err)
-	}
-	var j Job
-	if err := Decode(e.Value(), &j); err != nil {
-		return nil, 0, fmt.Errorf("job %s: %w", id, err)
-	}
-	return &j, e.Revision(), nil
-}
-
-// CreateJob stores a new job record; it fails if the id exists.
-func (b *Broker) CreateJob(ctx context.Context, j *Job) error {
-	data, err := Encode(j)
-	if err != nil {
-		return err
-	}
-	if _, err := b.Jobs.Create(ctx, j.ID, data); err != nil {
-		return fmt.Errorf("create job %s: %w", j.ID, err)
-	}
-	return nil
-}
-
-// UpdateJob applies change to a job's record with compare-and-set, retrying
-// when another process updated it in between. change may return ErrNoChange
-// to leave the record as it is.
-func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*Job) error) (*Job, error) {
-	for {
-		j, rev, err := b.GetJob(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if err := change(j); err != nil {
-			if errors.Is(err, ErrNoChange) {
-				return j, nil
-			}
-			return j, err
-		}
-		data, err := Encode(j)
-		if err != nil {
-			return nil, err
-		}
-		_, err = b.Jobs.Update(ctx, id, data, rev)
-		if err == nil {
-			return j, nil
-		}
-		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
-			return nil, fmt.Errorf("update job %s: %w", id, err)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// ErrNoChange tells UpdateJob that there is nothing to write.
-var ErrNoChange = errors.New("no change")
-
-func isWrongSequence(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
-}
-
-// ListJobs returns every job record, oldest first.
-func (b *Broker) ListJobs(ctx context.Context) ([]*Job, error) {
-	lister, err := b.Jobs.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	var ids []string
-	for k := range lister.Keys() {
-		ids = append(ids, k)
-	}
-	var jobs []*Job
-	for _, id := range ids {
-		j, _, err := b.GetJob(ctx, id)
-		if errors.Is(err, ErrNoJob) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	sortJobs(jobs)
-	return jobs, nil
-}
-
-// WatchJob sends the job's record every time it changes, starting with the
-// current one, until ctx is done. A slow reader gets the newest record.
-func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *Job, error) {
-	return b.watch(ctx, id, true)
-}
-
-// WatchJobs sends every job record as it is written, the existing ones
-// first, until ctx is done; it drops none.
-func (b *Broker) WatchJobs(ctx context.Context) (<-chan *Job, error) {
-	return b.watch(ctx, ">", false)
-}
-
-// watch decodes the records of the keys matching keys. Records that do not
-// decode (not written by wopr) are skipped.
-func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *Job, error) {
-	w, err := b.Jobs.Watch(ctx, keys)
-	if err != nil {
-		return nil, fmt.Errorf("watch jobs %s: %w", keys, err)
-	}
-	out := make(chan *Job, 1)
-	go func() {
-		defer close(out)
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case e, ok := <-w.Updates():
-				if !ok {
-					return
-				}
-				if e == nil || e.Operation() != jetstream.KeyValuePut {
-					continue
-				}
-				var j Job
-				if err := Decode(e.Value(), &j); err != nil {
-					continue
-				}
-				if newestOnly {
-					select {
-					case <-out:
-					default:
-					}
-				}
-				select {
-				case out <- &j:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return out, nil
-}
-
-// retry calls f until it succeeds or ctx is done, backing off up to 2 s.
-// JetStream API calls fail for a while when a cluster elects leaders or a
-// server is starting.
-func retry(ctx context.Context, f func(ctx context.Context) error) error {
-	delay := 50 * time.Millisecond
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := f(cctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 2*time.Second)
 	}
 }

@@ -1,4 +1,4 @@
-package queue_test
+package queue
 
 import (
 	"bytes"
@@ -13,13 +13,14 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // runServer starts a JetStream server for one test, on 127.0.0.1 with a
-// random port and its store in a temporary directory.
-func runServer(t *testing.T) *queue.Broker {
+// random port and its store in a temporary directory, and opens a Broker
+// on it.
+func runServer(t *testing.T) *Broker {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -30,17 +31,19 @@ func runServer(t *testing.T) *queue.Broker {
 		t.Fatal("server not ready")
 	}
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	return openOn(t, s.ClientURL())
+}
+
+// openOn opens a Broker on the server at url, closed when the test ends.
+func openOn(t *testing.T, url string) *Broker {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := queue.Open(ctx, nc, queue.DefaultConfig())
+	b, err := Open(ctx, Endpoint{URL: url, Name: t.Name()}, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(b.Close)
 	return b
 }
 
@@ -48,7 +51,7 @@ func runServer(t *testing.T) *queue.Broker {
 func TestUpdateJobCompareAndSet(t *testing.T) {
 	b := runServer(t)
 	ctx := context.Background()
-	j, err := b.Submit(ctx, queue.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestUpdateJobCompareAndSet(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				if _, err := b.UpdateJob(ctx, j.ID, func(r *queue.Job) error { r.Done++; return nil }); err != nil {
+				if _, err := b.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.Done++; return nil }); err != nil {
 					t.Error(err)
 				}
 			}
@@ -75,8 +78,8 @@ func TestUpdateJobCompareAndSet(t *testing.T) {
 func TestUnknownJob(t *testing.T) {
 	b := runServer(t)
 	for _, id := range []string{"nope", "bad.id", ""} {
-		if _, _, err := b.GetJob(context.Background(), id); !errors.Is(err, queue.ErrNoJob) {
-			t.Errorf("GetJob(%q): %v, want ErrNoJob", id, err)
+		if _, _, err := b.GetJob(context.Background(), id); !errors.Is(err, job.ErrNotFound) {
+			t.Errorf("GetJob(%q): %v, want job.ErrNotFound", id, err)
 		}
 	}
 }
@@ -87,16 +90,16 @@ func TestTaskDedupByEpoch(t *testing.T) {
 	b := runServer(t)
 	ctx := context.Background()
 	for _, epoch := range []int{1, 1, 2} {
-		if err := b.PublishTask(ctx, queue.TaskMsg{Job: "j1", Task: "t1", Kind: "k", Epoch: epoch}); err != nil {
+		if err := b.PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: epoch, Check: job.PayloadCheck(nil)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	info, err := b.Tasks.Info(ctx)
+	n, err := b.QueuedTasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Msgs != 2 {
-		t.Errorf("%d messages, want 2 (epoch 1 once, epoch 2)", info.State.Msgs)
+	if n != 2 {
+		t.Errorf("%d messages, want 2 (epoch 1 once, epoch 2)", n)
 	}
 	if has, err := b.HasTask(ctx, "j1", "t1"); err != nil || !has {
 		t.Errorf("HasTask: %v %v, want true", has, err)
@@ -109,14 +112,6 @@ func TestTaskDedupByEpoch(t *testing.T) {
 	}
 }
 
-func TestValidToken(t *testing.T) {
-	for s, want := range map[string]bool{"20261129-101010-abcdef": true, "p007": true, "a.b": false, "a b": false, "": false, "*": false, ">": false} {
-		if queue.ValidToken(s) != want {
-			t.Errorf("ValidToken(%q) = %v, want %v", s, !want, want)
-		}
-	}
-}
-
 // With the handoff, an input stays in the memory of the Broker it was
 // handed to, for any number of reads, and is not uploaded; without the
 // handoff it is uploaded. An output stays in memory for one read; without
@@ -125,45 +120,46 @@ func TestObjectsHandoff(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
 	b.EnableHandoff()
-	other, err := queue.Attach(ctx, b.NC, b.Config)
+	other, err := Attach(ctx, Endpoint{URL: b.nc.ConnectedUrl(), Name: "other"}, b.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer other.Close()
 	input := []byte("puzzle lines\n")
-	name, err := b.Upload(ctx, queue.NewInput(input))
+	name, err := b.Upload(ctx, NewInput(input))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if got, err := b.ObjectStore().Get(ctx, name); err != nil || string(got) != string(input) {
+		if got, err := b.Objects().Get(ctx, name); err != nil || string(got) != string(input) {
 			t.Fatalf("get %s: %q, %v", name, got, err)
 		}
 	}
-	if _, err := other.ObjectStore().Get(ctx, name); err == nil {
+	if _, err := other.Objects().Get(ctx, name); err == nil {
 		t.Errorf("input %s uploaded, though handed over in memory", name)
 	}
-	if name2, err := other.Upload(ctx, queue.NewInput(input)); err != nil || name2 != name {
+	if name2, err := other.Upload(ctx, NewInput(input)); err != nil || name2 != name {
 		t.Fatalf("upload without the handoff: %s, %v", name2, err)
 	}
-	if got, err := other.ObjectStore().Get(ctx, name); err != nil || string(got) != string(input) {
+	if got, err := other.Objects().Get(ctx, name); err != nil || string(got) != string(input) {
 		t.Fatalf("get %s from the store: %q, %v", name, got, err)
 	}
 	out := []byte("solutions\n")
-	for _, br := range []*queue.Broker{b, other} {
+	for _, br := range []*Broker{b, other} {
 		obj := tasks.OutputObject("job-"+strconv.FormatBool(br == b), "out")
-		if err := br.ObjectStore().Put(ctx, obj, out); err != nil {
+		if err := br.Objects().Put(ctx, obj, out); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
 		if err := br.DownloadTo(ctx, obj, &buf); err != nil || buf.String() != string(out) {
 			t.Fatalf("download: %q, %v", buf.String(), err)
 		}
-		_, err := other.ObjectStore().Get(ctx, obj)
+		_, err := other.Objects().Get(ctx, obj)
 		if inStore := err == nil; inStore != (br == other) {
 			t.Errorf("output %s in the object store: %v", obj, inStore)
 		}
 	}
-	if _, err := other.ObjectStore().Get(ctx, "input/none"); err == nil {
+	if _, err := other.Objects().Get(ctx, "input/none"); err == nil {
 		t.Error("a missing object read without error")
 	}
 }
@@ -171,17 +167,33 @@ func TestObjectsHandoff(t *testing.T) {
 // Task and result messages carry every field through their headers; a
 // payload's check changes with any change of the payload.
 func TestMessagesRoundTrip(t *testing.T) {
-	task := queue.TaskMsg{Job: "j1", Task: "t7", Kind: "test.sum", Epoch: 3, Check: queue.PayloadCheck([]byte("abc")), Payload: []byte("abc")}
-	m := queue.EncodeTask("wopr.tasks.j1.t7", task)
-	if got, err := queue.DecodeTask(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, task) {
-		t.Errorf("task round trip: %+v, %v; want %+v", got, err, task)
+	task := job.Task{Job: "j1", ID: "t7", Kind: "test.sum", Epoch: 3, Check: job.PayloadCheck([]byte("abc")), Payload: []byte("abc")}
+	m := encodeTask(task)
+	if got, err := decodeTask(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, task) || m.Subject != "wopr.tasks.j1.t7" {
+		t.Errorf("task round trip: %+v, %v (subject %s); want %+v", got, err, m.Subject, task)
 	}
-	res := queue.ResultMsg{Job: "j1", Task: "t7", Check: task.Check, Worker: "w", Data: []byte("49"), CacheHits: 2, Cached: true, Seconds: 0.5}
-	m = queue.EncodeResult("wopr.results.j1", res)
-	if got, err := queue.DecodeResult(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, res) {
-		t.Errorf("result round trip: %+v, %v; want %+v", got, err, res)
+	res := job.Result{Job: "j1", Task: "t7", Check: task.Check, Worker: "w", Data: []byte("49"), CacheHits: 2, Seconds: 0.5}
+	m = encodeResult(res)
+	if got, err := decodeResult(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, res) || m.Subject != "wopr.results.j1" {
+		t.Errorf("result round trip: %+v, %v (subject %s); want %+v", got, err, m.Subject, res)
 	}
-	if a, b := queue.PayloadCheck([]byte("abc")), queue.PayloadCheck([]byte("abd")); a == b || a != "364b3fb7-3" {
+	// A result must say which task it was computed for; a failure may not
+	// know (its task's message could not be read).
+	noCheck := res
+	noCheck.Check = ""
+	if _, err := decodeResult(encodeResult(noCheck).Header, res.Data); !errors.Is(err, ErrMalformed) {
+		t.Errorf("a result without its task's check decoded: %v", err)
+	}
+	noCheck.Failed, noCheck.Data = "unreadable task", nil
+	if _, err := decodeResult(encodeResult(noCheck).Header, nil); err != nil {
+		t.Errorf("a failure without a check: %v", err)
+	}
+	for _, bad := range []job.Task{{Job: "j1", ID: "t7", Kind: "k", Epoch: 1}, {Job: "j.1", ID: "t7", Kind: "k", Check: "c"}, {Job: "j1", ID: "t7", Check: "c"}} {
+		if _, err := decodeTask(encodeTask(bad).Header, nil); !errors.Is(err, ErrMalformed) {
+			t.Errorf("task %+v decoded: %v", bad, err)
+		}
+	}
+	if a, b := job.PayloadCheck([]byte("abc")), job.PayloadCheck([]byte("abd")); a == b || a != "364b3fb7-3" {
 		t.Errorf("checks %s and %s", a, b)
 	}
 }
@@ -195,8 +207,8 @@ func TestInputNames(t *testing.T) {
 		for i := range data {
 			data[i] = byte(i * 7)
 		}
-		in := queue.NewInput(data)
-		if again := queue.NewInput(bytes.Clone(data)); again.Name != in.Name || !bytes.Equal(in.Data, data) {
+		in := NewInput(data)
+		if again := NewInput(bytes.Clone(data)); again.Name != in.Name || !bytes.Equal(in.Data, data) {
 			t.Errorf("%d bytes: named %s, then %s", size, in.Name, again.Name)
 		}
 		if prev, ok := seen[in.Name]; ok {
@@ -209,7 +221,7 @@ func TestInputNames(t *testing.T) {
 			}
 			changed := bytes.Clone(data)
 			changed[at]++
-			if queue.NewInput(changed).Name == in.Name {
+			if NewInput(changed).Name == in.Name {
 				t.Errorf("%d bytes: byte %d changed, the name did not", size, at)
 			}
 		}
@@ -231,7 +243,7 @@ func TestInputNameScheme(t *testing.T) {
 		{[]byte("abc"), "4f8b42c22dd3729b519ba6f68d2da7cc5b2d606d05daed5ad5128cc03e6c6358"},
 		{big, "d91a5f53b44b61d34b3753478d684a9bada3fbb791801de349c36521e20ffe22"},
 	} {
-		if got := queue.NewInput(c.data).Name; got != "input/"+c.want {
+		if got := NewInput(c.data).Name; got != "input/"+c.want {
 			t.Errorf("%d bytes: %s, want input/%s", len(c.data), got, c.want)
 		}
 	}
@@ -245,23 +257,23 @@ func TestPublishTaskRetriesALostAcknowledgement(t *testing.T) {
 	b := runServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := b.JS.DeleteStream(ctx, queue.TasksStream); err != nil {
+	if err := b.js.DeleteStream(ctx, tasksStream); err != nil {
 		t.Fatal(err)
 	}
 	swallowed := make(chan struct{}, 16)
-	sub, err := b.NC.Subscribe("wopr.tasks.>", func(*nats.Msg) { swallowed <- struct{}{} })
+	sub, err := b.nc.Subscribe(allTasksSubject, func(*nats.Msg) { swallowed <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- b.PublishTask(ctx, queue.TaskMsg{Job: "j1", Task: "t1", Kind: "k", Epoch: 1, Payload: []byte("p")})
+		done <- b.PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: 1, Check: job.PayloadCheck([]byte("p")), Payload: []byte("p")})
 	}()
 	<-swallowed
 	if err := sub.Unsubscribe(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := queue.Open(ctx, b.NC, queue.DefaultConfig()); err != nil { // the stream again
+	if err := b.create(ctx); err != nil { // the stream again
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

@@ -49,25 +49,22 @@ type CoordinatorConfig struct {
 // open connects, sets up (coordinator) or attaches to (worker) the streams,
 // and opens the Badger store. A worker waits for the coordinator.
 func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, error) {
-	nc, err := queue.Connect(c.NATS, c.Name, true, c.Log)
-	if err != nil {
-		return nil, nil, err
-	}
+	e := queue.Endpoint{URL: c.NATS, Name: c.Name, WaitFirst: true, Log: c.Log}
 	var b *queue.Broker
+	var err error
 	if owner {
 		octx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		b, err = queue.Open(octx, nc, c.Queue)
+		b, err = queue.Open(octx, e, c.Queue)
 	} else {
-		b, err = queue.Attach(ctx, nc, c.Queue)
+		b, err = queue.Attach(ctx, e, c.Queue)
 	}
 	if err != nil {
-		nc.Close()
 		return nil, nil, err
 	}
 	db, err := store.Open(c.Data, store.Options{Log: c.Log, TTL: c.CacheTTL})
 	if err != nil {
-		nc.Close()
+		b.Close()
 		return nil, nil, err
 	}
 	return b, db, nil
@@ -112,11 +109,19 @@ func RunWorker(cfg WorkerConfig) error {
 		}
 		return err
 	}
-	defer b.NC.Close()
+	defer b.Close()
+	source, err := b.Tasks(first)
+	if err != nil {
+		db.Close()
+		if first.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	// Requests for tasks run out on their own (in a second) when the worker
 	// stops: one cut short could lose a task for a whole AckWait.
-	w, err := worker.Start(first, worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Broker: b, Cache: db, Log: cfg.Log,
-		FetchWait: time.Second})
+	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Broker: b, Cache: db,
+		Log: cfg.Log, FetchWait: time.Second})
 	if err != nil {
 		db.Close()
 		return err
@@ -150,7 +155,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		}
 		return err
 	}
-	defer b.NC.Close()
+	defer b.Close()
 	lease, err := acquireLease(first, b, db, cfg)
 	if err != nil {
 		db.Close()

@@ -1,16 +1,18 @@
 // Package tasks defines the job kind, wopr's single extension point.
 //
-// A kind knows how to validate a job's parameters, split the job into
-// tasks, run one task with an engine, and merge task results into a report.
-// The runtime (coordinator, worker and their adapters to NATS JetStream and
-// Badger) knows kinds only through the interfaces in this package, so adding
-// a new kind of job means adding one Kind and one CLI command.
+// A kind validates a job's parameters and splits the job into tasks (Plan),
+// runs one task with an engine (a Runner), and merges task results into a
+// report (Plan.Merge, Plan.Report). The runtime (coordinator, worker and
+// their adapters to NATS JetStream and Badger) knows kinds only through the
+// interfaces of this package, so adding a kind of job means adding one Kind
+// and one CLI command. docs/kinds.md walks through an example.
 //
-// Every function of a kind is deterministic: Plan called twice with the same
-// parameters gives the same tasks with the same ids (a restarted coordinator
-// relies on it), Run called twice with the same payload gives the same result
-// (the coordinator caches it, and JetStream may deliver a task twice), and Report
-// does not depend on the order in which results arrived.
+// Every function of a kind is deterministic: Plan called twice with the
+// same parameters gives the same tasks with the same ids (a restarted
+// coordinator relies on it), Run called twice with the same payload gives
+// the same result (the coordinator caches it, and JetStream may deliver a
+// task twice) unless the task is Volatile, and the report does not depend
+// on the order in which results were merged.
 package tasks
 
 import (
@@ -21,6 +23,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/woprlabs/wopr/pkg/job"
 )
 
 // Kind is one kind of job, such as "mnk.count".
@@ -32,47 +36,114 @@ type Kind interface {
 	Version() int
 	// Plan validates params and splits the job into tasks. An error wrapping
 	// ErrInvalid means the parameters are wrong; the message says what is
-	// allowed.
-	Plan(ctx context.Context, params json.RawMessage) (Plan, error)
+	// allowed. env lends the job's inputs.
+	Plan(ctx context.Context, params json.RawMessage, env PlanEnv) (Plan, error)
 	// NewRunner returns a task runner for one worker slot. Runners are not
 	// shared between goroutines, so they may keep memo tables across tasks.
 	NewRunner(env Env) Runner
 }
 
-// EnvPlanner is implemented by kinds whose plans read the job's inputs from
-// the cluster's object store; the coordinator calls PlanEnv instead of Plan.
-type EnvPlanner interface {
-	PlanEnv(ctx context.Context, params json.RawMessage, env PlanEnv) (Plan, error)
-}
-
 // PlanEnv is what the runtime lends a kind while it plans a job.
 type PlanEnv struct {
+	// Objects holds the job's inputs, uploaded by the client.
 	Objects Objects
+	// Shared tells whether this process's workers hold the named object in
+	// memory too (the embedded default, where the client hands its inputs
+	// over in memory). A task may then name a piece of such an object
+	// instead of carrying a copy: the runner reads the piece where it is
+	// (Env.Objects), and the piece does not go through the work queue. Such
+	// tasks reach this process's workers only: an embedded cluster accepts
+	// no other workers and empties its work queue as it starts. Nil means
+	// no object is shared.
+	Shared func(object string) bool
 }
+
+// IsShared reports whether the object is shared with this process's
+// workers (see Shared).
+func (e PlanEnv) IsShared(object string) bool { return e.Shared != nil && e.Shared(object) }
 
 // Objects is the cluster's store of big blobs (JetStream Object Store): job
 // inputs uploaded by the client, outputs written by reports.
 type Objects interface {
+	// Get returns an object's content, which the caller must not change.
 	Get(ctx context.Context, name string) ([]byte, error)
 	Put(ctx context.Context, name string, data []byte) error
 }
 
-// Shared is implemented by object stores that hold objects in memory for
-// the workers of this process too (the embedded default, where the client
-// hands its inputs over in memory). A plan may then have its tasks name a
-// piece of such an object instead of carrying a copy of it: the runner
-// reads the piece where it is (Env.Objects), and the piece does not go
-// through the work queue. Such tasks reach this process's workers only:
-// an embedded cluster accepts no other workers and empties its work queue
-// as it starts, and its coordinator publishes again what it runs.
-type Shared interface {
-	Shared(name string) bool
+// Plan is a job split into tasks, and knows how to merge their results.
+//
+// The runtime calls Merge exactly once for the result of every task that
+// succeeded (a task that failed is in Summary.Failures instead), one call
+// at a time, in any order, then Report once. Results are deltas: the report
+// must not depend on the order of the merges. Merge may keep data, which
+// nobody changes afterwards. A Merge error is a bug or damage (a result
+// that cannot be read): the job fails with it.
+type Plan interface {
+	// Tasks lists the tasks in a fixed order. Ids are short, unique within
+	// the job and valid job.ValidID. Once a task's result is merged the
+	// runtime drops its payload (sets it to nil in this slice): Report may
+	// read the payloads of failed tasks only.
+	Tasks() []Task
+	// Merge adds the result of task id, as Run returned it.
+	Merge(id string, data []byte) error
+	// Report builds the job's report from what was merged. The figures every
+	// job has (tasks, failures, cache hits, elapsed time, completeness) are
+	// the runtime's: the report leaves them out (see Compose).
+	Report(ctx context.Context, sum Summary) (Report, error)
 }
 
-// OutputReport is implemented by reports that wrote outputs (files for the
-// user) to the object store: output name -> object name.
-type OutputReport interface {
-	Outputs() map[string]string
+// Report is a kind's part of a job's report: marshalled to a JSON object,
+// to which the runtime adds the fields of Common, and rendered for a
+// terminal by Text, to which the runtime adds the lines of Common.
+type Report interface {
+	Text() string
+}
+
+// Task is one unit of work: an id and an opaque payload for the kind's Runner.
+type Task struct {
+	ID      string
+	Payload []byte
+	// Volatile marks a task whose result depends on more than its payload,
+	// such as a search under a time budget (a faster machine searches
+	// deeper). The coordinator neither answers such a task from its cache
+	// nor stores its result there: a rerun runs it again.
+	Volatile bool
+}
+
+// Summary is what the runtime knows of a job when it asks for the report.
+type Summary struct {
+	Job       string
+	Tasks     int
+	Failures  []job.Failure
+	CacheHits int64
+	Elapsed   time.Duration
+	// Outputs receives the files the job writes for its user (nil: the job
+	// asked for none, or nothing keeps them).
+	Outputs Outputs
+}
+
+// Failed tells whether task id failed.
+func (s Summary) Failed(id string) bool {
+	for _, f := range s.Failures {
+		if f.Task == id {
+			return true
+		}
+	}
+	return false
+}
+
+// PutOutput stores data as the job's output name, for the client that
+// follows the job to write to its file. Without Outputs it does nothing.
+func (s Summary) PutOutput(ctx context.Context, name string, data []byte) error {
+	if s.Outputs == nil {
+		return nil
+	}
+	return s.Outputs.Put(ctx, name, data)
+}
+
+// Outputs receives a job's outputs (files for the user, such as --out).
+type Outputs interface {
+	Put(ctx context.Context, name string, data []byte) error
 }
 
 // OutputPrefix starts the object names of outputs: "output/<job>/<name>".
@@ -83,90 +154,11 @@ const OutputPrefix = "output/"
 // OutputObject is the object name of a job's output.
 func OutputObject(job, name string) string { return OutputPrefix + job + "/" + name }
 
-// Volatile is implemented by kinds some of whose tasks give results that
-// depend on more than their payload, such as a search under a time budget
-// (a faster machine searches deeper). The coordinator neither answers such
-// a task from its cache nor stores its result there: a rerun runs it again.
-type Volatile interface {
-	Volatile(payload []byte) bool
-}
-
-// Plan is a job split into tasks, and knows how to merge their results.
-type Plan interface {
-	// Tasks lists the tasks in a fixed order. Ids are short, unique within the
-	// job and made of [A-Za-z0-9_-] only. Once a task's result is merged
-	// the runtime drops its payload (sets it to nil in this slice): Report
-	// may read the payloads of failed tasks only.
-	Tasks() []Task
-	// Report merges the results of all tasks into the job's report. results
-	// maps task ids to the data returned by Run; failed tasks are missing from
-	// it and listed in sum.Failures.
-	Report(results func(id string) ([]byte, bool), sum Summary) (Report, error)
-}
-
-// Merger is implemented by plans that merge results as they come, so that
-// the report is ready soon after the last one (a million Sudoku puzzles'
-// lines of --out took 0.14 s to put together at the end, with every core
-// but one idle). The runtime calls Merge at most once per task, for tasks
-// whose results it has (in any order; one call at a time; before Report;
-// a resumed job's stored results too), and may leave some out: Report
-// reads every task not merged from its results function, and gives the
-// same report however many were merged, and in whatever order. Merge may
-// keep data. An error leaves the task unmerged: Report meets it again.
-type Merger interface {
-	Merge(id string, data []byte) error
-}
-
-// Report is a kind's final report: JSON first, with a human rendering.
-type Report interface {
-	// Text renders the report for a terminal.
-	Text() string
-}
-
-// Task is one unit of work: an id and an opaque payload for the kind's Runner.
-type Task struct {
-	ID      string
-	Payload []byte
-}
-
-// Summary is what the runtime knows of a job when it asks for the report.
-type Summary struct {
-	Job       string
-	Tasks     int
-	Failures  []Failure
-	CacheHits int64
-	Elapsed   time.Duration
-	// Objects receives outputs too big for the report (nil if none).
-	Objects Objects
-}
-
-// PutOutput stores data as the job's output name (an object named by
-// OutputObject) and records it in outputs, for a report's Outputs; without
-// an object store it does nothing.
-func (s Summary) PutOutput(ctx context.Context, outputs map[string]string, name string, data []byte) error {
-	if s.Objects == nil {
-		return nil
-	}
-	object := OutputObject(s.Job, name)
-	if err := s.Objects.Put(ctx, object, data); err != nil {
-		return err
-	}
-	outputs[name] = object
-	return nil
-}
-
-// Failure is a task that could never succeed, with the reason.
-type Failure struct {
-	Task   string `json:"task"`
-	Reason string `json:"reason"`
-}
-
 // Runner runs tasks of one kind inside one worker slot.
 type Runner interface {
-	// Run computes the result of one task. It reports work in progress by
-	// calling env.Progress (cheap; call it every so often in long tasks) and
-	// stops early when ctx is done. An error wrapping ErrPermanent means the
-	// task can never succeed; any other error is retried.
+	// Run computes the result of one task. It stops early when ctx is done.
+	// An error wrapping ErrPermanent means the task can never succeed; any
+	// other error is retried.
 	Run(ctx context.Context, payload []byte) (Output, error)
 }
 
@@ -181,8 +173,8 @@ type Env struct {
 	// Cache is the worker's persistent key-value cache (Badger on disk), or
 	// nil when the worker runs without one.
 	Cache Cache
-	// Objects is the cluster's object store as the worker sees it, for
-	// the objects that tasks name (see Shared), or nil.
+	// Objects is the cluster's object store as the worker sees it, for the
+	// objects that tasks name (see PlanEnv.Shared), or nil.
 	Objects Objects
 }
 

@@ -1,5 +1,5 @@
-// Package worker runs tasks: it pulls them from the shared JetStream consumer,
-// runs them with their kind's runner, publishes the results and only then
+// Package worker runs tasks: it takes them from the work queue, runs them
+// with their kind's runner, publishes the results and only then
 // acknowledges the tasks.
 //
 // Delivery is at least once; the coordinator merges each task's result once.
@@ -16,16 +16,34 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
+
+// Source is the work queue as a worker takes tasks from it
+// (queue.TaskSource; a fake in tests).
+type Source interface {
+	// Next waits for a task until ctx ends or wait has passed; it returns
+	// nil if none came.
+	Next(ctx context.Context, wait time.Duration) (job.Delivery, error)
+	// AckWait is how long a task may go without a heartbeat.
+	AckWait() time.Duration
+}
+
+// Broker is what a worker needs of the cluster besides its tasks
+// (queue.Broker; a fake in tests).
+type Broker interface {
+	PublishResult(ctx context.Context, r job.Result) error
+	GetJob(ctx context.Context, id string) (*job.Record, uint64, error)
+	// Objects is the object store, for the inputs that tasks name.
+	Objects() tasks.Objects
+	// Flush waits until what was sent has reached the server.
+	Flush(timeout time.Duration) error
+}
 
 // Config configures a worker.
 type Config struct {
@@ -33,7 +51,8 @@ type Config struct {
 	Name string
 	// Concurrency is the number of task slots (goroutines).
 	Concurrency int
-	Broker      *queue.Broker
+	Source      Source
+	Broker      Broker
 	// Cache is the worker's persistent per-item cache, handed to the
 	// kinds' runners; nil disables it.
 	Cache tasks.Cache
@@ -51,10 +70,9 @@ type Config struct {
 
 // Worker is a running worker. Start it with Start and stop it with Close.
 type Worker struct {
-	cfg  Config
-	cons jetstream.Consumer
-	log  *slog.Logger
-	// ackWait is the consumer's, as the coordinator configured it.
+	cfg Config
+	log *slog.Logger
+	// ackWait is the work queue's, as the coordinator configured it.
 	ackWait time.Duration
 
 	stopCtx context.Context // cancelled by Close: take no new tasks
@@ -74,10 +92,10 @@ type jobState struct {
 	checked time.Time
 }
 
-// Start connects the worker to the task consumer and starts its slots.
-func Start(ctx context.Context, cfg Config) (*Worker, error) {
-	if cfg.Broker == nil {
-		return nil, errors.New("worker: no broker")
+// Start starts the worker's slots.
+func Start(cfg Config) (*Worker, error) {
+	if cfg.Broker == nil || cfg.Source == nil {
+		return nil, errors.New("worker: no broker or task source")
 	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
@@ -88,25 +106,17 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 	if cfg.Name == "" {
 		cfg.Name = "worker"
 	}
-	cons, err := cfg.Broker.WorkerConsumer(ctx)
-	if err != nil {
-		return nil, err
-	}
 	runCtx, abort := context.WithCancel(context.Background())
 	stopCtx, stop := context.WithCancel(runCtx)
 	w := &Worker{
 		cfg:     cfg,
-		cons:    cons,
 		log:     cfg.Log.With("worker", cfg.Name),
 		stopCtx: stopCtx,
 		stop:    stop,
 		runCtx:  runCtx,
 		abort:   abort,
 		jobs:    map[string]jobState{},
-		ackWait: cfg.Broker.Config.AckWait,
-	}
-	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
-		w.ackWait = info.Config.AckWait
+		ackWait: cfg.Source.AckWait(),
 	}
 	for i := range cfg.Concurrency {
 		w.wg.Add(1)
@@ -132,7 +142,7 @@ func (w *Worker) Close(ctx context.Context) error {
 	}
 	w.abort()
 	// The last acks and naks are sent before the connection may close.
-	if ferr := w.cfg.Broker.NC.FlushTimeout(5 * time.Second); ferr != nil && err == nil && !w.cfg.Broker.NC.IsClosed() {
+	if ferr := w.cfg.Broker.Flush(5 * time.Second); ferr != nil && err == nil {
 		err = fmt.Errorf("worker %s: flush: %w", w.cfg.Name, ferr)
 	}
 	return err
@@ -160,15 +170,14 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.ObjectStore()}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects()}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {
 			return
 		}
-		batch, cancel, err := w.fetch()
+		d, err := w.fetch()
 		if err != nil {
-			cancel()
 			if w.stopCtx.Err() != nil {
 				return
 			}
@@ -182,61 +191,52 @@ func (w *Worker) slot(i int) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		for msg := range batch.Messages() {
-			if w.stopCtx.Err() != nil {
-				_ = msg.Nak() // came after Close: hand it back
-				continue
-			}
-			w.handle(msg, runners, env, finish)
+		if d == nil {
+			continue
 		}
-		cancel()
+		if w.stopCtx.Err() != nil {
+			_ = d.HandBack() // came after Close: hand it back
+			continue
+		}
+		w.handle(d, runners, env, finish)
 	}
 }
 
 // fetch asks for one task (see Config.FetchWait).
-func (w *Worker) fetch() (jetstream.MessageBatch, context.CancelFunc, error) {
+func (w *Worker) fetch() (job.Delivery, error) {
 	if w.cfg.FetchWait > 0 {
-		batch, err := w.cons.Fetch(1, jetstream.FetchMaxWait(w.cfg.FetchWait))
-		return batch, func() {}, err
+		return w.cfg.Source.Next(context.Background(), w.cfg.FetchWait)
 	}
-	ctx, cancel := context.WithTimeout(w.stopCtx, 5*time.Second)
-	batch, err := w.cons.Fetch(1, jetstream.FetchContext(ctx))
-	return batch, cancel, err
+	return w.cfg.Source.Next(w.stopCtx, 5*time.Second)
 }
 
 // handle runs one delivered task to its end: a published result and an ack,
 // a published failure and a term, or a nak.
-func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env tasks.Env, finish chan<- finished) {
-	meta, err := msg.Metadata()
-	delivered := uint64(1)
-	if err == nil {
-		delivered = meta.NumDelivered
-	}
-	t, err := queue.DecodeTask(msg.Headers(), msg.Data())
+func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tasks.Env, finish chan<- finished) {
+	t, err := d.Task()
 	if err != nil {
-		job, task := subjectIDs(msg.Subject())
-		w.fail(msg, job, task, "", fmt.Sprintf("undecodable task payload: %v", err))
+		w.fail(d, t.Job, t.ID, "", fmt.Sprintf("undecodable task: %v", err))
 		return
 	}
 	if w.jobFinal(t.Job) {
 		// The job was cancelled or has finished: this is a leftover copy.
-		_ = msg.Ack()
+		_ = d.Ack(context.Background())
 		return
 	}
 	kind, ok := tasks.Lookup(t.Kind)
 	if !ok {
-		w.fail(msg, t.Job, t.Task, t.Check, fmt.Sprintf("unknown job kind %q", t.Kind))
+		w.fail(d, t.Job, t.ID, t.Check, fmt.Sprintf("unknown job kind %q", t.Kind))
 		return
 	}
 	start := time.Now()
-	res := queue.ResultMsg{Job: t.Job, Task: t.Task, Check: t.Check, Worker: w.cfg.Name}
+	res := job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: w.cfg.Name}
 
 	runner := runners[t.Kind]
 	if runner == nil {
 		runner = kind.NewRunner(env)
 		runners[t.Kind] = runner
 	}
-	out, err := w.run(msg, t, runner)
+	out, err := w.run(d, t, runner)
 	if errors.Is(err, errPanic) {
 		delete(runners, t.Kind) // its tables may be half updated
 	}
@@ -244,38 +244,39 @@ func (w *Worker) handle(msg jetstream.Msg, runners map[string]tasks.Runner, env 
 	case err == nil:
 		res.Data, res.CacheHits = out.Data, out.CacheHits
 	case errors.Is(err, tasks.ErrPermanent):
-		w.fail(msg, t.Job, t.Task, t.Check, err.Error())
+		w.fail(d, t.Job, t.ID, t.Check, err.Error())
 		return
 	case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
 		// Shutting down, or the job went away: hand the task back.
-		_ = msg.Nak()
+		_ = d.HandBack()
 		return
 	default:
+		delivered := max(d.Delivered(), 1)
 		delay := min(time.Duration(1<<min(delivered-1, 10))*500*time.Millisecond, 30*time.Second)
-		w.log.Warn("task failed, will retry", "job", t.Job, "task", t.Task, "delivery", delivered, "retry_in", delay, "err", err)
-		_ = msg.NakWithDelay(delay)
+		w.log.Warn("task failed, will retry", "job", t.Job, "task", t.ID, "delivery", delivered, "retry_in", delay, "err", err)
+		_ = d.Retry(delay)
 		return
 	}
 	res.Seconds = time.Since(start).Seconds()
-	finish <- finished{msg: msg, res: res}
+	finish <- finished{d: d, res: res}
 }
 
 // finished is a task whose result is ready to be published.
 type finished struct {
-	msg jetstream.Msg
-	res queue.ResultMsg
+	d   job.Delivery
+	res job.Result
 }
 
 // finish publishes a result and only then acknowledges its task.
 func (w *Worker) finish(f finished) {
 	if err := w.publish(f.res); err != nil {
 		w.log.Warn("publish result", "job", f.res.Job, "task", f.res.Task, "err", err)
-		_ = f.msg.Nak()
+		_ = f.d.HandBack()
 		return
 	}
 	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := f.msg.DoubleAck(actx); err != nil {
+	if err := f.d.Ack(actx); err != nil {
 		// The result is published; a redelivery is merged once.
 		w.log.Debug("ack task", "job", f.res.Job, "task", f.res.Task, "err", err)
 	}
@@ -286,7 +287,7 @@ var errJobFinal = errors.New("job is no longer running")
 
 // run runs a task with InProgress heartbeats every AckWait/4, cancelling it
 // if the worker aborts or the job is cancelled.
-func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.Output, error) {
+func (w *Worker) run(d job.Delivery, t job.Task, r tasks.Runner) (tasks.Output, error) {
 	ctx, cancel := context.WithCancelCause(w.runCtx)
 	defer cancel(nil)
 	beat := max(w.ackWait/4, 50*time.Millisecond)
@@ -301,7 +302,7 @@ func (w *Worker) run(msg jetstream.Msg, t queue.TaskMsg, r tasks.Runner) (tasks.
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				_ = msg.InProgress()
+				_ = d.Heartbeat()
 				if w.jobFinal(t.Job) {
 					cancel(errJobFinal)
 					return
@@ -324,10 +325,10 @@ var errPanic = errors.New("panic")
 // runSafely runs a task, turning a panic (a bug in its kind) into a
 // permanent failure with the panic's message: otherwise one task takes the
 // worker process down with it, and, delivered again, every worker in turn.
-func (w *Worker) runSafely(ctx context.Context, t queue.TaskMsg, r tasks.Runner) (out tasks.Output, err error) {
+func (w *Worker) runSafely(ctx context.Context, t job.Task, r tasks.Runner) (out tasks.Output, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			w.log.Error("task panicked", "job", t.Job, "task", t.Task, "kind", t.Kind, "panic", p, "stack", string(debug.Stack()))
+			w.log.Error("task panicked", "job", t.Job, "task", t.ID, "kind", t.Kind, "panic", p, "stack", string(debug.Stack()))
 			out, err = tasks.Output{}, tasks.Permanent(fmt.Errorf("%w: %v", errPanic, p))
 		}
 	}()
@@ -336,20 +337,20 @@ func (w *Worker) runSafely(ctx context.Context, t queue.TaskMsg, r tasks.Runner)
 
 // fail records a task that can never succeed: the failure goes to the
 // coordinator first, then the task is terminated with the same reason.
-func (w *Worker) fail(msg jetstream.Msg, job, task, check, reason string) {
-	w.log.Warn("task can never succeed", "job", job, "task", task, "reason", reason)
-	if job != "" && task != "" {
-		if err := w.publish(queue.ResultMsg{Job: job, Task: task, Check: check, Worker: w.cfg.Name, Failed: reason}); err != nil {
-			_ = msg.Nak()
+func (w *Worker) fail(d job.Delivery, jobID, task, check, reason string) {
+	w.log.Warn("task can never succeed", "job", jobID, "task", task, "reason", reason)
+	if jobID != "" && task != "" {
+		if err := w.publish(job.Result{Job: jobID, Task: task, Check: check, Worker: w.cfg.Name, Failed: reason}); err != nil {
+			_ = d.HandBack()
 			return
 		}
 	}
-	_ = msg.TermWithReason(reason)
+	_ = d.Terminate(reason)
 	w.failed.Add(1)
 }
 
 // publish sends a task's result (or its failure) to the coordinator.
-func (w *Worker) publish(res queue.ResultMsg) error {
+func (w *Worker) publish(res job.Result) error {
 	// PublishResult sends it again while the server does not acknowledge
 	// it (restarting, say); a result computed is worth a minute's wait.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -359,19 +360,19 @@ func (w *Worker) publish(res queue.ResultMsg) error {
 
 // jobFinal reports whether a job is finished, cancelled or unknown, checking
 // the jobs bucket at most once a second per job.
-func (w *Worker) jobFinal(job string) bool {
+func (w *Worker) jobFinal(id string) bool {
 	w.jobsMu.Lock()
-	st, ok := w.jobs[job]
+	st, ok := w.jobs[id]
 	w.jobsMu.Unlock()
 	if ok && (st.final || time.Since(st.checked) < time.Second) {
 		return st.final
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	j, _, err := w.cfg.Broker.GetJob(ctx, job)
+	j, _, err := w.cfg.Broker.GetJob(ctx, id)
 	final := false
 	switch {
-	case errors.Is(err, queue.ErrNoJob):
+	case errors.Is(err, job.ErrNotFound):
 		final = true
 	case err != nil:
 		final = false // unknown: keep working, the coordinator decides
@@ -379,17 +380,7 @@ func (w *Worker) jobFinal(job string) bool {
 		final = j.State.Final() || j.CancelRequested
 	}
 	w.jobsMu.Lock()
-	w.jobs[job] = jobState{final: final, checked: time.Now()}
+	w.jobs[id] = jobState{final: final, checked: time.Now()}
 	w.jobsMu.Unlock()
 	return final
-}
-
-// subjectIDs extracts job and task ids from a task subject, for tasks whose
-// payload cannot be decoded.
-func subjectIDs(subject string) (job, task string) {
-	parts := strings.Split(subject, ".")
-	if len(parts) == 4 && parts[0] == "wopr" && parts[1] == "tasks" {
-		return parts[2], parts[3]
-	}
-	return "", ""
 }

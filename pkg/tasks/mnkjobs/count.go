@@ -121,7 +121,7 @@ type countResult struct {
 }
 
 // Plan implements tasks.Kind.
-func (Count) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+func (Count) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p CountParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.count parameters: %v", err)
@@ -145,6 +145,7 @@ type node struct {
 }
 
 type countPlan struct {
+	tasks.Results
 	g      *mnk.Game
 	params CountParams
 	split  int
@@ -154,7 +155,7 @@ type countPlan struct {
 }
 
 func newCountPlan(g *mnk.Game, p CountParams) *countPlan {
-	cp := &countPlan{g: g, params: p}
+	cp := &countPlan{Results: make(tasks.Results), g: g, params: p}
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
 	if g.Cells() == 0 {
 		root.res = mnk.Draw
@@ -251,7 +252,6 @@ type CountReport struct {
 	Rows                       int               `json:"rows"`
 	Cols                       int               `json:"cols"`
 	K                          int               `json:"k"`
-	Complete                   bool              `json:"complete"`
 	Value                      string            `json:"value"`
 	Nodes                      uint64            `json:"nodes"`
 	Games                      uint64            `json:"games"`
@@ -268,11 +268,6 @@ type CountReport struct {
 	CanonicalTerminalPositions uint64            `json:"canonical_terminal_positions"`
 	CanonicalTerminalByResult  ResultCounts      `json:"canonical_terminal_by_result"`
 	SplitDepth                 int               `json:"split_depth"`
-	Tasks                      int               `json:"tasks"`
-	FailedTasks                int               `json:"failed_tasks"`
-	Failures                   []tasks.Failure   `json:"failures,omitempty"`
-	CacheHits                  int64             `json:"cache_hits"`
-	ElapsedSeconds             float64           `json:"elapsed_seconds"`
 }
 
 // ResultCounts counts something by game result.
@@ -302,7 +297,7 @@ func (a *acc) addMul(dst *uint64, m, x uint64) {
 }
 
 // Report implements tasks.Plan.
-func (cp *countPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+func (cp *countPlan) Report(_ context.Context, _ tasks.Summary) (tasks.Report, error) {
 	g := cp.g
 	var a acc
 	var nodes, draws, cgames uint64
@@ -337,12 +332,10 @@ func (cp *countPlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			pc.CanonicalTerminal[n.res]++
 		}
 	}
-	complete := true
 	for ti, t := range cp.tasks {
-		data, ok := results(t.ID)
+		data, ok := cp.Result(t.ID)
 		if !ok {
-			complete = false
-			continue
+			continue // failed: the figures leave it out
 		}
 		var r countResult
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -391,7 +384,7 @@ func (cp *countPlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	}
 	rep := &CountReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Complete: complete, Value: "unknown",
+		Value: "unknown",
 		Nodes: nodes, Draws: draws, CanonicalGames: cgames,
 		GamesByLength:              map[string]uint64{},
 		PositionsByPly:             map[string]uint64{},
@@ -402,11 +395,6 @@ func (cp *countPlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 		TerminalPositions:          pc.Terminal[mnk.XWin] + pc.Terminal[mnk.OWin] + pc.Terminal[mnk.Draw],
 		CanonicalTerminalPositions: pc.CanonicalTerminal[mnk.XWin] + pc.CanonicalTerminal[mnk.OWin] + pc.CanonicalTerminal[mnk.Draw],
 		SplitDepth:                 cp.split,
-		Tasks:                      len(cp.tasks),
-		FailedTasks:                len(sum.Failures),
-		Failures:                   sum.Failures,
-		CacheHits:                  sum.CacheHits,
-		ElapsedSeconds:             sum.Elapsed.Seconds(),
 	}
 	if known[0][0] {
 		rep.Value = valueWord(values[0][0])
@@ -455,15 +443,7 @@ func valueWord(v mnk.Value) string {
 func (r *CountReport) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
-	if !r.Complete {
-		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the figures below leave them out\n", r.FailedTasks, r.Tasks)
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-		}
-	}
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
-	}
+	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("value (first player)", "%s", r.Value)
 	row("tree nodes", "%s", tasks.Thousands(r.Nodes))
 	row("complete games", "%s", tasks.Thousands(r.Games))
@@ -490,7 +470,6 @@ func (r *CountReport) Text() string {
 	row("  X wins", "%s (%s)", tasks.Thousands(t.XWins), tasks.Thousands(ct.XWins))
 	row("  O wins", "%s (%s)", tasks.Thousands(t.OWins), tasks.Thousands(ct.OWins))
 	row("  draws", "%s (%s)", tasks.Thousands(t.Draws), tasks.Thousands(ct.Draws))
-	row("tasks", "%d at split depth %d, %d failed, %d cache hits", r.Tasks, r.SplitDepth, r.FailedTasks, r.CacheHits)
-	row("elapsed", "%.3f s", r.ElapsedSeconds)
+	row("split depth", "%d", r.SplitDepth)
 	return b.String()
 }

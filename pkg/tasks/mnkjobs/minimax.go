@@ -61,8 +61,8 @@ func (Minimax) Name() string { return "mnk.minimax" }
 func (Minimax) Version() int { return 1 }
 
 // Plan implements tasks.Kind.
-func (Minimax) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
-	return planOne(raw, "mnk.minimax", "minimax", MinimaxParams.Validate, func() tasks.Report { return &MinimaxReport{} })
+func (Minimax) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+	return planOne(raw, "mnk.minimax", "minimax", MinimaxParams.Validate, nil, func() tasks.Report { return &MinimaxReport{} })
 }
 
 // MinimaxReport is the report of an "mnk.minimax" job. The score is for the
@@ -71,24 +71,18 @@ type MinimaxReport struct {
 	positionHead
 	Cutoff     bool   `json:"cutoff"`
 	DepthScore bool   `json:"depth_score"`
-	Complete   bool   `json:"complete"`
 	Calls      uint64 `json:"calls"`
 	BestMove   [2]int `json:"best_move"`
 	Score      int    `json:"score"`
 	// SearchSeconds is the time of the minimax itself.
 	SearchSeconds float64 `json:"search_seconds"`
-	oneTask
-}
-
-func (r *MinimaxReport) finish(sum tasks.Summary) {
-	r.Complete = r.oneTask.finish(sum) && r.Board != ""
 }
 
 // Text implements tasks.Report.
 func (r *MinimaxReport) Text() string {
 	var b strings.Builder
-	if !r.Complete {
-		return r.incomplete("minimax")
+	if r.Board == "" {
+		return failedText("minimax")
 	}
 	variant := "textbook minimax"
 	if r.Cutoff {
@@ -98,13 +92,11 @@ func (r *MinimaxReport) Text() string {
 		variant += ", depth scoring"
 	}
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s of %s, %s to move\n", r.Rows, r.Cols, r.K, variant, r.Position, r.ToMove)
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
-	}
+	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("calls", "%s", tasks.Thousands(r.Calls))
 	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
 	row("score", "%d", r.Score)
-	row("elapsed", "%.3f s (minimax %.3f s)", r.ElapsedSeconds, r.SearchSeconds)
+	row("minimax time", "%.3f s", r.SearchSeconds)
 	return b.String()
 }
 

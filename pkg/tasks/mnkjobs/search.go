@@ -157,24 +157,18 @@ func (Search) Name() string { return "mnk.search" }
 // "among moves near stones".
 func (Search) Version() int { return 3 }
 
-// Volatile implements tasks.Volatile: a search under a time budget goes as
-// deep as the machine allows, so its result is not cached.
-func (Search) Volatile(payload []byte) bool {
-	var p SearchParams
-	return json.Unmarshal(payload, &p) != nil || p.TimeSeconds > 0
-}
-
-// Plan implements tasks.Kind.
-func (Search) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+// Plan implements tasks.Kind. A search under a time budget goes as deep as
+// the machine allows, so its task is volatile: its result is not cached.
+func (Search) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	check := func(p SearchParams) (*mnk.Game, mnk.Position, error) { return nil, mnk.Position{}, p.Check() }
-	return planOne(raw, "mnk.search", "search", check, func() tasks.Report { return &SearchReport{} })
+	timed := func(p SearchParams) bool { return p.TimeSeconds > 0 }
+	return planOne(raw, "mnk.search", "search", check, timed, func() tasks.Report { return &SearchReport{} })
 }
 
 // SearchReport is the report of an "mnk.search" job. Scores are for the
 // side to move in the searched position; cells are [row, col].
 type SearchReport struct {
 	positionHead
-	Complete bool   `json:"complete"`
 	BestMove [2]int `json:"best_move"`
 	Score    int    `json:"score"`
 	// Result is "win in 5 plies", "loss in 4 plies", "draw" (searched to
@@ -187,7 +181,6 @@ type SearchReport struct {
 	NodesPerSecond float64           `json:"nodes_per_second"`
 	SearchSeconds  float64           `json:"search_seconds"`
 	Iterations     []SearchIteration `json:"iterations"`
-	oneTask
 }
 
 // SearchIteration is one iteration of iterative deepening.
@@ -203,18 +196,14 @@ type SearchIteration struct {
 	EBF float64 `json:"ebf"`
 }
 
-func (r *SearchReport) finish(sum tasks.Summary) { r.Complete = r.oneTask.finish(sum) && r.Board != "" }
-
 // Text implements tasks.Report.
 func (r *SearchReport) Text() string {
 	var b strings.Builder
-	if !r.Complete {
-		return r.incomplete("search")
+	if r.Board == "" {
+		return failedText("search")
 	}
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: search of %s, %s to move\n", r.Rows, r.Cols, r.K, r.Position, r.ToMove)
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
-	}
+	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("best move", "%d,%d", r.BestMove[0], r.BestMove[1])
 	row("score", "%d (%s)", r.Score, r.Result)
 	row("principal variation", "%s", cellList(r.PV))
@@ -224,7 +213,7 @@ func (r *SearchReport) Text() string {
 	for _, it := range r.Iterations {
 		fmt.Fprintf(&b, "  %-5d %-12d %-7s %14s %8.2f %9.3f\n", it.Depth, it.Score, fmt.Sprintf("%d,%d", it.BestMove[0], it.BestMove[1]), tasks.Thousands(it.Nodes), it.EBF, it.Seconds)
 	}
-	row("elapsed", "%.3f s", r.ElapsedSeconds)
+	row("search time", "%.3f s", r.SearchSeconds)
 	return b.String()
 }
 

@@ -13,7 +13,7 @@ import (
 // runSingle plans a one-task job, runs its task and returns the report.
 func runSingle(t *testing.T, k tasks.Kind, params any, rep tasks.Report) {
 	t.Helper()
-	plan, err := k.Plan(context.Background(), mustJSON(params))
+	plan, err := k.Plan(context.Background(), mustJSON(params), tasks.PlanEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,10 @@ func runSingle(t *testing.T, k tasks.Kind, params any, rep tasks.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := plan.Report(func(string) ([]byte, bool) { return out.Data, true }, tasks.Summary{Tasks: 1})
+	if err := plan.Merge(ts[0].ID, out.Data); err != nil {
+		t.Fatal(err)
+	}
+	got, err := plan.Report(context.Background(), tasks.Summary{Tasks: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +59,9 @@ func TestSearchJob(t *testing.T) {
 	for _, c := range cases {
 		var rep SearchReport
 		runSingle(t, Search{}, c.p, &rep)
-		if !rep.Complete || rep.BestMove != c.move || rep.Result != c.result || len(rep.Iterations) == 0 || rep.Nodes == 0 {
+		if rep.Board == "" || rep.BestMove != c.move || rep.Result != c.result || len(rep.Iterations) == 0 || rep.Nodes == 0 {
 			t.Errorf("%+v: complete %v, move %v, result %q, %d iterations, %d nodes; want move %v, %q",
-				c.p, rep.Complete, rep.BestMove, rep.Result, len(rep.Iterations), rep.Nodes, c.move, c.result)
+				c.p, rep.Board != "", rep.BestMove, rep.Result, len(rep.Iterations), rep.Nodes, c.move, c.result)
 		}
 	}
 	var rep SearchReport
@@ -87,8 +90,8 @@ func TestSearchJobBigBoard(t *testing.T) {
 	for _, c := range cases {
 		var rep SearchReport
 		runSingle(t, Search{}, c.p, &rep)
-		if !rep.Complete || rep.BestMove != c.move || rep.Result != c.result || rep.Board != fmt.Sprintf("%dx%d", c.p.Rows, c.p.Cols) {
-			t.Errorf("%+v: complete %v, move %v, result %q, board %s; want move %v, %q", c.p, rep.Complete, rep.BestMove, rep.Result, rep.Board, c.move, c.result)
+		if rep.Board == "" || rep.BestMove != c.move || rep.Result != c.result || rep.Board != fmt.Sprintf("%dx%d", c.p.Rows, c.p.Cols) {
+			t.Errorf("%+v: complete %v, move %v, result %q, board %s; want move %v, %q", c.p, rep.Board != "", rep.BestMove, rep.Result, rep.Board, c.move, c.result)
 		}
 	}
 	var rep SearchReport
@@ -105,7 +108,7 @@ func TestMinimaxJob(t *testing.T) {
 	}{{false, 340858}, {true, 66275}} {
 		var rep MinimaxReport
 		runSingle(t, Minimax{}, MinimaxParams{Rows: 3, Cols: 3, K: 3, Cutoff: c.cutoff}, &rep)
-		if !rep.Complete || rep.Calls != c.calls || rep.BestMove != [2]int{0, 0} || rep.Score != 0 {
+		if rep.Board == "" || rep.Calls != c.calls || rep.BestMove != [2]int{0, 0} || rep.Score != 0 {
 			t.Errorf("cutoff %v: %+v, want %d calls, move [0 0], score 0", c.cutoff, rep, c.calls)
 		}
 	}
@@ -137,12 +140,12 @@ func TestBadPositions(t *testing.T) {
 		{SearchParams{Rows: 9, Cols: 9, K: 5, Position: "X......../......../.........", Depth: 1}, "3 rows, want 9 for a 9x9 board"},
 	}
 	for _, c := range cases {
-		_, err := Search{}.Plan(context.Background(), mustJSON(c.p))
+		_, err := Search{}.Plan(context.Background(), mustJSON(c.p), tasks.PlanEnv{})
 		if !errorsIsInvalid(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an invalid-parameters error containing %q", c.p, err, c.want)
 		}
 	}
-	_, err := Minimax{}.Plan(context.Background(), mustJSON(MinimaxParams{Rows: 4, Cols: 4, K: 4}))
+	_, err := Minimax{}.Plan(context.Background(), mustJSON(MinimaxParams{Rows: 4, Cols: 4, K: 4}), tasks.PlanEnv{})
 	if !errorsIsInvalid(err) || !strings.Contains(err.Error(), "16 empty cells") {
 		t.Errorf("minimax on 4x4: %v, want an error about 16 empty cells", err)
 	}

@@ -1,9 +1,9 @@
 package mnkjobs
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -11,8 +11,9 @@ import (
 
 // planOne plans a kind of one task (mnk.search, mnk.minimax): its
 // parameters, checked by validate, are the task's payload, and the task's
-// result is the report.
-func planOne[P any](raw json.RawMessage, kind, id string, validate func(P) (*mnk.Game, mnk.Position, error), report func() tasks.Report) (tasks.Plan, error) {
+// result is the report. volatile tells whether the task's result depends on
+// the machine (tasks.Task.Volatile).
+func planOne[P any](raw json.RawMessage, kind, id string, validate func(P) (*mnk.Game, mnk.Position, error), volatile func(P) bool, report func() tasks.Report) (tasks.Plan, error) {
 	var p P
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("%s parameters: %v", kind, err)
@@ -21,26 +22,27 @@ func planOne[P any](raw json.RawMessage, kind, id string, validate func(P) (*mnk
 		return nil, err
 	}
 	payload, _ := json.Marshal(p)
-	return singlePlan{task: tasks.Task{ID: id, Payload: payload}, report: report}, nil
+	task := tasks.Task{ID: id, Payload: payload, Volatile: volatile != nil && volatile(p)}
+	return &singlePlan{Results: make(tasks.Results), task: task, report: report}, nil
 }
 
 // singlePlan is a job of one task whose result is the report itself.
 type singlePlan struct {
+	tasks.Results
 	task   tasks.Task
 	report func() tasks.Report
 }
 
-func (sp singlePlan) Tasks() []tasks.Task { return []tasks.Task{sp.task} }
+func (sp *singlePlan) Tasks() []tasks.Task { return []tasks.Task{sp.task} }
 
-func (sp singlePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+// Report is the task's result; a report whose task failed has only its head
+// (its Board is empty), and its text says so.
+func (sp *singlePlan) Report(context.Context, tasks.Summary) (tasks.Report, error) {
 	rep := sp.report()
-	if data, ok := results(sp.task.ID); ok {
+	if data, ok := sp.Result(sp.task.ID); ok {
 		if err := json.Unmarshal(data, rep); err != nil {
 			return nil, fmt.Errorf("result of task %s: %w", sp.task.ID, err)
 		}
-	}
-	if r, ok := rep.(interface{ finish(tasks.Summary) }); ok {
-		r.finish(sum)
 	}
 	return rep, nil
 }
@@ -70,26 +72,6 @@ func newHead(rows, cols, k int, position string, xToMove bool) positionHead {
 	return h
 }
 
-// oneTask ends the report of a one-task kind: how its task went.
-type oneTask struct {
-	FailedTasks    int             `json:"failed_tasks"`
-	Failures       []tasks.Failure `json:"failures,omitempty"`
-	ElapsedSeconds float64         `json:"elapsed_seconds"`
-}
-
-// finish takes the job's summary and tells whether the task succeeded.
-func (o *oneTask) finish(sum tasks.Summary) bool {
-	o.FailedTasks, o.Failures, o.ElapsedSeconds = len(sum.Failures), sum.Failures, sum.Elapsed.Seconds()
-	return o.FailedTasks == 0
-}
-
-// incomplete is the text of a report whose task (the search, the minimax)
-// failed.
-func (o *oneTask) incomplete(what string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "INCOMPLETE: the %s failed\n", what)
-	for _, f := range o.Failures {
-		fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-	}
-	return b.String()
-}
+// failedText is the text of a report whose one task (the search, the
+// minimax) failed; the runtime adds why.
+func failedText(what string) string { return "the " + what + " failed\n" }

@@ -113,7 +113,7 @@ type solveResult struct {
 }
 
 // Plan implements tasks.Kind.
-func (Solve) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
@@ -126,6 +126,7 @@ func (Solve) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
 }
 
 type solvePlan struct {
+	tasks.Results
 	g      *mnk.Game
 	params SolveParams
 	split  int
@@ -135,7 +136,7 @@ type solvePlan struct {
 }
 
 func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
-	sp := &solvePlan{g: g, params: p}
+	sp := &solvePlan{Results: make(tasks.Results), g: g, params: p}
 	ex := &countPlan{g: g} // its expand merges children by canonical form
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
 	sp.layers = [][]node{{root}}
@@ -185,11 +186,10 @@ func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
 // SolveReport is the report of an "mnk.solve" job. Values are for the
 // first player; cells are [row, col].
 type SolveReport struct {
-	Board    string `json:"board"`
-	Rows     int    `json:"rows"`
-	Cols     int    `json:"cols"`
-	K        int    `json:"k"`
-	Complete bool   `json:"complete"`
+	Board string `json:"board"`
+	Rows  int    `json:"rows"`
+	Cols  int    `json:"cols"`
+	K     int    `json:"k"`
 	// Value is "win", "draw" or "loss" for the first player ("unknown" if
 	// tasks failed).
 	Value      string            `json:"value"`
@@ -199,19 +199,15 @@ type SolveReport struct {
 	Nodes      uint64            `json:"nodes"`
 	TTHits     uint64            `json:"tt_hits"`
 	SplitDepth int               `json:"split_depth"`
-	Tasks      int               `json:"tasks"`
 	// TaskDetails lists each task's position, value (for the side to move
 	// there), nodes and seconds.
 	TaskDetails []SolveTaskDetail `json:"task_details"`
-	FailedTasks int               `json:"failed_tasks"`
-	Failures    []tasks.Failure   `json:"failures,omitempty"`
-	CacheHits   int64             `json:"cache_hits"`
 	// PositionCacheHits counts positions whose value came from a worker's
 	// persistent store of proven positions.
-	PositionCacheHits uint64  `json:"position_cache_hits"`
-	ElapsedSeconds    float64 `json:"elapsed_seconds"`
+	PositionCacheHits uint64 `json:"position_cache_hits"`
 	// TaskSeconds is the sum of the tasks' times, about what one worker
-	// would have taken; Speedup is TaskSeconds / ElapsedSeconds. When the
+	// would have taken; Speedup is TaskSeconds over the job's elapsed
+	// seconds. When the
 	// workers share cores with other work, task times stretch and Speedup
 	// overstates the gain: a run with one worker gives the real figure.
 	TaskSeconds float64 `json:"task_seconds"`
@@ -230,13 +226,12 @@ type SolveTaskDetail struct {
 }
 
 // Report implements tasks.Plan.
-func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+func (sp *solvePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
 	g := sp.g
 	rep := &SolveReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
-		Complete: true, Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
-		SplitDepth: sp.split, Tasks: len(sp.tasks), FailedTasks: len(sum.Failures), Failures: sum.Failures,
-		CacheHits: sum.CacheHits, ElapsedSeconds: sum.Elapsed.Seconds(), TaskDetails: []SolveTaskDetail{},
+		Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
+		SplitDepth: sp.split, TaskDetails: []SolveTaskDetail{},
 	}
 	values := make([][]mnk.Value, len(sp.layers))
 	known := make([][]bool, len(sp.layers))
@@ -256,10 +251,9 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	last := sp.layers[sp.split]
 	for ti, t := range sp.tasks {
 		i := sp.where[ti]
-		data, ok := results(t.ID)
+		data, ok := sp.Result(t.ID)
 		if !ok {
-			rep.Complete = false
-			continue
+			continue // failed: the value stays unknown
 		}
 		var r solveResult
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -278,8 +272,8 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			Task: t.ID, Position: g.String(last[i].pos), ToMove: toMove(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
 		})
 	}
-	if rep.ElapsedSeconds > 0 {
-		rep.Speedup = rep.TaskSeconds / rep.ElapsedSeconds
+	if sum.Elapsed > 0 {
+		rep.Speedup = rep.TaskSeconds / sum.Elapsed.Seconds()
 	}
 	// Negamax over the top of the tree.
 	for d := len(sp.layers) - 2; d >= 0; d-- {
@@ -388,15 +382,7 @@ func mapCells(g *mnk.Game, canon, p mnk.Position, cells []int) []int {
 func (r *SolveReport) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
-	if !r.Complete {
-		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; the value is unknown\n", r.FailedTasks, r.Tasks)
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-		}
-	}
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-26s %s\n", label, fmt.Sprintf(format, args...))
-	}
+	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("value (first player)", "%s", r.Value)
 	row("best first moves", "%s", cellList(r.BestMoves))
 	row("principal variation", "%s", cellList(r.PV))
@@ -421,7 +407,7 @@ func (r *SolveReport) Text() string {
 	}
 	row("nodes", "%s", tasks.Thousands(r.Nodes))
 	row("table hits", "%s", tasks.Thousands(r.TTHits))
-	row("tasks", "%d at split depth %d, %d failed, %d cache hits", r.Tasks, r.SplitDepth, r.FailedTasks, r.CacheHits)
+	row("split depth", "%d", r.SplitDepth)
 	var most SolveTaskDetail
 	for _, t := range r.TaskDetails {
 		if t.Nodes > most.Nodes {
@@ -431,7 +417,7 @@ func (r *SolveReport) Text() string {
 	if most.Task != "" {
 		row("  largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
 	}
-	row("elapsed", "%.3f s (tasks %.3f s: speedup %.2f over one worker)", r.ElapsedSeconds, r.TaskSeconds, r.Speedup)
+	row("task time", "%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -61,25 +62,26 @@ func TestValidate(t *testing.T) {
 func runMatch(t *testing.T, p MatchParams) *MatchReport {
 	t.Helper()
 	raw, _ := json.Marshal(p)
-	plan, err := Match{}.Plan(context.Background(), raw)
+	plan, err := Match{}.Plan(context.Background(), raw, tasks.PlanEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := map[string][]byte{}
 	ts := plan.Tasks()
 	for i := len(ts) - 1; i >= 0; i-- {
 		out, err := Match{}.NewRunner(tasks.Env{}).Run(context.Background(), ts[i].Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		results[ts[i].ID] = out.Data
+		if err := plan.Merge(ts[i].ID, out.Data); err != nil {
+			t.Fatal(err)
+		}
 		var r matchResult
 		if err := json.Unmarshal(out.Data, &r); err != nil {
 			t.Fatal(err)
 		}
 		replay(t, p.Variant, r)
 	}
-	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, tasks.Summary{Tasks: len(ts)})
+	rep, err := plan.Report(context.Background(), tasks.Summary{Tasks: len(ts)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,6 @@ func replay(t *testing.T, variant string, r matchResult) {
 
 // deterministic drops the figures that depend on the machine.
 func deterministic(r MatchReport) MatchReport {
-	r.ElapsedSeconds, r.Tasks = 0, 0
 	r.X.MillisPerMove, r.O.MillisPerMove = 0, 0
 	return r
 }
@@ -163,7 +164,7 @@ func TestEngineBeatsRandom(t *testing.T) {
 // A report with a failed task says so and counts only the games played.
 func TestMatchReportIncomplete(t *testing.T) {
 	raw, _ := json.Marshal(MatchParams{X: "random", O: "random", Games: 4, GamesPerTask: 2, Variant: "first-triple"})
-	plan, err := Match{}.Plan(context.Background(), raw)
+	plan, err := Match{}.Plan(context.Background(), raw, tasks.PlanEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,13 +173,16 @@ func TestMatchReportIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fail := []tasks.Failure{{Task: ts[1].ID, Reason: "test"}}
-	rep, err := plan.Report(func(id string) ([]byte, bool) { return out.Data, id == ts[0].ID }, tasks.Summary{Tasks: 2, Failures: fail})
+	if err := plan.Merge(ts[0].ID, out.Data); err != nil {
+		t.Fatal(err)
+	}
+	fail := []job.Failure{{Task: ts[1].ID, Reason: "test"}}
+	rep, err := plan.Report(context.Background(), tasks.Summary{Tasks: 2, Failures: fail})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rep.(*MatchReport)
-	if r.Complete || r.Played != 2 || r.FailedTasks != 1 || !strings.Contains(r.Text(), "INCOMPLETE") {
+	if r.Played != 2 || !strings.Contains(r.Text(), "2 of 4 games played") {
 		t.Errorf("report %+v\n%s", r, r.Text())
 	}
 }
@@ -196,12 +200,18 @@ func TestMatchVolatile(t *testing.T) {
 		{"engine:time=50ms", "random", true},
 		{"random", "engine:time=1s", true},
 	} {
-		raw, err := json.Marshal(matchTask{MatchParams: MatchParams{X: c.x, O: c.o, Games: 2, Variant: "first-triple"}, Count: 2})
+		raw, err := json.Marshal(MatchParams{X: c.x, O: c.o, Games: 4, GamesPerTask: 2, Variant: "first-triple"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := (Match{}).Volatile(raw); got != c.volatile {
-			t.Errorf("%s vs %s: volatile %v, want %v", c.x, c.o, got, c.volatile)
+		plan, err := Match{}.Plan(context.Background(), raw, tasks.PlanEnv{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range plan.Tasks() {
+			if task.Volatile != c.volatile {
+				t.Errorf("%s vs %s: task %s volatile %v, want %v", c.x, c.o, task.ID, task.Volatile, c.volatile)
+			}
 		}
 	}
 }

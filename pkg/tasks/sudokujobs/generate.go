@@ -72,7 +72,7 @@ type genTask struct {
 }
 
 // Plan implements tasks.Kind.
-func (Generate) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error) {
+func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p GenerateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("sudoku.generate parameters: %v", err)
@@ -80,7 +80,7 @@ func (Generate) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	gp := &genPlan{params: p}
+	gp := &genPlan{Results: make(tasks.Results), params: p}
 	n := (p.Count + perTask - 1) / perTask
 	width := len(strconv.Itoa(n - 1))
 	for i := range n {
@@ -93,6 +93,7 @@ func (Generate) Plan(_ context.Context, raw json.RawMessage) (tasks.Plan, error)
 }
 
 type genPlan struct {
+	tasks.Results
 	params GenerateParams
 	tasks  []tasks.Task
 }
@@ -107,45 +108,36 @@ type genResult struct {
 
 // GenerateReport is the report of a "sudoku.generate" job.
 type GenerateReport struct {
-	Count             int             `json:"count"`
-	Seed              uint64          `json:"seed"`
-	Symmetric         bool            `json:"symmetric"`
-	Minimal           bool            `json:"minimal"`
-	Clues             int             `json:"clues,omitempty"`
-	Puzzles           []string        `json:"puzzles"`
-	CluesHistogram    map[string]int  `json:"clues_histogram"`
-	GuessesHistogram  map[string]int  `json:"guesses_histogram"`
-	DuplicatesDropped int             `json:"duplicates_dropped"`
-	PuzzlesPerSecond  float64         `json:"puzzles_per_second"`
-	ElapsedSeconds    float64         `json:"elapsed_seconds"`
-	Tasks             int             `json:"tasks"`
-	FailedTasks       int             `json:"failed_tasks"`
-	Failures          []tasks.Failure `json:"failures,omitempty"`
-	CacheHits         int64           `json:"cache_hits"`
+	Count             int            `json:"count"`
+	Seed              uint64         `json:"seed"`
+	Symmetric         bool           `json:"symmetric"`
+	Minimal           bool           `json:"minimal"`
+	Clues             int            `json:"clues,omitempty"`
+	Puzzles           []string       `json:"puzzles"`
+	CluesHistogram    map[string]int `json:"clues_histogram"`
+	GuessesHistogram  map[string]int `json:"guesses_histogram"`
+	DuplicatesDropped int            `json:"duplicates_dropped"`
+	PuzzlesPerSecond  float64        `json:"puzzles_per_second"`
 
-	outputs map[string]string
-	// listed: the puzzles go into the text (no --out, and not too many).
-	listed bool
+	// listed: the puzzles go into the text (no --out, and not too many);
+	// written: they went to --out; missing: tasks failed.
+	listed, written, missing bool
 }
 
 // maxListed is the most puzzles the readable report lists itself.
 const maxListed = 100
 
-// Outputs implements tasks.OutputReport.
-func (r *GenerateReport) Outputs() map[string]string { return r.outputs }
-
 // Report implements tasks.Plan.
-func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+func (gp *genPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
 	rep := &GenerateReport{
 		Seed: gp.params.Seed, Symmetric: gp.params.Symmetric, Minimal: gp.params.Minimal, Clues: gp.params.Clues,
 		Puzzles: []string{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{},
-		ElapsedSeconds: sum.Elapsed.Seconds(), Tasks: len(gp.tasks), FailedTasks: len(sum.Failures),
-		Failures: sum.Failures, CacheHits: sum.CacheHits, outputs: map[string]string{},
+		written: gp.params.Out, missing: len(sum.Failures) > 0,
 	}
 	seen := make(map[string]bool, gp.params.Count)
 	var out bytes.Buffer
 	for _, t := range gp.tasks {
-		data, ok := results(t.ID)
+		data, ok := gp.Result(t.ID)
 		if !ok {
 			continue
 		}
@@ -172,7 +164,7 @@ func (gp *genPlan) Report(results func(id string) ([]byte, bool), sum tasks.Summ
 		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
 	}
 	if gp.params.Out {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "out", out.Bytes()); err != nil {
+		if err := sum.PutOutput(ctx, "out", out.Bytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -195,12 +187,9 @@ func (r *GenerateReport) Text() string {
 	case r.Clues != 0:
 		fmt.Fprintf(&b, ", %d clues", r.Clues)
 	}
-	fmt.Fprintf(&b, "), %.0f puzzles/s, %.3f s\n", r.PuzzlesPerSecond, r.ElapsedSeconds)
-	if r.FailedTasks > 0 {
-		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed (up to %d puzzles each); their puzzles are missing\n", r.FailedTasks, r.Tasks, perTask)
-		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "  task %s: %s\n", f.Task, f.Reason)
-		}
+	fmt.Fprintf(&b, "), %.0f puzzles/s\n", r.PuzzlesPerSecond)
+	if r.missing {
+		fmt.Fprintf(&b, "the puzzles of failed tasks (up to %d each) are missing\n", perTask)
 	}
 	if r.DuplicatesDropped > 0 {
 		fmt.Fprintf(&b, "%d duplicates dropped\n", r.DuplicatesDropped)
@@ -212,7 +201,7 @@ func (r *GenerateReport) Text() string {
 		for _, p := range r.Puzzles {
 			b.WriteString(p + "\n")
 		}
-	case len(r.outputs) == 0:
+	case !r.written:
 		fmt.Fprintf(&b, "(more than %d puzzles: --out FILE writes them, --json lists them)\n", maxListed)
 	}
 	return b.String()

@@ -22,8 +22,8 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// DefaultChunk is the chunk size of a job whose parameters give none (jobs
-// submitted by earlier builds: a resumed job keeps its plan).
+// DefaultChunk is the chunk size of a job whose parameters give none
+// (clients choose one with AutoChunk).
 const DefaultChunk = 1000
 
 // The chunk sizes that AutoChunk chooses: about autoTasks tasks, of at
@@ -106,16 +106,11 @@ func (Solve) Name() string { return "sudoku.solve" }
 // reason says why ("no solution: r7c6 has no candidate").
 func (Solve) Version() int { return 4 }
 
-// Plan implements tasks.Kind; a corpus job needs its inputs (PlanEnv).
-func (Solve) Plan(context.Context, json.RawMessage) (tasks.Plan, error) {
-	return nil, tasks.Invalid("sudoku.solve reads its inputs from the object store: plan it with PlanEnv")
-}
-
 // A task's payload is a piece of an input file as it is, cut by sudoku.Cut
 // between puzzles: the header line "wopr-sudoku-chunk/2 <first line>
 // <quoted file name>", then the piece's bytes. The coordinator only finds
 // where to cut; the workers parse. When the input is held in memory for
-// this process's workers (tasks.Shared: the embedded default), the payload
+// this process's workers (tasks.PlanEnv.Shared: the embedded default), the payload
 // says where the piece is instead, "wopr-sudoku-ref/1 <first line>
 // <offset> <length> <object> <quoted file name>", and the runner reads it
 // there: a million puzzles' 82 MB then go through the work queue in 334
@@ -211,9 +206,9 @@ func decodeRef(ctx context.Context, ref []byte, objects tasks.Objects) (*chunk, 
 	return c, nil
 }
 
-// PlanEnv implements tasks.EnvPlanner: it cuts every input into chunks of
-// whole puzzles, without parsing them.
-func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
+// Plan implements tasks.Kind: it cuts every input into chunks of whole
+// puzzles, without parsing them.
+func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("sudoku.solve parameters: %v", err)
@@ -225,15 +220,17 @@ func (Solve) PlanEnv(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv
 	if size == 0 {
 		size = DefaultChunk
 	}
+	if env.Objects == nil {
+		return nil, errors.New("sudoku.solve: no object store to read the inputs from")
+	}
 	sp := &solvePlan{params: p, objects: env.Objects}
-	shared, _ := env.Objects.(tasks.Shared)
 	var payloads [][]byte
 	for _, in := range p.Inputs {
 		data, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		named := shared != nil && shared.Shared(in.Object)
+		named := env.IsShared(in.Object)
 		offset := 0 // of the next piece
 		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
 			c := chunk{File: in.File, Line: line, Text: text}
@@ -320,13 +317,8 @@ func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
 // --out), any other as its line of --out ("<outcome>: <reason>\n"); the
 // summary's rejects tell which is which. What the report needs is computed
 // by the workers, and merging a million puzzles is unpacking their lines
-// in order. Results of format 2 (an earlier build; a job it left unfinished
-// may have them stored) have every puzzle's line of --out as text, and are
-// read too.
-const (
-	resultMagic   = "wopr-sudoku-result/3 "
-	resultMagicV2 = "wopr-sudoku-result/2 "
-)
+// in order.
+const resultMagic = "wopr-sudoku-result/3 "
 
 // chunkSummary is the part of a chunk's result that the report merges.
 type chunkSummary struct {
@@ -387,26 +379,18 @@ func encodeResult(s *chunkSummary, body []byte) ([]byte, error) {
 // chunkResult is a decoded result.
 type chunkResult struct {
 	chunkSummary
-	body   []byte
-	packed bool // false: format 2, every puzzle's line as text
+	body []byte
 }
 
 // decodeResult reads a chunk's result; its body is checked when it is
 // expanded.
 func decodeResult(data []byte, puzzles int) (*chunkResult, error) {
 	head, body, ok := bytes.Cut(data, []byte{'\n'})
-	r := &chunkResult{body: body}
-	var summary []byte
-	switch {
-	case !ok:
-		return nil, errors.New("not a sudoku chunk result")
-	case bytes.HasPrefix(head, []byte(resultMagic)):
-		r.packed, summary = true, head[len(resultMagic):]
-	case bytes.HasPrefix(head, []byte(resultMagicV2)):
-		summary = head[len(resultMagicV2):]
-	default:
+	summary, isResult := bytes.CutPrefix(head, []byte(resultMagic))
+	if !ok || !isResult {
 		return nil, errors.New("not a sudoku chunk result")
 	}
+	r := &chunkResult{body: body}
 	if err := json.Unmarshal(summary, &r.chunkSummary); err != nil {
 		return nil, fmt.Errorf("summary: %w", err)
 	}
@@ -418,9 +402,6 @@ func decodeResult(data []byte, puzzles int) (*chunkResult, error) {
 
 // outSize is the length of the chunk's lines of --out.
 func (r *chunkResult) outSize() int {
-	if !r.packed {
-		return len(r.body)
-	}
 	unique := r.Puzzles - len(r.Rejects)
 	return len(r.body) + unique*(cells+1-packedLen)
 }
@@ -433,29 +414,16 @@ func (r *chunkResult) expand(dst []byte, write bool, f func(chunkReject, string)
 	body := r.body
 	// uniques takes n unique puzzles from body.
 	uniques := func(n int) error {
-		if r.packed {
-			if len(body) < n*packedLen {
-				return fmt.Errorf("%d bytes for %d packed solutions", len(body), n)
-			}
-			if write {
-				var ok bool
-				if dst, ok = unpackSolutions(dst, body[:n*packedLen]); !ok {
-					return errors.New("a packed solution is not made of digits 1-9")
-				}
-			}
-			body = body[n*packedLen:]
-			return nil
+		if len(body) < n*packedLen {
+			return fmt.Errorf("%d bytes for %d packed solutions", len(body), n)
 		}
-		for range n {
-			i := bytes.IndexByte(body, '\n')
-			if i < 0 {
-				return errors.New("fewer output lines than puzzles")
+		if write {
+			var ok bool
+			if dst, ok = unpackSolutions(dst, body[:n*packedLen]); !ok {
+				return errors.New("a packed solution is not made of digits 1-9")
 			}
-			if write {
-				dst = append(dst, body[:i+1]...)
-			}
-			body = body[i+1:]
 		}
+		body = body[n*packedLen:]
 		return nil
 	}
 	next := 0 // the index of the next puzzle
@@ -553,26 +521,20 @@ func unpackSolutions(dst, packed []byte) ([]byte, bool) {
 
 // SolveReport is the report of a "sudoku.solve" job.
 type SolveReport struct {
-	Puzzles          int             `json:"puzzles"`
-	Unique           int             `json:"unique"`
-	Multiple         int             `json:"multiple"`
-	Unsolvable       int             `json:"unsolvable"`
-	Invalid          int             `json:"invalid"`
-	Malformed        int             `json:"malformed"`
-	Rejects          []Reject        `json:"rejects"`
-	CluesHistogram   map[string]int  `json:"clues_histogram"`
-	GuessesHistogram map[string]int  `json:"guesses_histogram"`
-	Hardest          []Hard          `json:"hardest"`
-	PuzzlesPerSecond float64         `json:"puzzles_per_second"`
-	ElapsedSeconds   float64         `json:"elapsed_seconds"`
-	Files            []string        `json:"files"`
-	Tasks            int             `json:"tasks"`
-	FailedTasks      int             `json:"failed_tasks"`
-	Failures         []tasks.Failure `json:"failures,omitempty"`
-	CacheHits        int64           `json:"cache_hits"`
-	Complete         bool            `json:"complete"`
+	Puzzles          int            `json:"puzzles"`
+	Unique           int            `json:"unique"`
+	Multiple         int            `json:"multiple"`
+	Unsolvable       int            `json:"unsolvable"`
+	Invalid          int            `json:"invalid"`
+	Malformed        int            `json:"malformed"`
+	Rejects          []Reject       `json:"rejects"`
+	CluesHistogram   map[string]int `json:"clues_histogram"`
+	GuessesHistogram map[string]int `json:"guesses_histogram"`
+	Hardest          []Hard         `json:"hardest"`
+	PuzzlesPerSecond float64        `json:"puzzles_per_second"`
+	Files            []string       `json:"files"`
 
-	outputs map[string]string
+	failed bool // tasks failed: their puzzles are rejects
 }
 
 // Reject is a puzzle that was not uniquely solved.
@@ -591,12 +553,11 @@ type Hard struct {
 	Guesses int    `json:"guesses"`
 }
 
-// Outputs implements tasks.OutputReport.
-func (r *SolveReport) Outputs() map[string]string { return r.outputs }
-
-// Merge implements tasks.Merger: it decodes a task's result and writes the
+// Merge implements tasks.Plan: it decodes a task's result and writes the
 // lines of --out and the rejects of the tasks that are merged without a
-// gap before them, so that Report has little left to do.
+// gap before them, so that Report has little left to do: merging as the
+// results come, a million puzzles' lines of --out are ready with the last
+// result instead of being put together after it on one core.
 func (sp *solvePlan) Merge(id string, data []byte) error {
 	m := &sp.merged
 	if m.index == nil {
@@ -623,15 +584,9 @@ func (sp *solvePlan) Merge(id string, data []byte) error {
 	m.results[ti] = r
 	for m.next < len(sp.tasks) && m.results[m.next] != nil {
 		ti := m.next
-		l, err := sp.write(m.lines, ti, m.results[ti])
+		l, err := sp.write(context.Background(), m.lines, ti, m.results[ti])
 		if err != nil {
-			// Left to Report, which reads the result again and fails
-			// with this error.
-			m.results[ti] = nil
-			if ti == m.index[id] {
-				return err
-			}
-			return nil
+			return err
 		}
 		m.lines = l
 		m.results[ti].body = nil // written
@@ -652,11 +607,11 @@ func (sp *solvePlan) outEstimate() int {
 // write returns l with task ti's lines appended; r is its result, or nil
 // if the task failed. It appends after the lengths of l's slices, which a
 // caller that drops the lines returned (on an error) keeps as they were.
-func (sp *solvePlan) write(l lines, ti int, r *chunkResult) (lines, error) {
+func (sp *solvePlan) write(ctx context.Context, l lines, ti int, r *chunkResult) (lines, error) {
 	file := sp.pieces[ti].File
 	if r == nil {
 		// The task failed: its lines are still accounted for.
-		return l, sp.failedChunk(sp.tasks[ti], &l)
+		return l, sp.failedChunk(ctx, sp.tasks[ti], &l)
 	}
 	var err error
 	l.out, err = r.expand(l.out, sp.params.Out, func(rj chunkReject, reason string) { l.reject(file, rj.Line, rj.Outcome, reason) })
@@ -666,16 +621,15 @@ func (sp *solvePlan) write(l lines, ti int, r *chunkResult) (lines, error) {
 	return l, nil
 }
 
-// Report implements tasks.Plan: it merges the chunks' summaries and the
-// lines of --out and rejects that Merge has put together with those of the
-// tasks it has not, in input order. It changes nothing in the plan (it
-// writes what it adds after the slices' lengths), so that it gives the
-// same report if called again.
-func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Summary) (tasks.Report, error) {
+// Report implements tasks.Plan: it merges the chunks' summaries, and
+// writes the lines of --out and the rejects of the tasks after the first
+// that failed (Merge wrote those before it), in input order. It changes
+// nothing in the plan (it writes what it adds after the slices' lengths),
+// so that it gives the same report if called again.
+func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
 	rep := &SolveReport{
 		Rejects: []Reject{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{}, Hardest: []Hard{},
-		Tasks: len(sp.tasks), FailedTasks: len(sum.Failures), Failures: sum.Failures, CacheHits: sum.CacheHits,
-		ElapsedSeconds: sum.Elapsed.Seconds(), Complete: len(sum.Failures) == 0,
+		failed: len(sum.Failures) > 0,
 	}
 	for _, in := range sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
@@ -684,7 +638,7 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	var clues [82]int
 	guesses := map[int]int{}
 	decoded := make([]*chunkResult, len(sp.tasks)) // nil: the task failed
-	for ti, t := range sp.tasks {
+	for ti := range sp.tasks {
 		pc := sp.pieces[ti]
 		rep.Puzzles += pc.Items
 		var r *chunkResult
@@ -692,14 +646,7 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 			r = m.results[ti]
 		}
 		if r == nil {
-			data, ok := results(t.ID)
-			if !ok {
-				continue
-			}
-			var err error
-			if r, err = decodeResult(data, pc.Items); err != nil {
-				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
-			}
+			continue
 		}
 		decoded[ti] = r
 		rep.Unique += r.Counts[sudoku.Unique]
@@ -744,19 +691,18 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 	}
 	for ti := m.next; ti < len(sp.tasks); ti++ {
 		var err error
-		if l, err = sp.write(l, ti, decoded[ti]); err != nil {
+		if l, err = sp.write(ctx, l, ti, decoded[ti]); err != nil {
 			return nil, err
 		}
 	}
 	rep.Rejects = append(rep.Rejects, l.rejects...)
-	rep.outputs = map[string]string{}
 	if sp.params.Out {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "out", l.out); err != nil {
+		if err := sum.PutOutput(ctx, "out", l.out); err != nil {
 			return nil, err
 		}
 	}
 	if sp.params.Rejects {
-		if err := sum.PutOutput(context.Background(), rep.outputs, "rejects", l.rejected); err != nil {
+		if err := sum.PutOutput(ctx, "rejects", l.rejected); err != nil {
 			return nil, err
 		}
 	}
@@ -765,8 +711,8 @@ func (sp *solvePlan) Report(results func(id string) ([]byte, bool), sum tasks.Su
 
 // failedChunk accounts for the puzzles of a task that failed: each is
 // "unsolved" in --out and a reject.
-func (sp *solvePlan) failedChunk(t tasks.Task, l *lines) error {
-	c, err := decodeChunk(context.Background(), t.Payload, sp.objects)
+func (sp *solvePlan) failedChunk(ctx context.Context, t tasks.Task, l *lines) error {
+	c, err := decodeChunk(ctx, t.Payload, sp.objects)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
@@ -811,8 +757,8 @@ func pushHard(h []Hard, x Hard) []Hard {
 func (r *SolveReport) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sudoku corpus: %s\n", strings.Join(r.Files, ", "))
-	if !r.Complete {
-		fmt.Fprintf(&b, "INCOMPLETE: %d of %d tasks failed; their puzzles are listed as unsolved\n", r.FailedTasks, r.Tasks)
+	if r.failed {
+		b.WriteString("the puzzles of failed tasks are rejects, \"unsolved\"\n")
 	}
 	row := func(label string, n int) {
 		fmt.Fprintf(&b, "  %-12s %10d\n", label, n)
@@ -823,7 +769,7 @@ func (r *SolveReport) Text() string {
 	row("unsolvable", r.Unsolvable)
 	row("invalid", r.Invalid)
 	row("malformed", r.Malformed)
-	fmt.Fprintf(&b, "  %.0f puzzles/s, %.3f s, %s, %s\n", r.PuzzlesPerSecond, r.ElapsedSeconds, tasks.Count(r.Tasks, "task"), tasks.Count(int(r.CacheHits), "cache hit"))
+	fmt.Fprintf(&b, "  %.0f puzzles/s\n", r.PuzzlesPerSecond)
 	// The hardest puzzles that needed a guess, locations in one column.
 	hard := slices.DeleteFunc(slices.Clone(r.Hardest), func(h Hard) bool { return h.Guesses == 0 })
 	width := 0

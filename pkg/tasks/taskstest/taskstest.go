@@ -4,41 +4,64 @@ package taskstest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // RunPlan runs every task of plan, in order, with one runner of kind k made
-// with env, and returns the plan's report of their results; sum.Tasks is set
-// to the number of tasks. The tasks named in sum.Failures are not run and
-// their results are missing, as for a job whose tasks failed. Like the
-// coordinator, it drops the payload of each task whose result it has (see
-// tasks.Plan). Any error fails the test.
+// with env, merges each result, and returns the plan's report; sum.Tasks is
+// set to the number of tasks. The tasks named in sum.Failures are not run
+// and not merged, as for a job whose tasks failed. Like the coordinator, it
+// drops the payload of each task whose result it merged (see tasks.Plan).
+// Any error fails the test.
 func RunPlan(tb testing.TB, k tasks.Kind, plan tasks.Plan, env tasks.Env, sum tasks.Summary) tasks.Report {
 	tb.Helper()
 	r := k.NewRunner(env)
-	failed := map[string]bool{}
-	for _, f := range sum.Failures {
-		failed[f.Task] = true
-	}
-	results := map[string][]byte{}
 	list := plan.Tasks()
 	for i, task := range list {
-		if failed[task.ID] {
+		if sum.Failed(task.ID) {
 			continue
 		}
 		out, err := r.Run(context.Background(), task.Payload)
 		if err != nil {
 			tb.Fatalf("task %s: %v", task.ID, err)
 		}
-		results[task.ID] = out.Data
+		if err := plan.Merge(task.ID, out.Data); err != nil {
+			tb.Fatalf("merge task %s: %v", task.ID, err)
+		}
 		list[i].Payload = nil
 	}
 	sum.Tasks = len(list)
-	rep, err := plan.Report(func(id string) ([]byte, bool) { d, ok := results[id]; return d, ok }, sum)
+	rep, err := plan.Report(context.Background(), sum)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return rep
+}
+
+// Outputs keeps a job's outputs in memory (tasks.Outputs).
+type Outputs struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// Put implements tasks.Outputs.
+func (o *Outputs) Put(_ context.Context, name string, data []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[string][]byte{}
+	}
+	o.m[name] = data
+	return nil
+}
+
+// Get returns the output name, and whether the job wrote it.
+func (o *Outputs) Get(name string) ([]byte, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	data, ok := o.m[name]
+	return data, ok
 }

@@ -1,0 +1,565 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/store"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// fakeBroker is the cluster as the coordinator sees it, in memory: job
+// records, the work queue (what was published, and what is still queued),
+// and the queues of results and dead letters, which the test feeds.
+type fakeBroker struct {
+	mu        sync.Mutex
+	records   map[string]*job.Record
+	watchers  []chan *job.Record
+	published []job.Task
+	queued    map[string]bool // job/task
+	purged    []string
+	objects   memObjects
+
+	results chan job.Result
+	dead    chan job.Task
+}
+
+func newFakeBroker() *fakeBroker {
+	return &fakeBroker{records: map[string]*job.Record{}, queued: map[string]bool{}, objects: memObjects{},
+		results: make(chan job.Result, 100), dead: make(chan job.Task, 10)}
+}
+
+func (f *fakeBroker) EnsureConsumers(context.Context) error { return nil }
+
+func (f *fakeBroker) ConsumeResults(ctx context.Context, handle func(job.Result)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case r := <-f.results:
+			handle(r)
+		}
+	}
+}
+
+func (f *fakeBroker) ConsumeDead(ctx context.Context, handle func(job.Task, uint64)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case t := <-f.dead:
+			handle(t, 6)
+		}
+	}
+}
+
+// clone copies a record, as a decoded KV value would be.
+func clone(r *job.Record) *job.Record {
+	data, _ := json.Marshal(r)
+	var c job.Record
+	_ = json.Unmarshal(data, &c)
+	return &c
+}
+
+func (f *fakeBroker) WatchJobs(ctx context.Context) (<-chan *job.Record, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch := make(chan *job.Record, 1000)
+	for _, r := range f.records {
+		ch <- clone(r)
+	}
+	f.watchers = append(f.watchers, ch)
+	context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for i, w := range f.watchers {
+			if w == ch {
+				f.watchers = append(f.watchers[:i], f.watchers[i+1:]...)
+				close(ch)
+			}
+		}
+	})
+	return ch, nil
+}
+
+// put stores a record and tells the watchers; f.mu is held.
+func (f *fakeBroker) put(r *job.Record) {
+	f.records[r.ID] = clone(r)
+	for _, w := range f.watchers {
+		w <- clone(r)
+	}
+}
+
+func (f *fakeBroker) ListJobs(context.Context) ([]*job.Record, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var list []*job.Record
+	for _, r := range f.records {
+		list = append(list, clone(r))
+	}
+	job.Sort(list)
+	return list, nil
+}
+
+func (f *fakeBroker) GetJob(_ context.Context, id string) (*job.Record, uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.records[id]
+	if !ok {
+		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	return clone(r), 1, nil
+}
+
+func (f *fakeBroker) UpdateJob(_ context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.records[id]
+	if !ok {
+		return nil, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	c := clone(r)
+	if err := change(c); err != nil {
+		if errors.Is(err, job.ErrNoChange) {
+			return c, nil
+		}
+		return c, err
+	}
+	f.put(c)
+	return clone(c), nil
+}
+
+func (f *fakeBroker) submit(t *testing.T, kind string, params any) string {
+	t.Helper()
+	raw, _ := json.Marshal(params)
+	r := job.New(job.Spec{Kind: kind, Params: raw})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.put(r)
+	return r.ID
+}
+
+func (f *fakeBroker) PublishTask(_ context.Context, t job.Task) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.published = append(f.published, t)
+	f.queued[t.Job+"/"+t.ID] = true
+	return nil
+}
+
+func (f *fakeBroker) HasTask(_ context.Context, jobID, task string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queued[jobID+"/"+task], nil
+}
+
+func (f *fakeBroker) PurgeJob(_ context.Context, jobID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.purged = append(f.purged, jobID)
+	for k := range f.queued {
+		if strings.HasPrefix(k, jobID+"/") {
+			delete(f.queued, k)
+		}
+	}
+	return nil
+}
+
+func (f *fakeBroker) Objects() tasks.Objects { return f.objects }
+func (f *fakeBroker) Shared(string) bool     { return false }
+func (f *fakeBroker) Reconnects() uint64     { return 0 }
+func (f *fakeBroker) publishedTasks() []job.Task {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]job.Task(nil), f.published...)
+}
+
+type memObjects map[string][]byte
+
+func (m memObjects) Get(_ context.Context, name string) ([]byte, error) { return m[name], nil }
+func (m memObjects) Put(_ context.Context, name string, data []byte) error {
+	m[name] = data
+	return nil
+}
+
+// squares is a job kind for these tests: task i's result is i*i, the
+// report their sum. Its report fails on a result merged twice or missing,
+// and its plan waits at a gate if asked to.
+type squares struct{}
+
+type squaresParams struct {
+	N    int    `json:"n"`
+	Gate string `json:"gate,omitempty"` // the plan waits for it
+	Bad  int    `json:"bad,omitempty"`  // with Bad > 0, task Bad-1's result cannot be merged
+	From int    `json:"from,omitempty"` // task i squares From+i
+}
+
+func (squares) Name() string { return "coordtest.squares" }
+func (squares) Version() int { return 1 }
+
+var (
+	gatesMu sync.Mutex
+	gates   = map[string]chan struct{}{}
+	waiting = map[string]chan struct{}{}
+)
+
+// gateChans returns the gate a plan waits at and the channel closed when it
+// starts waiting.
+func gateChans(name string) (gate, started chan struct{}) {
+	gatesMu.Lock()
+	defer gatesMu.Unlock()
+	if gates[name] == nil {
+		gates[name], waiting[name] = make(chan struct{}), make(chan struct{})
+	}
+	return gates[name], waiting[name]
+}
+
+func (squares) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+	var p squaresParams
+	if err := json.Unmarshal(raw, &p); err != nil || p.N < 1 {
+		return nil, tasks.Invalid("coordtest.squares: want n of 1 or more, got %s", raw)
+	}
+	if p.Gate != "" {
+		gate, started := gateChans(p.Gate)
+		gatesMu.Lock()
+		select {
+		case <-started:
+		default:
+			close(started)
+		}
+		gatesMu.Unlock()
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	sp := &squaresPlan{p: p, merged: map[string]int{}}
+	for i := range p.N {
+		sp.tasks = append(sp.tasks, tasks.Task{ID: "s" + strconv.Itoa(i), Payload: []byte(strconv.Itoa(p.From + i))})
+	}
+	return sp, nil
+}
+
+func (squares) NewRunner(tasks.Env) tasks.Runner { return nil } // the tests answer for the workers
+
+type squaresPlan struct {
+	p      squaresParams
+	tasks  []tasks.Task
+	merged map[string]int
+	err    error
+}
+
+func (sp *squaresPlan) Tasks() []tasks.Task { return sp.tasks }
+
+func (sp *squaresPlan) Merge(id string, data []byte) error {
+	if sp.p.Bad > 0 && id == "s"+strconv.Itoa(sp.p.Bad-1) {
+		return errors.New("damaged")
+	}
+	if _, dup := sp.merged[id]; dup {
+		sp.err = fmt.Errorf("task %s merged twice", id)
+		return sp.err
+	}
+	v, err := strconv.Atoi(string(data))
+	sp.merged[id] = v
+	return err
+}
+
+type squaresReport struct {
+	Sum    int `json:"sum"`
+	Merged int `json:"merged"`
+}
+
+func (r *squaresReport) Text() string { return fmt.Sprintf("sum %d\n", r.Sum) }
+
+func (sp *squaresPlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
+	if sp.err != nil {
+		return nil, sp.err
+	}
+	r := &squaresReport{}
+	for _, t := range sp.tasks {
+		v, ok := sp.merged[t.ID]
+		if !ok && !sum.Failed(t.ID) {
+			return nil, fmt.Errorf("task %s never merged", t.ID)
+		}
+		r.Sum += v
+		if ok {
+			r.Merged++
+		}
+	}
+	return r, nil
+}
+
+func init() { tasks.Register(squares{}) }
+
+// start runs a coordinator on f with an in-memory store.
+func start(t *testing.T, f *fakeBroker) *Coordinator {
+	t.Helper()
+	db, err := store.Open("", store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(context.Background(), Config{Broker: f, DB: db, ProgressEvery: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+// waitRecord polls job id's record until cond holds, for up to a minute.
+func waitRecord(t *testing.T, f *fakeBroker, id string, what string, cond func(*job.Record) bool) *job.Record {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, _, err := f.GetJob(context.Background(), id)
+		if err == nil && cond(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: gave up waiting for %s (record %+v, %v)", id, what, r, err)
+		}
+		time.Sleep(2 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// published waits until the tasks of job id are published n times in all.
+func published(t *testing.T, f *fakeBroker, id string, n int) []job.Task {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var mine []job.Task
+		for _, task := range f.publishedTasks() {
+			if task.Job == id {
+				mine = append(mine, task)
+			}
+		}
+		if len(mine) >= n {
+			return mine
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: %d tasks published, want %d", id, len(mine), n)
+		}
+		time.Sleep(2 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// answer is a worker's result for task t.
+func answer(t job.Task) job.Result {
+	i, _ := strconv.Atoi(string(t.Payload))
+	return job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: "test", Data: []byte(strconv.Itoa(i * i))}
+}
+
+type report struct {
+	squaresReport
+	tasks.Common
+}
+
+func reportOf(t *testing.T, r *job.Record) report {
+	t.Helper()
+	if r.State != job.Done {
+		t.Fatalf("job %s: %s (%s), want done", r.ID, r.State, r.Error)
+	}
+	var rep report
+	if err := json.Unmarshal(r.Report, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func final(r *job.Record) bool { return r.State.Final() }
+
+// Every result is merged once however often it comes; the report has the
+// kind's figures and the runtime's, in JSON and in text.
+func TestEachResultMergedOnce(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 5})
+	for _, task := range published(t, f, id, 5) {
+		for range 3 {
+			f.results <- answer(task)
+		}
+	}
+	r := waitRecord(t, f, id, "the end", final)
+	rep := reportOf(t, r)
+	if rep.Sum != 0+1+4+9+16 || rep.Merged != 5 || rep.Tasks != 5 || !rep.Complete || rep.FailedTasks != 0 || r.Done != 5 {
+		t.Errorf("report %+v, record done %d; want sum 30 over 5 tasks, complete", rep, r.Done)
+	}
+	if !strings.HasPrefix(r.Text, "sum 30\n") || !strings.Contains(r.Text, "tasks                      5, 0 failed, 0 cache hits\n") {
+		t.Errorf("text %q", r.Text)
+	}
+	if len(f.publishedTasks()) != 5 {
+		t.Errorf("%d tasks published, want 5", len(f.publishedTasks()))
+	}
+}
+
+// A result that does not name its task's payload check is not merged: not
+// one computed for another version of the task, and not one without a
+// check at all. The task is published again, and its right result counts.
+func TestResultOfAnotherTaskNotMerged(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 2})
+	ts := published(t, f, id, 2)
+	for _, check := range []string{"", "00000000-1"} {
+		bad := answer(ts[1])
+		bad.Check, bad.Data = check, []byte("1000")
+		f.results <- bad
+	}
+	f.results <- answer(ts[0]) // handled after the wrong ones
+	if r := waitRecord(t, f, id, "t0 merged", func(r *job.Record) bool { return r.Done >= 1 }); r.Done != 1 {
+		t.Errorf("%d tasks done after the wrong results and t0, want 1", r.Done)
+	}
+	again := published(t, f, id, 4) // s1 twice more
+	for _, task := range again[2:] {
+		if task.ID != ts[1].ID || task.Check != ts[1].Check {
+			t.Errorf("published again %s (check %s), want %s (%s)", task.ID, task.Check, ts[1].ID, ts[1].Check)
+		}
+	}
+	f.results <- answer(ts[1])
+	if rep := reportOf(t, waitRecord(t, f, id, "the end", final)); rep.Sum != 1 {
+		t.Errorf("sum %d, want 1: a wrong result was merged", rep.Sum)
+	}
+}
+
+// A job whose plan takes long does not hold up another job: the small job
+// is published, merged and reported while the first is still planning, and
+// results for the first that come meanwhile wait for its plan.
+func TestSlowPlanDoesNotBlockOtherJobs(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	gateName := t.Name()
+	gate, started := gateChans(gateName)
+	slow := f.submit(t, "coordtest.squares", squaresParams{N: 3, Gate: gateName, From: 10})
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the slow plan never started")
+	}
+	// A result for the slow job (as from an earlier life) before its plan.
+	early := job.Task{Job: slow, ID: "s2", Check: job.PayloadCheck([]byte("12")), Payload: []byte("12")}
+	f.results <- answer(early)
+	small := f.submit(t, "coordtest.squares", squaresParams{N: 4})
+	for _, task := range published(t, f, small, 4) {
+		f.results <- answer(task)
+	}
+	if rep := reportOf(t, waitRecord(t, f, small, "the small job's end", final)); rep.Sum != 14 {
+		t.Errorf("small job: sum %d, want 14", rep.Sum)
+	}
+	if r, _, _ := f.GetJob(context.Background(), slow); r.State != job.Submitted {
+		t.Fatalf("slow job %s while its plan waits, want submitted", r.State)
+	}
+	close(gate)
+	r := waitRecord(t, f, slow, "the slow job running", func(r *job.Record) bool { return r.State == job.Running && r.Done == 1 })
+	if r.Done != 1 {
+		t.Errorf("slow job: %d done once planned, want the early result's 1", r.Done)
+	}
+	for _, task := range published(t, f, slow, 2) {
+		f.results <- answer(task)
+	}
+	if rep := reportOf(t, waitRecord(t, f, slow, "the slow job's end", final)); rep.Sum != 100+121+144 || rep.Merged != 3 {
+		t.Errorf("slow job: sum %d over %d, want 365 over 3", rep.Sum, rep.Merged)
+	}
+}
+
+// A task that no worker could finish fails with the reason; the job ends
+// incomplete, and says which task failed and why.
+func TestDeadLetterFailsTask(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 3})
+	ts := published(t, f, id, 3)
+	f.dead <- ts[1]
+	f.results <- answer(ts[0])
+	f.results <- answer(ts[2])
+	r := waitRecord(t, f, id, "the end", final)
+	rep := reportOf(t, r)
+	if rep.Complete || rep.FailedTasks != 1 || len(r.Failures) != 1 || r.Failures[0].Task != ts[1].ID ||
+		!strings.Contains(r.Failures[0].Reason, "gave up after 6 deliveries") || rep.Sum != 4 {
+		t.Errorf("report %+v, failures %+v", rep, r.Failures)
+	}
+	if !strings.Contains(r.Text, "INCOMPLETE: 1 of 3 tasks failed") {
+		t.Errorf("text %q does not say the job is incomplete", r.Text)
+	}
+}
+
+// A result that its plan cannot merge fails the job with the reason, and
+// the job's tasks leave the queue.
+func TestMergeErrorFailsJob(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 3, Bad: 2})
+	ts := published(t, f, id, 3)
+	f.results <- answer(ts[1])
+	r := waitRecord(t, f, id, "the end", final)
+	if r.State != job.Failed || !strings.Contains(r.Error, "merge the result of task s1: damaged") {
+		t.Errorf("state %s, error %q; want failed naming the task", r.State, r.Error)
+	}
+	if has, _ := f.HasTask(context.Background(), id, ts[0].ID); has {
+		t.Error("the failed job's tasks are still queued")
+	}
+}
+
+// A job cancelled while it runs is marked so, its tasks purged, and its
+// later results ignored.
+func TestCancel(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 3})
+	ts := published(t, f, id, 3)
+	if _, err := f.UpdateJob(context.Background(), id, func(r *job.Record) error { r.CancelRequested = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r := waitRecord(t, f, id, "cancelled", final)
+	if r.State != job.Cancelled {
+		t.Fatalf("state %s, want cancelled", r.State)
+	}
+	for _, task := range ts {
+		f.results <- answer(task)
+	}
+	if has, _ := f.HasTask(context.Background(), id, ts[0].ID); has {
+		t.Error("tasks still queued after the cancel")
+	}
+	// The results are taken and ignored: a later job still runs.
+	next := f.submit(t, "coordtest.squares", squaresParams{N: 1})
+	for _, task := range published(t, f, next, 1) {
+		f.results <- answer(task)
+	}
+	reportOf(t, waitRecord(t, f, next, "the next job's end", final))
+	if r, _, _ := f.GetJob(context.Background(), id); r.State != job.Cancelled || r.Done != 0 {
+		t.Errorf("cancelled job: %s with %d done, want cancelled with 0", r.State, r.Done)
+	}
+}
+
+// Bad parameters and an unknown kind fail the job with the reason, and
+// nothing is published.
+func TestBadJobsFail(t *testing.T) {
+	f := newFakeBroker()
+	start(t, f)
+	bad := f.submit(t, "coordtest.squares", squaresParams{N: 0})
+	unknown := f.submit(t, "no.such.kind", nil)
+	if r := waitRecord(t, f, bad, "failed", final); r.State != job.Failed || !strings.Contains(r.Error, "want n of 1 or more") {
+		t.Errorf("bad parameters: %s, %q", r.State, r.Error)
+	}
+	if r := waitRecord(t, f, unknown, "failed", final); r.State != job.Failed || !strings.Contains(r.Error, `unknown job kind "no.such.kind"`) {
+		t.Errorf("unknown kind: %s, %q", r.State, r.Error)
+	}
+	if n := len(f.publishedTasks()); n != 0 {
+		t.Errorf("%d tasks published, want none", n)
+	}
+}

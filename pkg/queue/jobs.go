@@ -1,0 +1,247 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// Job records are JSON values in the jobs bucket, one per job id.
+
+func encodeRecord(r *job.Record) ([]byte, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode job %s: %w", r.ID, err)
+	}
+	return data, nil
+}
+
+func decodeRecord(data []byte) (*job.Record, error) {
+	var r job.Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("decode job record: %w", err)
+	}
+	return &r, nil
+}
+
+// GetJob reads a job's record and its revision. An unknown id is an error
+// wrapping job.ErrNotFound.
+func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, error) {
+	if !job.ValidID(id) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	e, err := b.jobs.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read job %s: %w", id, err)
+	}
+	r, err := decodeRecord(e.Value())
+	if err != nil {
+		return nil, 0, fmt.Errorf("job %s: %w", id, err)
+	}
+	return r, e.Revision(), nil
+}
+
+// CreateJob stores a new job record; it fails if the id exists.
+func (b *Broker) CreateJob(ctx context.Context, r *job.Record) error {
+	data, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	if _, err := b.jobs.Create(ctx, r.ID, data); err != nil {
+		return fmt.Errorf("create job %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Submit stores a new job for the coordinator to pick up and returns its
+// record.
+func (b *Broker) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
+	r := job.New(spec)
+	if err := b.CreateJob(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// UpdateJob applies change to a job's record with compare-and-set, retrying
+// when another process updated it in between. change may return
+// job.ErrNoChange to leave the record as it is.
+func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
+	for {
+		r, rev, err := b.GetJob(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(r); err != nil {
+			if errors.Is(err, job.ErrNoChange) {
+				return r, nil
+			}
+			return r, err
+		}
+		data, err := encodeRecord(r)
+		if err != nil {
+			return nil, err
+		}
+		_, err = b.jobs.Update(ctx, id, data, rev)
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("update job %s: %w", id, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// ListJobs returns every job record, oldest first.
+func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
+	lister, err := b.jobs.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	var ids []string
+	for k := range lister.Keys() {
+		ids = append(ids, k)
+	}
+	var records []*job.Record
+	for _, id := range ids {
+		r, _, err := b.GetJob(ctx, id)
+		if errors.Is(err, job.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, r)
+	}
+	job.Sort(records)
+	return records, nil
+}
+
+// WatchJob sends the job's record every time it changes, starting with the
+// current one, until ctx is done. A slow reader gets the newest record.
+func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *job.Record, error) {
+	return b.watch(ctx, id, true)
+}
+
+// WatchJobs sends every job record as it is written, the existing ones
+// first, until ctx is done; it drops none.
+func (b *Broker) WatchJobs(ctx context.Context) (<-chan *job.Record, error) {
+	return b.watch(ctx, ">", false)
+}
+
+// watch decodes the records of the keys matching keys. Records that do not
+// decode (not written by wopr) are skipped.
+func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *job.Record, error) {
+	w, err := b.jobs.Watch(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("watch jobs %s: %w", keys, err)
+	}
+	out := make(chan *job.Record, 1)
+	go func() {
+		defer close(out)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue
+				}
+				r, err := decodeRecord(e.Value())
+				if err != nil {
+					continue
+				}
+				if newestOnly {
+					select {
+					case <-out:
+					default:
+					}
+				}
+				select {
+				case out <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// waitPoll is how often Wait also reads the job's record: a watch recovers
+// from a restarted NATS server only when its heartbeats time out (12-18 s),
+// and a finished job should not wait for that.
+const waitPoll = 2 * time.Second
+
+// Wait follows a job until it is final and returns its last record. It calls
+// progress (if not nil) with every change.
+func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates, err := b.WatchJob(wctx, id)
+	if err != nil {
+		return nil, err
+	}
+	poll := time.NewTicker(waitPoll)
+	defer poll.Stop()
+	for {
+		var r *job.Record
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				return nil, fmt.Errorf("watch job %s: stopped", id)
+			}
+			r = u
+		case <-poll.C:
+			gctx, gcancel := context.WithTimeout(wctx, waitPoll)
+			rec, _, err := b.GetJob(gctx, id)
+			gcancel()
+			if err != nil || !rec.State.Final() {
+				continue // the watch reports progress
+			}
+			r = rec
+		}
+		if progress != nil {
+			progress(r)
+		}
+		if r.State.Final() {
+			return r, nil
+		}
+	}
+}
+
+// Cancel asks the coordinator to cancel a job. It returns the record as
+// written; cancelling a final job changes nothing.
+func (b *Broker) Cancel(ctx context.Context, id string) (*job.Record, error) {
+	return b.UpdateJob(ctx, id, func(r *job.Record) error {
+		if r.State.Final() || r.CancelRequested {
+			return job.ErrNoChange
+		}
+		r.CancelRequested = true
+		return nil
+	})
+}

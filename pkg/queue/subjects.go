@@ -1,0 +1,41 @@
+package queue
+
+import (
+	"strings"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// Subjects: every subject wopr uses is built or parsed here, and nowhere
+// else. Job and task ids are single tokens (job.ValidID).
+const (
+	tasksPrefix       = "wopr.tasks."
+	resultsPrefix     = "wopr.results."
+	allTasksSubject   = tasksPrefix + ">"
+	allResultsSubject = resultsPrefix + ">"
+
+	maxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + tasksStream + "." + workersConsumer
+)
+
+// taskSubject is the subject of one task.
+func taskSubject(jobID, task string) string { return tasksPrefix + jobID + "." + task }
+
+// jobTasksSubject matches every task of a job.
+func jobTasksSubject(jobID string) string { return tasksPrefix + jobID + ".>" }
+
+// resultSubject is the subject workers publish a job's results on.
+func resultSubject(jobID string) string { return resultsPrefix + jobID }
+
+// parseTaskSubject returns the job and task ids of a task subject; ok is
+// false for any other subject.
+func parseTaskSubject(subject string) (jobID, task string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, tasksPrefix)
+	if !ok {
+		return "", "", false
+	}
+	jobID, task, ok = strings.Cut(rest, ".")
+	if !ok || !job.ValidID(jobID) || !job.ValidID(task) {
+		return "", "", false
+	}
+	return jobID, task, true
+}
