@@ -27,21 +27,22 @@ import "math/bits"
 //   - Once those are exhausted, for each digit whose words changed: the
 //     same permutation argument per stack (columns to bands, on the 9
 //     mini-column presence bits) and column hidden singles. Without this
-//     pass royle17 needed 14.5 guesses a puzzle and ran at half the speed;
-//     the stack permutation alone took it from 2.34 to 1.28 guesses (+15%).
+//     pass royle17 needs 14.5 guesses a puzzle instead of 1.1 and solves at
+//     half the speed; the stack permutation alone halves the guesses (2.34
+//     a puzzle without it, 1.28 with) and is worth 15% of the speed.
 //   - A guess is made on a cell with two candidates, in the band with the
-//     most empty cells (+6% over the first such cell in row-major order),
-//     else on the first cell with fewest candidates. The first branches get
-//     a copy of the state (copy-make: 280 bytes, cheaper than undoing
-//     the propagation); the last, the only possibility left, continues in
-//     the parent's state.
+//     most empty cells (6% faster than the first such cell in row-major
+//     order), else on the first cell with fewest candidates. The first
+//     branches get a copy of the state (copy-make: 280 bytes, cheaper than
+//     undoing the propagation); the last, the only possibility left,
+//     continues in the parent's state.
 //
-// Measured on royle17 with Classify (limit 2, solutions checked): about
-// 190,000 puzzles per CPU-second, 1.1 guesses a puzzle. The simpler
-// candidate-mask solver (plain_test.go) is about 35 times slower there and
-// is kept as the reference of the differential tests. Words are indexed
-// 3*d+b, and arrays have 32 entries so that masked indexes need no bounds
-// checks (+6%); a band-major layout measured 10% slower.
+// The simpler candidate-mask solver (plain_test.go) is about 35 times
+// slower on royle17 and is kept as the reference of the differential
+// tests. Words are indexed 3*d+b, and arrays have 32 entries so that masked
+// indexes need no bounds checks (6% faster than checked indexes); a
+// band-major layout was 10% slower. Speeds per corpus, and how these
+// choices were measured: docs/benchmarks.md.
 
 const (
 	bandBits = 0x7FFFFFF // the 27 cells of a band

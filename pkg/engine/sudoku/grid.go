@@ -74,8 +74,8 @@ func (g Grid) Format() string {
 
 // Clues returns the number of filled cells. It counts eight cells at a
 // time: the top bit of every nonzero byte, set without a carry between
-// bytes (a loop over the cells took 70 ns a puzzle in the CPU profile of
-// a corpus job).
+// bytes. A loop over the cells costs about 70 ns a puzzle, a quarter of
+// what a corpus worker adds to the engine per puzzle.
 func (g *Grid) Clues() int {
 	n := int(uint(g[80])+255) >> 8 // 1 if filled, without a branch
 	for i := 0; i < 80; i += 8 {
@@ -181,8 +181,8 @@ func (g Grid) deadEnd(guesses int) string {
 }
 
 // consistent is the fast path of Conflict, one pass with a digit mask per
-// unit; Conflict looks for the first conflict only when it returns false.
-// (Conflict's unit-by-unit loop cost a third of Classify's time.)
+// unit; Conflict's unit-by-unit loop, which names the first conflict and
+// costs several times more, runs only when it returns false.
 func (g *Grid) consistent() bool {
 	var row, col, box [9]uint16
 	for i, v := range g {

@@ -326,9 +326,9 @@ var cellValue = func() (t [256]uint8) {
 // end; ok is false for any other line, which scanLine then reads. Without
 // build, the grid is not filled in.
 //
-// It reads the cells eight at a time (plainWord): a cell at a time through
-// cellValue, BenchmarkParse read 8.3 million lines a second, against 12.6
-// million now (the same day, median of 6 runs each).
+// It reads the cells eight at a time (plainWord), in about 30% less time
+// than a cell at a time through cellValue (BenchmarkParse;
+// docs/benchmarks.md).
 func plainLine(line []byte, countOnly bool) (it Item, ok bool) {
 	if countOnly {
 		return it, readPlain(line, nil)
