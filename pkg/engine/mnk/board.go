@@ -11,10 +11,11 @@ import (
 // never needs recomputing.
 //
 // Board uses make/unmake: with the eight hashes, the move stack and the
-// results it is about 250 bytes, and a copy-make walk of 4,4,4 to depth 5
-// ran at 5.9M nodes/s against 41M for make/unmake (the copies also escaped
-// to the heap). The counters (Counter, CountPositions) need no hashes or
-// stack and use copy-make of the 16-byte Position instead, passed by value.
+// results it is about 250 bytes, and copying it at every node made a walk
+// of 4,4,4 about seven times slower (the copies also escaped to the heap;
+// BenchmarkMakeUnmake, docs/benchmarks.md). The counters (Counter,
+// CountPositions) need no hashes or stack and use copy-make of the 16-byte
+// Position instead, passed by value.
 type Board struct {
 	g     *Game
 	pos   Position

@@ -35,13 +35,14 @@ import (
 // the cells by a weight summed over the windows through them that are still
 // open to a side (fourfold per stone of that side on the window, the side to
 // move's windows weighing 11 against the opponent's 3), then by history.
-// Measured on 5,5,4: history and a static centre-first order needed 443M
-// nodes (125 s); the window weights at 4:3, with the prunings, 0.57M
-// (0.2 s). Attack first pays most where a side defends a lost cause: 6,5,4
-// after an edge opening (1,0), a draw, took 8.1M nodes at 4:3, 2.5M at 8:3
-// and 24M at 3:4 (defence first). Over seven proofs (5,5,4, 6,5,4, 4,5,4,
-// 6,6,4, 6,5,4 after (1,0), 6,6,4 after (1,2) and after (0,1)) 8:3 took
-// 29.2M nodes, 4:1 11.1M, and 11:3 with a wider history tie-break 9.4M.
+// On 5,5,4 the window weights and the prunings together need under a
+// seven-hundredth of the nodes of history with a static centre-first order.
+// Attack first pays most where a side defends a lost cause: on 6,5,4 after
+// an edge opening (1,0), a draw, defence first (3:4) takes ten times the
+// nodes of attack first (8:3). Over seven proofs (5,5,4, 6,5,4, 4,5,4,
+// 6,6,4, 6,5,4 after (1,0), 6,6,4 after (1,2) and after (0,1)) 11:3 with a
+// wide history tie-break takes a third of the nodes of 8:3, and fewer than
+// 4:1. The node counts are in docs/benchmarks.md.
 //
 // Positions are canonicalised from the images of the position under every
 // symmetry, kept up to date with one OR per symmetry and move (as Board does
@@ -62,8 +63,8 @@ type ValueCache interface {
 var ErrTooBig = errors.New("board too big for exact solving")
 
 // MaxSolveCells bounds the boards the exact solver accepts (6x6). Not all
-// of them are within reach: 6,6,4 is solved in a second, 6,6,5 was not in
-// 20 s.
+// of them are within reach: 6,6,4 is solved in about a second, 6,6,5 was
+// not in 20 s (docs/benchmarks.md).
 const MaxSolveCells = 36
 
 // ttEntry is a slot of the transposition table: the full canonical key, so

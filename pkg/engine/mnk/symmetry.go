@@ -104,7 +104,7 @@ func (g *Game) canonical(p Position) (Position, int) {
 // whose images are im[:n] after a stone of the side to move on cell. The
 // children of one node share the node's images, so each child costs one
 // table lookup and OR per symmetry instead of the shifts and swaps of a
-// full transform: Counter.Count on 4,4,4 went from 1.63 s to 1.47 s.
+// full transform, which make Counter.Count on 4,4,4 about 10% slower.
 func (g *Game) childCanonical(im *[8]Position, n, cell int, xToMove bool) Position {
 	var best Position
 	for s := range n {
