@@ -55,7 +55,8 @@ func noArgs(c *cli.Context) error {
 	return nil
 }
 
-// maxPerftDepth keeps perft within hours: depth 10 is about a minute.
+// maxPerftDepth keeps perft within hours: each ply multiplies the count
+// by about eight, and depth 10 takes about a minute (docs/benchmarks.md).
 const maxPerftDepth = 12
 
 func nineboardPerftCommand() *cli.Command {

@@ -296,8 +296,9 @@ func (a *player) handle(ctx context.Context, name string, args []string, msg str
 		a.log.Info("game over", "result", msg, "moves", a.moves, "clock_used", a.used.Round(time.Millisecond))
 		// Clear the tables now, between games, rather than at the next
 		// start(...), which a referee may send right before the first move
-		// request: the clearing (up to 100 ms on a loaded machine) would
-		// then run on the clock without being counted.
+		// request: clearing 16 MiB takes long enough on a loaded machine
+		// (up to a tenth of a second) to matter on a clock that does not
+		// count it.
 		a.search.Clear()
 		a.cleared = true
 		return false, nil
