@@ -11,13 +11,13 @@ import (
 //
 // A wopr process's heap is mostly large byte buffers that the collector
 // does not scan (job inputs, task payloads and results, lines of outputs,
-// Badger's memtable arenas), so a collection costs little: 17 of them took
-// 24 ms of CPU in a job of a million Sudoku puzzles (5 took 4 ms at the
-// default 100). Letting the heap double instead means that every page of
-// the growth is a new one that the kernel must fault in and zero: that job
-// peaked at 680 MB at GOGC 100 and 395 MB at 25, with about 0.15 s of
-// system time less, and ran 5% faster (median of 4 runs each, alternated).
-// An mnk count of 4x4 runs as fast either way.
+// Badger's memtable arenas), so a collection costs little, even three times
+// as many of them. Letting the heap double instead means that every page
+// of the growth is a new one that the kernel must fault in and zero: on a
+// job of a million Sudoku puzzles the default of 100 needs 1.7 times the
+// peak memory of 25, more system time, and runs about 5% slower. An mnk
+// count of 4x4 runs as fast either way. The figures, and how to take them
+// again: docs/benchmarks.md.
 const Percent = 25
 
 // Tune sets the collector's percent to Percent, unless GOGC is set in the
