@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Limits bound a search. Zero values mean no bound; a search with neither a
-// depth nor a time limit runs to MaxPly or a proven result.
+// Limits bound a search. Zero values mean no bound; a search with no limit
+// runs to MaxPly or a proven result.
 type Limits struct {
 	// Depth is the deepest iteration, in plies.
 	Depth int
@@ -15,6 +15,11 @@ type Limits struct {
 	// microseconds of it (the clock is read every 1024 nodes) and returns
 	// the best move of the last complete iteration.
 	Time time.Duration
+	// Nodes stops the search like Time once it has searched this many
+	// nodes (checked where the clock is read, so it may pass the limit by
+	// thousands): the same position and limits give the same result
+	// on any machine.
+	Nodes uint64
 }
 
 // Info is the outcome of a search.
@@ -76,6 +81,7 @@ type Searcher struct {
 	pvLen    [MaxPly + 1]int
 	pvOut    [MaxPly + 1]Move
 	nodes    uint64
+	maxNodes uint64 // 0: no node limit
 	deadline time.Time
 	timed    bool
 	stop     atomic.Bool
@@ -107,7 +113,7 @@ func (s *Searcher) Clear() {
 func (s *Searcher) Stop() { s.stop.Store(true) }
 
 // Search finds a move for the side to move of b (NoMove if the game is
-// over). Depth 1 always completes; deeper iterations stop at the time
+// over). Depth 1 always completes; deeper iterations stop at a time or node
 // limit, at Stop or when ctx is done. A ctx that can be cancelled costs
 // three allocations per search (context.AfterFunc), none per node.
 func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
@@ -118,6 +124,7 @@ func (s *Searcher) Search(ctx context.Context, b *Board, lim Limits) Info {
 	s.stop.Store(false)
 	s.timed = lim.Time > 0
 	s.deadline = start.Add(lim.Time)
+	s.maxNodes = lim.Nodes
 	if ctx.Done() != nil {
 		defer context.AfterFunc(ctx, s.Stop)()
 	}
@@ -166,9 +173,10 @@ func abs(x int) int {
 	return x
 }
 
-// poll checks the clock and the stop flag; called every 1024 nodes.
+// poll checks the clock, the node limit and the stop flag; called every
+// 1024 nodes.
 func (s *Searcher) poll() bool {
-	if s.stop.Load() || s.timed && time.Now().After(s.deadline) {
+	if s.stop.Load() || s.timed && time.Now().After(s.deadline) || s.maxNodes > 0 && s.nodes >= s.maxNodes {
 		s.aborted = true
 	}
 	return s.aborted
