@@ -34,6 +34,10 @@ import (
 type Config struct {
 	// MoveTime caps the thinking time per move; 0 leaves it to the clock.
 	MoveTime time.Duration
+	// MoveNodes, if set, caps the nodes searched per move as well
+	// (nineboard.Limits.Nodes): while the clock leaves more time than
+	// that takes, the agent plays the same moves on any machine.
+	MoveNodes uint64
 	// Clock is the time per game at the start (default 30 s) and Increment
 	// what each move adds (default 2 s).
 	Clock, Increment time.Duration
@@ -408,7 +412,7 @@ func (a *player) budget() time.Duration {
 func (a *player) reply(ctx context.Context, bd int, received time.Time) error {
 	cell := -1
 	if a.synced && a.board.Result() == nineboard.Ongoing && a.board.Next() == bd {
-		info := a.search.Search(ctx, a.board, nineboard.Limits{Time: a.budget()})
+		info := a.search.Search(ctx, a.board, nineboard.Limits{Time: a.budget(), Nodes: a.cfg.MoveNodes})
 		cell = info.Move.Cell()
 		a.log.Info("move", "move", info.Move.String(), "depth", info.Depth, "nodes", info.Nodes,
 			"nps", int64(info.NodesPerSecond()), "score", info.Score, "pv", pv(info.PV))

@@ -41,8 +41,8 @@ func waitAgent(t *testing.T, done <-chan error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(10 * time.Second):
-		t.Fatal("agent still running 10 s after the referee stopped")
+	case <-time.After(hang):
+		t.Fatalf("agent still running %v after the referee stopped", hang)
 	}
 	return nil
 }
@@ -50,7 +50,7 @@ func waitAgent(t *testing.T, done <-chan error) error {
 // Malformed and contradictory messages are logged and skipped, requests
 // are still answered with legal cells, and the session ends cleanly.
 func TestMalformedMessages(t *testing.T) {
-	conn, done, st := connect(t, context.Background(), Config{MoveTime: 5 * time.Millisecond, Log: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+	conn, done, st := connect(t, context.Background(), logged(t))
 	r := bufio.NewReader(conn)
 	var grid [9][9]bool
 	send := func(s string) {
@@ -63,7 +63,7 @@ func TestMalformedMessages(t *testing.T) {
 	// checks the cell is on the board and empty.
 	expect := func(bd int) int {
 		t.Helper()
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		conn.SetReadDeadline(time.Now().Add(hang))
 		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatalf("no reply for board %d: %v", bd, err)
@@ -147,7 +147,7 @@ func TestMalformedMessages(t *testing.T) {
 // (It ended the whole session with an error, and split "illegal.move" into
 // two malformed messages, never recording the game's end.)
 func TestFullBoardAndDottedReason(t *testing.T) {
-	conn, done, st := connect(t, context.Background(), Config{MoveTime: 5 * time.Millisecond, Log: slog.New(slog.NewTextHandler(tWriter{t}, nil))})
+	conn, done, st := connect(t, context.Background(), logged(t))
 	r := bufio.NewReader(conn)
 	send := func(s string) {
 		t.Helper()
@@ -157,7 +157,7 @@ func TestFullBoardAndDottedReason(t *testing.T) {
 	}
 	reply := func() int {
 		t.Helper()
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		conn.SetReadDeadline(time.Now().Add(hang))
 		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatalf("no reply: %v", err)
@@ -199,7 +199,7 @@ func TestFullBoardAndDottedReason(t *testing.T) {
 func TestRefereeClosesAnyTime(t *testing.T) {
 	script := "init.\nstart(o).\nsecond_move(5,3).\nnext_move(1).\nwin(triple).\nstart(x).\nthird_move(1,2,3).\nend.\n"
 	for cut := 0; cut <= len(script); cut++ {
-		conn, done, _ := connect(t, context.Background(), Config{MoveTime: 2 * time.Millisecond, TTBits: 12})
+		conn, done, _ := connect(t, context.Background(), Config{MoveNodes: 1, TTBits: 12})
 		if _, err := conn.Write([]byte(script[:cut])); err != nil {
 			t.Fatal(err)
 		}
@@ -243,6 +243,13 @@ func TestBudgetKeepsTheClock(t *testing.T) {
 	}
 }
 
+// logged is testConfig with the agent's log in the test's.
+func logged(t *testing.T) Config {
+	cfg := testConfig()
+	cfg.Log = slog.New(slog.NewTextHandler(tWriter{t}, nil))
+	return cfg
+}
+
 // tWriter sends log lines to the test log.
 type tWriter struct{ t *testing.T }
 
@@ -267,11 +274,11 @@ func FuzzRun(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			Run(context.Background(), conn, Config{MoveTime: time.Millisecond, TTBits: 10})
+			Run(context.Background(), conn, Config{MoveNodes: 1, TTBits: 10})
 		}()
 		select {
 		case <-done:
-		case <-time.After(time.Duration(len(data)+10) * 50 * time.Millisecond):
+		case <-time.After(hang):
 			t.Fatalf("agent hangs on %q", data)
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
