@@ -145,16 +145,20 @@ func engineRate(tb testing.TB, corpus string) float64 {
 }
 
 // BenchmarkSudokuCorpusEndToEnd solves a generated corpus of a million
-// 17-clue puzzles end to end on the embedded default (all CPUs), from
-// process start to --out written, and reports puzzles/s. In the same run it
-// measures the engine on the same corpus on one goroutine, once before and
-// once after, and reports the end-to-end rate as a fraction of twice the
-// engine's (efficiency-wall; efficiency-job for the job's own time, from
-// submission to report; outside-job-s is the rest of the wall time). The
-// engine's rate is the mean of the two runs, the best estimate of what it
-// was while the job ran on a machine whose speed drifts (by 10-15% from
-// minute to minute on a shared one); efficiency-wall-low takes the faster
-// of the two instead, a bound that such drift pulls down.
+// 17-clue puzzles end to end on the embedded default (a worker per CPU),
+// from process start to --out written, and reports puzzles/s and the peak
+// resident memory of the analyze process (peak-rss-MiB: its getrusage
+// maxrss, as the kernel reports it for a child that has exited). In the
+// same run it measures the engine on the same corpus on one goroutine,
+// once before and once after, and reports the end-to-end rate as a
+// fraction of the engine's times the number of CPUs, runtime.NumCPU, the
+// embedded default's worker count (efficiency-wall; efficiency-job for the
+// job's own time, from submission to report; outside-job-s is the rest of
+// the wall time). The engine's rate is the mean of the two runs, the best
+// estimate of what it was while the job ran on a machine whose speed
+// drifts (by 10-15% from minute to minute on a shared one);
+// efficiency-wall-low takes the faster of the two instead, a bound that
+// such drift pulls down.
 //
 //	go test ./test -run '^$' -bench SudokuCorpus -benchtime 1x
 func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
@@ -164,7 +168,7 @@ func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
 	makeCorpus(b, "royle17.txt", n, corpus)
 	before := engineRate(b, corpus)
 	b.ResetTimer()
-	var wallRate, jobRate, outside, cpu float64
+	var wallRate, jobRate, outside, cpu, peakRSS float64
 	for i := range b.N {
 		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
 		// The corpus just written and earlier runs' stores reach the
@@ -179,6 +183,9 @@ func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
 		}
 		wall := time.Since(start)
 		cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			peakRSS = float64(ru.Maxrss) * 1024 / (1 << 20) // Linux: Maxrss is in KiB
+		}
 		var rep struct {
 			Puzzles          int     `json:"puzzles"`
 			Unique           int     `json:"unique"`
@@ -197,20 +204,23 @@ func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
 	b.StopTimer()
 	after := engineRate(b, corpus)
 	engine := (before + after) / 2
+	cpus := float64(runtime.NumCPU())
 	b.ReportMetric(wallRate, "puzzles/s")
 	b.ReportMetric(jobRate, "job-puzzles/s")
 	b.ReportMetric(engine, "engine-puzzles/s")
-	b.ReportMetric(wallRate/(2*engine), "efficiency-wall")
-	b.ReportMetric(wallRate/(2*max(before, after)), "efficiency-wall-low")
-	b.ReportMetric(jobRate/(2*engine), "efficiency-job")
+	b.ReportMetric(cpus, "cpus")
+	b.ReportMetric(peakRSS, "peak-rss-MiB")
+	b.ReportMetric(wallRate/(cpus*engine), "efficiency-wall")
+	b.ReportMetric(wallRate/(cpus*max(before, after)), "efficiency-wall-low")
+	b.ReportMetric(jobRate/(cpus*engine), "efficiency-job")
 	// Before and after the job: process start, reading and hashing the
 	// input, writing --out, closing the stores.
 	b.ReportMetric(outside, "outside-job-s")
 	// efficiency-wall is the product of two figures: efficiency-cpu, the
 	// share of the process's CPU time (user and system) that the engine
 	// alone would need for the corpus (what the runtime costs), and
-	// cores-busy, CPU time over wall time (at most 2 here: what the serial
-	// phases cost), over 2.
+	// cores-busy, CPU time over wall time (at most cpus: what the serial
+	// phases cost), over cpus.
 	b.ReportMetric(cpu, "cpu-s")
 	b.ReportMetric(float64(n)/engine/cpu, "efficiency-cpu")
 	b.ReportMetric(wallRate*cpu/float64(n), "cores-busy")
