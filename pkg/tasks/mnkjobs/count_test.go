@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -30,7 +32,8 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// direct computes the report straight from the engine, from the root.
+// direct computes the report straight from the engine, from the root. A
+// game's length is its number of stones (a draw fills the board).
 func direct(t *testing.T, rows, cols, k int) *CountReport {
 	t.Helper()
 	g := mnk.MustNew(rows, cols, k)
@@ -42,6 +45,19 @@ func direct(t *testing.T, rows, cols, k int) *CountReport {
 		GamesByLength: map[string]uint64{}, PositionsByPly: map[string]uint64{},
 		TerminalByResult: resultCounts(pc.Terminal), CanonicalTerminalByResult: resultCounts(pc.CanonicalTerminal),
 		Value: valueWord(st.Value),
+	}
+	for l, n := range st.Wins {
+		if l == g.Cells() {
+			n += st.Draws
+		}
+		if n > 0 {
+			r.GamesByLength[strconv.Itoa(l)] = n
+		}
+	}
+	for ply, n := range pc.ByPly {
+		if n > 0 {
+			r.PositionsByPly[strconv.Itoa(ply)] = n
+		}
 	}
 	r.TerminalPositions = r.TerminalByResult.XWins + r.TerminalByResult.OWins + r.TerminalByResult.Draws
 	r.CanonicalTerminalPositions = r.CanonicalTerminalByResult.XWins + r.CanonicalTerminalByResult.OWins + r.CanonicalTerminalByResult.Draws
@@ -70,6 +86,10 @@ func TestPlanMatchesEngineAtEverySplit(t *testing.T) {
 						if s[0] != s[1] {
 							t.Errorf("%dx%d k%d split %d: figure %d is %d, want %d", rows, cols, k, split, i, s[0], s[1])
 						}
+					}
+					if !maps.Equal(got.GamesByLength, want.GamesByLength) || !maps.Equal(got.PositionsByPly, want.PositionsByPly) {
+						t.Errorf("%dx%d k%d split %d: games by length %v, positions by ply %v; want %v, %v", rows, cols, k, split,
+							got.GamesByLength, got.PositionsByPly, want.GamesByLength, want.PositionsByPly)
 					}
 					if got.Value != want.Value || got.TerminalByResult != want.TerminalByResult ||
 						got.CanonicalTerminalByResult != want.CanonicalTerminalByResult {
