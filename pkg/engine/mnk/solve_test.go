@@ -280,9 +280,7 @@ type refSolver struct {
 
 func newRefSolver(r ref) *refSolver {
 	s := &refSolver{r: r, g: MustNew(r.m, r.n, r.k), memo: map[Position][2]int8{}}
-	for _, m := range r.moves(Position{}).list() {
-		s.order = append(s.order, m)
-	}
+	s.order = append(s.order, r.moves(Position{}).list()...)
 	dist := func(m [2]int) float64 {
 		dr, dc := float64(m[0])-float64(r.m-1)/2, float64(m[1])-float64(r.n-1)/2
 		return dr*dr + dc*dc
