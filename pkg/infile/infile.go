@@ -1,0 +1,167 @@
+// Package infile opens the files users give wopr: plain text, or text
+// compressed with gzip or zstd, told apart by their first bytes (their magic
+// numbers), not by their names.
+package infile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ErrFormat is the error of a file compressed in a format that ReadFile
+// does not read (xz, bzip2, zip, lz4).
+var ErrFormat = errors.New("compressed in a format wopr does not read (it reads plain text, gzip and zstd)")
+
+// A DamagedError reports compressed data that breaks off early or fails its
+// checks (a truncated file, a corrupt block, a wrong checksum). ReadFile
+// returns the text decompressed before the damage, up to the end of its
+// last complete line. That text is the file's when the file is cut short or
+// only its checksum is wrong; bytes changed inside the compressed data may
+// decode to other text before a check fails (gzip checks its text only at
+// the end, with one CRC-32 of the whole; zstd finds most such damage in the
+// block it is in).
+type DamagedError struct {
+	Name   string // the file
+	Format string // "gzip" or "zstd"
+	Line   int    // the number of complete lines read before the damage
+	Err    error  // the decompressor's error
+}
+
+func (e *DamagedError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s data damaged before line 1: %v", e.Name, e.Format, e.Err)
+	}
+	return fmt.Sprintf("%s: %s data damaged after line %d: %v", e.Name, e.Format, e.Line, e.Err)
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// ReadFile reads the named file whole and returns its text and its number
+// of lines (a last line without a newline counts). A gzip or zstd file is
+// decompressed; anything else is text as it is. If the compressed data is
+// damaged, ReadFile returns the text up to the end of the last complete line
+// before the damage, its number of lines, and a *DamagedError. Errors
+// opening or reading the file are returned as they are (an *fs.PathError),
+// with no text.
+func ReadFile(name string) (text []byte, lines int, err error) {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	format := sniff(raw)
+	switch format {
+	case "gzip":
+		text, err = gunzip(raw)
+	case "zstd":
+		text, err = unzstd(raw)
+	case "":
+		return raw, countLines(raw), nil
+	default:
+		return nil, 0, fmt.Errorf("%s: %s: %w", name, format, ErrFormat)
+	}
+	if err != nil {
+		text = text[:bytes.LastIndexByte(text, '\n')+1]
+		n := bytes.Count(text, []byte{'\n'})
+		return text, n, &DamagedError{Name: name, Format: format, Line: n, Err: err}
+	}
+	return text, countLines(text), nil
+}
+
+func countLines(text []byte) int {
+	n := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// sniff returns the format that data starts with, or "" for text. The
+// magic numbers are those of the formats' specifications: gzip (RFC 1952),
+// zstd frames and skippable frames (RFC 8878), and the formats named only to
+// be refused. None can begin a puzzle file, whose first bytes are digits,
+// '.', '#', grid characters or a byte order mark ("BZh" is not a puzzle
+// line or a comment).
+func sniff(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}),
+		len(data) >= 4 && data[0]&0xf0 == 0x50 && bytes.Equal(data[1:4], []byte{0x2a, 0x4d, 0x18}):
+		return "zstd"
+	case bytes.HasPrefix(data, []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}):
+		return "xz"
+	case len(data) >= 4 && bytes.HasPrefix(data, []byte("BZh")) && data[3] >= '1' && data[3] <= '9':
+		return "bzip2"
+	case bytes.HasPrefix(data, []byte{'P', 'K', 0x03, 0x04}):
+		return "zip"
+	case bytes.HasPrefix(data, []byte{0x04, 0x22, 0x4d, 0x18}):
+		return "lz4"
+	}
+	return ""
+}
+
+// gunzip decompresses every member of a gzip file. It returns the text
+// decompressed before an error, if any. It uses the standard library's
+// reader rather than klauspost/compress/gzip, which decodes about 10%
+// faster but gives less of the text before the end of a file cut short
+// (docs/benchmarks.md); decoding is a few percent of a command that
+// classifies the puzzles.
+func gunzip(raw []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	// The last four bytes give the text's size modulo 2^32 (of the last
+	// member only, if there are several): a hint for the buffer, trusted
+	// only within deflate's largest ratio, about 1032 to 1.
+	size := 4 * len(raw)
+	if len(raw) >= 4 {
+		if n := int(binary.LittleEndian.Uint32(raw[len(raw)-4:])); n <= 1032*len(raw) {
+			size = n
+		}
+	}
+	return readAll(zr, size)
+}
+
+// readAll is io.ReadAll with a first buffer of size+1 bytes: a right size
+// reads the whole text without growing the buffer.
+func readAll(r io.Reader, size int) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// zstdDecoder decodes whole zstd files in memory; DecodeAll is safe for
+// concurrent use.
+var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+	d, err := zstd.NewReader(nil)
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return d
+})
+
+// unzstd decompresses every frame of a zstd file. It returns the text
+// decompressed before an error, if any.
+func unzstd(raw []byte) ([]byte, error) {
+	return zstdDecoder().DecodeAll(raw, nil)
+}
