@@ -4,31 +4,29 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
 
-// shared returns the path of a public dataset in the shared directory
-// beside the repository; a missing dataset fails the test.
-func shared(t *testing.T, name string) string {
+// dataset returns the text of a corpus of the repository's datasets
+// (datasets/sudoku/NAME, gzip-compressed).
+func dataset(t *testing.T, name string) []byte {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "datasets", "sudoku", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("dataset %s not found next to the repository: %v", name, err)
+	data, _, err := infile.ReadFile(filepath.Join("..", "..", "datasets", "sudoku", name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return p
+	return data
 }
 
 func upload(t *testing.T, b *queue.Broker, data []byte) string {
@@ -71,10 +69,7 @@ func solveJob(t *testing.T, b *queue.Broker, p sudokujobs.SolveParams) (*job.Rec
 // A corpus with bad lines of every kind: every line comes out once, in
 // order, every solution is checked against its givens.
 func TestSudokuSolveLosesNothing(t *testing.T) {
-	euler, err := os.ReadFile(shared(t, "euler96.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	euler := dataset(t, "euler96.txt.gz")
 	lines := strings.Split(strings.TrimSpace(string(euler)), "\n")
 	bad := strings.Join([]string{
 		"# a comment",
@@ -188,10 +183,7 @@ func TestSudokuGenerate(t *testing.T) {
 // A hard puzzle that repeats is solved once: the second copy is a hit in
 // the worker's per-puzzle cache (in the same run, and in another corpus).
 func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
-	data, err := os.ReadFile(shared(t, "royle17.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dataset(t, "royle17.txt.gz")
 	s := sudoku.NewSolver()
 	var hard string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -228,10 +220,7 @@ func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
 // embedded cluster that other processes may join (Listen) sends tasks
 // that carry their puzzles. The outputs are the same.
 func TestSudokuTasksNameTheirPieces(t *testing.T) {
-	data, err := os.ReadFile(shared(t, "royle17.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dataset(t, "royle17.txt.gz")
 	data = data[:82*1500]
 	var outs []string
 	for _, listen := range []string{"", "127.0.0.1:0"} {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// benchFile classifies every puzzle of a shared dataset per op (limit 2,
+// benchFile classifies every puzzle of a corpus of datasets per op (limit 2,
 // solutions checked, as Classify does) and reports puzzles/s and guesses
 // per puzzle.
 func benchFile(b *testing.B, name string) {
@@ -26,27 +26,27 @@ func benchFile(b *testing.B, name string) {
 }
 
 // BenchmarkRoyle17 is the speed target: all 49,158 17-clue puzzles.
-func BenchmarkRoyle17(b *testing.B) { benchFile(b, "royle17.txt") }
+func BenchmarkRoyle17(b *testing.B) { benchFile(b, "royle17.txt.gz") }
 
-func BenchmarkNorvigTop95(b *testing.B) { benchFile(b, "norvig-top95.txt") }
+func BenchmarkNorvigTop95(b *testing.B) { benchFile(b, "norvig-top95.txt.gz") }
 
-func BenchmarkTop1465(b *testing.B) { benchFile(b, "top1465.txt") }
+func BenchmarkTop1465(b *testing.B) { benchFile(b, "top1465.txt.gz") }
 
-func BenchmarkPLBTop50k(b *testing.B) { benchFile(b, "plb-top50k.txt") }
+func BenchmarkPLBTop50k(b *testing.B) { benchFile(b, "plb-top50k.txt.gz") }
 
-func BenchmarkForumHardest1106(b *testing.B) { benchFile(b, "forum-hardest-1106.txt") }
+func BenchmarkForumHardest1106(b *testing.B) { benchFile(b, "forum-hardest-1106.txt.gz") }
 
 // BenchmarkForumHardest1905 takes about 10 s per op; run it with
 // -benchtime=1x.
-func BenchmarkForumHardest1905(b *testing.B) { benchFile(b, "forum-hardest-1905-11plus.txt") }
+func BenchmarkForumHardest1905(b *testing.B) { benchFile(b, "forum-hardest-1905-11plus.txt.gz") }
 
 // BenchmarkSerg is uniqueness checking: every puzzle has several solutions.
-func BenchmarkSerg(b *testing.B) { benchFile(b, "serg-benchmark.txt") }
+func BenchmarkSerg(b *testing.B) { benchFile(b, "serg-benchmark.txt.gz") }
 
 // BenchmarkSolveRoyle17 is Solve alone with limit 2, no conflict test or
 // Check, to show what Classify's checks cost.
 func BenchmarkSolveRoyle17(b *testing.B) {
-	gs := corpus(b, "royle17.txt")
+	gs := corpus(b, "royle17.txt.gz")
 	s := NewSolver()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -3,7 +3,6 @@ package sudoku
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 )
@@ -222,10 +221,7 @@ func FuzzParse(f *testing.F) {
 
 // BenchmarkParse reads royle17 (4 MB, 49,158 lines).
 func BenchmarkParse(b *testing.B) {
-	data, err := os.ReadFile(datasets + "royle17.txt")
-	if err != nil {
-		b.Fatalf("dataset royle17.txt: %v (the shared datasets must sit beside the repository)", err)
-	}
+	data := datasetText(b, "royle17.txt.gz")
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	n := 0

@@ -41,16 +41,16 @@ func differential(t *testing.T, name string, gs []Grid, wantN int) {
 }
 
 func TestDifferentialNorvigTop95(t *testing.T) {
-	differential(t, "norvig-top95", corpus(t, "norvig-top95.txt"), 1)
+	differential(t, "norvig-top95", corpus(t, "norvig-top95.txt.gz"), 1)
 }
 
 func TestDifferentialEuler96(t *testing.T) {
-	differential(t, "euler96", corpus(t, "euler96.txt"), 1)
+	differential(t, "euler96", corpus(t, "euler96.txt.gz"), 1)
 }
 
 // The whole of royle17 (every 97th puzzle with -short).
 func TestDifferentialRoyle17(t *testing.T) {
-	gs := corpus(t, "royle17.txt")
+	gs := corpus(t, "royle17.txt.gz")
 	if testing.Short() {
 		var sample []Grid
 		for i := 0; i < len(gs); i += 97 {
@@ -64,7 +64,7 @@ func TestDifferentialRoyle17(t *testing.T) {
 // Every puzzle of Serg's benchmark has several solutions (SOURCES.md: 8
 // have exactly 2, the rest 3 or more), by Classify and by the reference.
 func TestSergAllMultiple(t *testing.T) {
-	gs := corpus(t, "serg-benchmark.txt")
+	gs := corpus(t, "serg-benchmark.txt.gz")
 	if len(gs) != 10000 {
 		t.Fatalf("serg-benchmark: %d puzzles, want 10,000", len(gs))
 	}
@@ -117,7 +117,7 @@ func (c *callBudget) Err() error {
 // euler96 runs (1.2 million calls for its 50 puzzles), the same
 // comparison on fewer and easier puzzles.
 func TestAgainstBacktrack(t *testing.T) {
-	royle := corpus(t, "royle17.txt")
+	royle := corpus(t, "royle17.txt.gz")
 	var sample []Grid
 	for i := 0; i < len(royle); i += 1000 {
 		sample = append(sample, royle[i])
@@ -129,8 +129,8 @@ func TestAgainstBacktrack(t *testing.T) {
 		minEnded int   // puzzles that must end within maxCalls
 		short    bool  // run with -short
 	}{
-		{"euler96", corpus(t, "euler96.txt"), 0, 50, true},
-		{"norvig-top95", corpus(t, "norvig-top95.txt"), 0, 95, false},
+		{"euler96", corpus(t, "euler96.txt.gz"), 0, 50, true},
+		{"norvig-top95", corpus(t, "norvig-top95.txt.gz"), 0, 95, false},
 		{"royle17 (every 1,000th)", sample, 10_000_000, 20, false},
 	} {
 		if testing.Short() && !c.short {
@@ -237,7 +237,7 @@ func TestSolveLimits(t *testing.T) {
 
 // Solving allocates nothing once the solver exists.
 func TestZeroAllocs(t *testing.T) {
-	gs := corpus(t, "norvig-top95.txt")
+	gs := corpus(t, "norvig-top95.txt.gz")
 	s := NewSolver()
 	i := 0
 	allocs := testing.AllocsPerRun(200, func() {
@@ -252,7 +252,7 @@ func TestZeroAllocs(t *testing.T) {
 // Every puzzle of the complete 17-clue list is unique (SOURCES.md): the
 // whole file, through Classify, as the corpus jobs will run it.
 func TestRoyle17AllUnique(t *testing.T) {
-	gs := corpus(t, "royle17.txt")
+	gs := corpus(t, "royle17.txt.gz")
 	if len(gs) != 49158 {
 		t.Fatalf("royle17: %d puzzles, want 49,158", len(gs))
 	}
@@ -342,8 +342,8 @@ func (t transform) apply(g Grid) Grid {
 func TestTransformInvariance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 96))
 	s := NewSolver()
-	gs := corpus(t, "norvig-top95.txt")
-	royle := corpus(t, "royle17.txt")
+	gs := corpus(t, "norvig-top95.txt.gz")
+	royle := corpus(t, "royle17.txt.gz")
 	for i := 0; i < len(royle); i += 499 {
 		gs = append(gs, royle[i])
 	}

@@ -9,7 +9,7 @@ import (
 
 // The published call counts for Project Euler 96 grid 01.
 func TestStrategyKnownCalls(t *testing.T) {
-	g := corpus(t, "euler96.txt")[0]
+	g := corpus(t, "euler96.txt.gz")[0]
 	s := NewSolver()
 	for _, c := range []struct {
 		name  string
@@ -25,7 +25,7 @@ func TestStrategyKnownCalls(t *testing.T) {
 // Every strategy solves every Euler grid with the engine's answer.
 func TestStrategiesAgree(t *testing.T) {
 	s := NewSolver()
-	for i, g := range corpus(t, "euler96.txt") {
+	for i, g := range corpus(t, "euler96.txt.gz") {
 		s.Solve(&g, 1)
 		want := s.Solution(0)
 		for _, name := range Strategies {

@@ -1,8 +1,9 @@
 package sudoku
 
 import (
-	"bufio"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,23 +11,37 @@ import (
 	"testing"
 )
 
-// datasets is the shared corpus directory, beside the repository.
-const datasets = "../../../../shared/datasets/sudoku/"
+// datasets is the repository's corpus directory (datasets/sudoku): each
+// corpus is NAME.txt.gz, gzip-compressed text (datasets/SOURCES.md).
+const datasets = "../../../datasets/sudoku/"
 
-// corpus reads every puzzle of a shared dataset; a missing file fails the
-// test (the datasets sit beside the repository, see SOURCES.md there).
-func corpus(t testing.TB, name string) []Grid {
-	t.Helper()
-	path := filepath.Join(datasets, name)
-	f, err := os.Open(path)
+// datasetText returns the decompressed text of a corpus of datasets.
+func datasetText(tb testing.TB, name string) []byte {
+	tb.Helper()
+	f, err := os.Open(filepath.Join(datasets, name))
 	if err != nil {
-		t.Fatalf("dataset %s: %v (the shared datasets must sit beside the repository: ../shared/datasets/sudoku)", name, err)
+		tb.Fatalf("dataset %s: %v", name, err)
 	}
 	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatalf("dataset %s: %v", name, err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("dataset %s: %v", name, err)
+	}
+	return text
+}
+
+// corpus returns every puzzle of a corpus of datasets; a malformed line or
+// an empty corpus fails the test.
+func corpus(t testing.TB, name string) []Grid {
+	t.Helper()
 	var gs []Grid
-	err = Parse(bufio.NewReader(f), func(it Item) error {
+	err := ParseBytes(datasetText(t, name), 1, func(it Item) error {
 		if it.Err != nil {
-			return fmt.Errorf("%s:%d: %w", path, it.Line, it.Err)
+			return fmt.Errorf("%s:%d: %w", name, it.Line, it.Err)
 		}
 		gs = append(gs, it.Grid)
 		return nil

@@ -3,21 +3,21 @@ package sudokujobs
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// royle17 is the text of the shared 17-clue corpus (49,158 lines); a
-// missing file fails the benchmark.
+// royle17 is the text of the repository's 17-clue corpus (49,158 lines,
+// datasets/sudoku/royle17.txt.gz).
 func royle17(b *testing.B) []byte {
 	b.Helper()
-	data, err := os.ReadFile("../../../../shared/datasets/sudoku/royle17.txt")
+	data, _, err := infile.ReadFile("../../../datasets/sudoku/royle17.txt.gz")
 	if err != nil {
-		b.Fatalf("dataset royle17.txt: %v (the shared datasets must sit beside the repository)", err)
+		b.Fatal(err)
 	}
 	return data
 }
