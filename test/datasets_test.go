@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/woprlabs/wopr/pkg/infile"
 )
 
 // repoDataset returns the path of a corpus in the repository's datasets
@@ -25,6 +27,16 @@ func repoDataset(tb testing.TB, name string) string {
 		tb.Fatalf("dataset %s: %v", name, err)
 	}
 	return p
+}
+
+// datasetText returns the text of a corpus of datasets, decompressed.
+func datasetText(tb testing.TB, name string) []byte {
+	tb.Helper()
+	text, _, err := infile.ReadFile(repoDataset(tb, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return text
 }
 
 // TestDatasetsMatchSources checks every file of datasets/sudoku against the

@@ -22,18 +22,6 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// datasets is the shared Sudoku corpus directory beside the repository.
-const sudokuDatasets = "../../shared/datasets/sudoku/"
-
-func sudokuDataset(t *testing.T, name string) string {
-	t.Helper()
-	path := filepath.Join(sudokuDatasets, name)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("dataset %s: %v (the shared datasets must sit beside the repository: ../shared/datasets/sudoku)", name, err)
-	}
-	return path
-}
-
 // sudokuRun runs analyze and returns stdout, stderr and the exit code.
 func sudokuRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
@@ -97,7 +85,7 @@ func TestSudokuEngineBench(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", stderr, line)
 		}
 	}
-	out, _, code = sudokuRun(t, "sudoku", "bench", sudokuDataset(t, "euler96.txt"))
+	out, _, code = sudokuRun(t, "sudoku", "bench", repoDataset(t, "euler96.txt.gz"))
 	if code != 0 || !strings.Contains(out, "unique") || !strings.Contains(out, "puzzles per second") {
 		t.Errorf("readable bench: exit %d, %q", code, out)
 	}
@@ -108,11 +96,7 @@ func TestSudokuEngineBench(t *testing.T) {
 func TestSudokuEngineCompare(t *testing.T) {
 	dir := t.TempDir()
 	euler := filepath.Join(dir, "euler01.txt")
-	lines, err := os.ReadFile(sudokuDataset(t, "euler96.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, _ := strings.Cut(string(lines), "\n")
+	first, _, _ := strings.Cut(string(datasetText(t, "euler96.txt.gz")), "\n")
 	if err := os.WriteFile(euler, []byte(first+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +129,7 @@ func TestSudokuEngineCompare(t *testing.T) {
 	// of the engine's counts (7,927; TestStrategyCallsPlain holds them to
 	// a plain mrv written in that test).
 	var mrvCalls uint64
-	if err := sudoku.ParseBytes(lines, 1, func(it sudoku.Item) error {
+	if err := sudoku.ParseBytes(datasetText(t, "euler96.txt.gz"), 1, func(it sudoku.Item) error {
 		if it.Err != nil {
 			return it.Err
 		}
@@ -155,7 +139,7 @@ func TestSudokuEngineCompare(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code = sudokuRun(t, "sudoku", "compare", sudokuDataset(t, "euler96.txt"), "--strategies", "mrv,fast")
+	out, stderr, code = sudokuRun(t, "sudoku", "compare", repoDataset(t, "euler96.txt.gz"), "--strategies", "mrv,fast")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -204,7 +188,7 @@ func TestSudokuEngineCompare(t *testing.T) {
 }
 
 func TestSudokuEngineUsageErrors(t *testing.T) {
-	euler := sudokuDataset(t, "euler96.txt")
+	euler := repoDataset(t, "euler96.txt.gz")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -230,10 +214,7 @@ func TestSudokuEngineUsageErrors(t *testing.T) {
 func TestSudokuSolveUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	puzzles := filepath.Join(dir, "puzzles.txt")
-	data, err := os.ReadFile(sudokuDataset(t, "euler96.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := datasetText(t, "euler96.txt.gz")
 	if err := os.WriteFile(puzzles, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func TestSudokuSolveKilledAndResumed(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
-	makeCorpus(t, "royle17.txt", 300_000, corpus)
+	makeCorpus(t, "royle17.txt.gz", 300_000, corpus)
 	// A few bad lines among the good ones.
 	f, err := os.OpenFile(corpus, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -124,7 +124,7 @@ func mustRead(t *testing.T, path string) []byte {
 func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
-	makeCorpus(t, "royle17.txt", 60_000, corpus)
+	makeCorpus(t, "royle17.txt.gz", 60_000, corpus)
 	f, err := os.OpenFile(corpus, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 		"003020600\n900305001\n001806400\n008102900\n700000008\n006708200\n002609500\n800203009\n005010300\n\n" +
 		strings.Repeat(".", 81) + "\n")
 	f.Close()
-	files := []string{corpus, sharedDataset(t, "euler96.txt")}
+	files := []string{corpus, repoDataset(t, "euler96.txt.gz")}
 	type report struct {
 		Puzzles, Unique, Multiple, Unsolvable, Invalid, Malformed int
 		Rejects                                                   []map[string]any

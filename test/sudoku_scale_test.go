@@ -8,26 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 )
-
-// sharedDataset returns the path of a public corpus in the shared directory
-// beside the repository; a missing one fails the test or benchmark.
-func sharedDataset(tb testing.TB, name string) string {
-	tb.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "shared", "datasets", "sudoku", name)
-	if _, err := os.Stat(p); err != nil {
-		tb.Fatalf("dataset %s not found next to the repository: %v", name, err)
-	}
-	return p
-}
 
 // transform applies a random validity-preserving transformation to an
 // 81-character puzzle: digit relabelling, row permutations within bands,
@@ -71,22 +59,16 @@ func transform(rng *rand.Rand, p string) string {
 	return string(out)
 }
 
-// makeCorpus writes n puzzles made from a shared corpus by random
+// makeCorpus writes n puzzles made from a corpus of datasets by random
 // transformations (never committed: made when the benchmark runs).
 func makeCorpus(tb testing.TB, src string, n int, dst string) {
 	tb.Helper()
-	f, err := os.Open(sharedDataset(tb, src))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var base []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); len(line) >= 81 {
+	for line := range strings.Lines(string(datasetText(tb, src))) {
+		if len(line) >= 81 {
 			base = append(base, line[:81])
 		}
 	}
-	f.Close()
 	out, err := os.Create(dst)
 	if err != nil {
 		tb.Fatal(err)
@@ -165,7 +147,7 @@ func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
 	dir := b.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	n := corpusSize()
-	makeCorpus(b, "royle17.txt", n, corpus)
+	makeCorpus(b, "royle17.txt.gz", n, corpus)
 	before := engineRate(b, corpus)
 	b.ResetTimer()
 	var wallRate, jobRate, outside, cpu, peakRSS float64

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -38,36 +40,55 @@ func sudokuCommand() *cli.Command {
 // maxShown is how many malformed lines bench and compare print on stderr.
 const maxShown = 10
 
-// readPuzzles parses a puzzle file: the grids with their lines, and the
-// malformed items (the first maxShown are printed on stderr as FILE:LINE:
-// reason). A file that cannot be read is a usage error.
-func readPuzzles(path string, stderr io.Writer) (good []sudoku.Item, bad []sudoku.Item, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, usagef("%s: cannot read: %v", path, err)
+// puzzleFile is a puzzle file read and parsed: its grids with their lines,
+// and its malformed items.
+type puzzleFile struct {
+	good, bad []sudoku.Item
+	// damaged is the *infile.DamagedError of a compressed file that breaks
+	// off or fails its checks: good and bad are the items before it.
+	damaged error
+}
+
+// readPuzzles reads and parses a puzzle file, plain or compressed (see
+// infile.ReadFile), and prints the first maxShown malformed items on stderr
+// as FILE:LINE: reason. A file that cannot be read is a usage error.
+func readPuzzles(path string, stderr io.Writer) (puzzleFile, error) {
+	var p puzzleFile
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return p, usagef("%s: is a directory, want a puzzle file", path)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, nil, usagef("%s: is a directory, want a puzzle file", path)
+	text, _, err := infile.ReadFile(path)
+	if errors.As(err, new(*infile.DamagedError)) {
+		p.damaged = err
+	} else if err != nil {
+		return p, readError(path, err)
 	}
-	err = sudoku.Parse(f, func(it sudoku.Item) error {
+	err = sudoku.ParseBytes(text, 1, func(it sudoku.Item) error {
 		if it.Err != nil {
-			if len(bad) < maxShown {
+			if len(p.bad) < maxShown {
 				fmt.Fprintf(stderr, "analyze: %s:%d: malformed: %v\n", path, it.Line, it.Err)
 			}
-			bad = append(bad, it)
+			p.bad = append(p.bad, it)
 			return nil
 		}
-		good = append(good, it)
+		p.good = append(p.good, it)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return p, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(bad) > maxShown {
-		fmt.Fprintf(stderr, "analyze: %s: %d more malformed lines\n", path, len(bad)-maxShown)
+	if len(p.bad) > maxShown {
+		fmt.Fprintf(stderr, "analyze: %s: %d more malformed lines\n", path, len(p.bad)-maxShown)
 	}
-	return good, bad, nil
+	return p, nil
+}
+
+// readError is the usage error of an input file that cannot be read.
+func readError(path string, err error) error {
+	if errors.Is(err, infile.ErrFormat) {
+		return usagef("%v", err) // it names the file
+	}
+	return usagef("%s: cannot read: %v", path, err)
 }
 
 // benchReport is the output of sudoku bench.
@@ -93,9 +114,11 @@ func sudokuBenchCommand() *cli.Command {
 		Name:      "bench",
 		Usage:     "measure the engine: classify every puzzle of FILE (limit 2: uniqueness included) in one goroutine",
 		ArgsUsage: "FILE",
-		Description: "Parses FILE first (not timed), then classifies every puzzle --repeat times, each solution\n" +
-			"checked. seconds and puzzles_per_second are those of the median repeat.\n\n" +
-			"Example:\n   analyze sudoku bench ../shared/datasets/sudoku/royle17.txt --repeat 5 --json",
+		Description: "Reads and parses FILE first (not timed), then classifies every puzzle --repeat times, each\n" +
+			"solution checked. seconds and puzzles_per_second are those of the median repeat. FILE is plain\n" +
+			"text or gzip or zstd, told apart by its first bytes; of a damaged compressed file, the puzzles\n" +
+			"before the damage are measured, then the command fails naming the line reached.\n\n" +
+			"Example:\n   analyze sudoku bench datasets/sudoku/royle17.txt.gz --repeat 5 --json",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			jsonFlag,
@@ -110,10 +133,11 @@ func sudokuBenchCommand() *cli.Command {
 				return usagef("--repeat %d: want 1 or more", repeat)
 			}
 			path := c.Args().First()
-			good, bad, err := readPuzzles(path, c.App.ErrWriter)
+			p, err := readPuzzles(path, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
+			good, bad := p.good, p.bad
 			r := benchReport{File: path, Puzzles: len(good) + len(bad), Malformed: len(bad), Repeat: repeat, SolvedPerRepeat: len(good)}
 			s := sudoku.NewSolver()
 			for i := range repeat {
@@ -144,25 +168,32 @@ func sudokuBenchCommand() *cli.Command {
 			if r.Seconds > 0 {
 				r.PuzzlesPerSecond = float64(len(good)) / r.Seconds
 			}
-			w := c.App.Writer
-			if c.Bool("json") {
-				return writeJSON(w, r)
+			if err := printBench(c.App.Writer, r, c.Bool("json")); err != nil {
+				return err
 			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "sudoku bench %s: one goroutine, limit 2, %d repeat(s)\n", path, repeat)
-			fmt.Fprintf(tw, "  puzzles\t%s\n", tasks.Thousands(uint64(r.Puzzles)))
-			for _, row := range []struct {
-				name string
-				n    int
-			}{{"unique", r.Unique}, {"multiple", r.Multiple}, {"unsolvable", r.Unsolvable}, {"invalid", r.Invalid}, {"malformed", r.Malformed}} {
-				fmt.Fprintf(tw, "    %s\t%s\n", row.name, tasks.Thousands(uint64(row.n)))
-			}
-			fmt.Fprintf(tw, "  guesses\t%s\n", tasks.Thousands(uint64(r.Guesses)))
-			fmt.Fprintf(tw, "  seconds\t%.3f\n", r.Seconds)
-			fmt.Fprintf(tw, "  puzzles per second\t%s\n", tasks.Thousands(uint64(r.PuzzlesPerSecond+0.5)))
-			return tw.Flush()
+			return p.damaged
 		},
 	}
+}
+
+// printBench prints bench's report as JSON or as a table.
+func printBench(w io.Writer, r benchReport, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, r)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "sudoku bench %s: one goroutine, limit 2, %d repeat(s)\n", r.File, r.Repeat)
+	fmt.Fprintf(tw, "  puzzles\t%s\n", tasks.Thousands(uint64(r.Puzzles)))
+	for _, row := range []struct {
+		name string
+		n    int
+	}{{"unique", r.Unique}, {"multiple", r.Multiple}, {"unsolvable", r.Unsolvable}, {"invalid", r.Invalid}, {"malformed", r.Malformed}} {
+		fmt.Fprintf(tw, "    %s\t%s\n", row.name, tasks.Thousands(uint64(row.n)))
+	}
+	fmt.Fprintf(tw, "  guesses\t%s\n", tasks.Thousands(uint64(r.Guesses)))
+	fmt.Fprintf(tw, "  seconds\t%.3f\n", r.Seconds)
+	fmt.Fprintf(tw, "  puzzles per second\t%s\n", tasks.Thousands(uint64(r.PuzzlesPerSecond+0.5)))
+	return tw.Flush()
 }
 
 // compareResult is one row of sudoku compare.
@@ -203,7 +234,9 @@ func sudokuCompareCommand() *cli.Command {
 			"calls reached (fast, milliseconds at worst, is not stopped). Every solution is checked; givens\n" +
 			"that conflict are invalid whatever the strategy. Seconds are the median of --repeat runs (a run\n" +
 			"that times out is not repeated). Malformed lines are named on stderr and not run. Runs in this\n" +
-			"process, one at a time.\n\n" +
+			"process, one at a time. FILE is plain text or gzip or zstd, told apart by its first bytes; of\n" +
+			"a damaged compressed file, the puzzles before the damage are run, then the command fails\n" +
+			"naming the line reached.\n\n" +
 			"Example:\n   analyze sudoku compare euler96.txt --strategies backtrack,mrv,fast --repeat 3",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
@@ -235,10 +268,11 @@ func sudokuCompareCommand() *cli.Command {
 				return usagef("--timeout %v: want a positive duration such as 10s", timeout)
 			}
 			path := c.Args().First()
-			good, bad, err := readPuzzles(path, c.App.ErrWriter)
+			p, err := readPuzzles(path, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}
+			good, bad := p.good, p.bad
 			rep := compareReport{File: path, Repeat: repeat, TimeoutSeconds: timeout.Seconds(),
 				Results: []compareResult{}, Malformed: []malformedLine{}}
 			for _, it := range bad {
@@ -255,52 +289,61 @@ func sudokuCompareCommand() *cli.Command {
 					rep.Results = append(rep.Results, res)
 				}
 			}
-			w := c.App.Writer
-			if c.Bool("json") {
-				return writeJSON(w, rep)
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			runs := "1 run"
-			if repeat > 1 {
-				runs = fmt.Sprintf("the median of %d runs (a run that times out is not repeated)", repeat)
-			}
-			fmt.Fprintf(w, "sudoku compare %s: %d puzzles, %s, time limit %v each\n", path, len(good), runs, timeout)
-			if len(bad) > 0 {
-				fmt.Fprintf(w, "%s not run (named on stderr)\n", tasks.Count(len(bad), "malformed line"))
-			}
-			if len(good) == 0 {
-				return nil
-			}
-			fmt.Fprintln(tw, "line\tstrategy\tcalls\toutcome\tseconds\t")
-			for _, r := range rep.Results {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.6f\t\n", r.Line, r.Strategy, tasks.Thousands(uint64(r.Calls)), r.Outcome, r.Seconds)
-			}
-			if err := tw.Flush(); err != nil {
+			if err := printCompare(c.App.Writer, rep, strategies, timeout, c.Bool("json")); err != nil {
 				return err
 			}
-			if len(good) < 2 {
-				return nil
-			}
-			// Totals per strategy over the file.
-			fmt.Fprintln(w)
-			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "strategy	solved	unsolvable	invalid	timeout	calls	seconds	")
-			for _, name := range strategies {
-				var calls int64
-				var secs float64
-				n := map[string]int{}
-				for _, r := range rep.Results {
-					if r.Strategy == name {
-						calls += r.Calls
-						secs += r.Seconds
-						n[r.Outcome]++
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.6f\t\n", name, n["solved"], n["unsolvable"], n["invalid"], n["timeout"], tasks.Thousands(uint64(calls)), secs)
-			}
-			return tw.Flush()
+			return p.damaged
 		},
 	}
+}
+
+// printCompare prints compare's report as JSON or as tables: a row for
+// each strategy on each puzzle, then the totals per strategy.
+func printCompare(w io.Writer, rep compareReport, strategies []string, timeout time.Duration, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, rep)
+	}
+	good, bad := len(rep.Results)/len(strategies), len(rep.Malformed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	runs := "1 run"
+	if rep.Repeat > 1 {
+		runs = fmt.Sprintf("the median of %d runs (a run that times out is not repeated)", rep.Repeat)
+	}
+	fmt.Fprintf(w, "sudoku compare %s: %d puzzles, %s, time limit %v each\n", rep.File, good, runs, timeout)
+	if bad > 0 {
+		fmt.Fprintf(w, "%s not run (named on stderr)\n", tasks.Count(bad, "malformed line"))
+	}
+	if good == 0 {
+		return nil
+	}
+	fmt.Fprintln(tw, "line\tstrategy\tcalls\toutcome\tseconds\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.6f\t\n", r.Line, r.Strategy, tasks.Thousands(uint64(r.Calls)), r.Outcome, r.Seconds)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if good < 2 {
+		return nil
+	}
+	// Totals per strategy over the file.
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy	solved	unsolvable	invalid	timeout	calls	seconds	")
+	for _, name := range strategies {
+		var calls int64
+		var secs float64
+		n := map[string]int{}
+		for _, r := range rep.Results {
+			if r.Strategy == name {
+				calls += r.Calls
+				secs += r.Seconds
+				n[r.Outcome]++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.6f\t\n", name, n["solved"], n["unsolvable"], n["invalid"], n["timeout"], tasks.Thousands(uint64(calls)), secs)
+	}
+	return tw.Flush()
 }
 
 // compareRun runs one strategy on one puzzle repeat times (stopping after a

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
@@ -74,11 +76,14 @@ func sudokuSolveCommand() *cli.Command {
 		ArgsUsage: "FILE...",
 		Description: "Each FILE has one puzzle per line (81 cells: 1-9, and '.', '0' or '_' for empty; '#' comments\n" +
 			"and blank lines skipped) or 9-row grids (spaces and '|', '-', '+' separators ignored, a blank\n" +
-			"line between grids). --out gets exactly one line per puzzle, in input order:\n" +
+			"line between grids), as plain text or compressed with gzip or zstd (told apart by the first\n" +
+			"bytes, not the name; line numbers are those of the text). Of a damaged compressed FILE, the\n" +
+			"lines before the damage are solved and reported, then the command fails (exit 1) naming the\n" +
+			"line reached. --out gets exactly one line per puzzle, in input order:\n" +
 			"the solution of a unique puzzle, else the outcome (multiple, unsolvable, invalid, malformed) and\n" +
 			"the reason. --rejects gets FILE:LINE: outcome: reason for every puzzle not uniquely solved.\n" +
 			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n\n" +
-			"Example:\n   analyze sudoku solve puzzles.txt --out solutions.txt --rejects rejects.txt",
+			"Example:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
@@ -133,11 +138,13 @@ func sudokuSolveCommand() *cli.Command {
 			// Read and name the inputs while the cluster starts.
 			read := make(chan readInputs, 1)
 			go func() { read <- readFiles(files) }()
-			return client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
+			var damaged error
+			err = client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
 				in := <-read
 				if in.err != nil {
 					return job.Spec{}, in.err
 				}
+				damaged = in.damaged
 				total := 0
 				for i, f := range files {
 					total += len(in.inputs[i].Data)
@@ -153,6 +160,9 @@ func sudokuSolveCommand() *cli.Command {
 				params, err := json.Marshal(p)
 				return job.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
 			})
+			// The job ran on the lines before the damage; its report and
+			// outputs are written, and the command fails.
+			return errors.Join(damaged, err)
 		},
 	}
 }
@@ -210,17 +220,24 @@ func sudokuGenerateCommand() *cli.Command {
 // readInputs are the input files of a job, read and named.
 type readInputs struct {
 	inputs []queue.Input
-	err    error
+	// damaged joins the *infile.DamagedError of each compressed file
+	// that breaks off or fails its checks: its input is the text before.
+	damaged error
+	err     error
 }
 
 func readFiles(files []string) readInputs {
 	var r readInputs
+	var damaged []error
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return readInputs{err: usagef("%s: cannot read: %v", f, err)}
+		text, _, err := infile.ReadFile(f)
+		if errors.As(err, new(*infile.DamagedError)) {
+			damaged = append(damaged, err)
+		} else if err != nil {
+			return readInputs{err: readError(f, err)}
 		}
-		r.inputs = append(r.inputs, queue.NewInput(data))
+		r.inputs = append(r.inputs, queue.NewInput(text))
 	}
+	r.damaged = errors.Join(damaged...)
 	return r
 }
