@@ -29,7 +29,11 @@ func main() {
 	collector.Tune()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := newApp()
-	err := app.RunContext(ctx, permuteArgs(app, os.Args))
+	args := os.Args
+	if args[len(args)-1] != "--generate-bash-completion" { // urfave/cli wants it last
+		args = permuteArgs(app, args)
+	}
+	err := app.RunContext(ctx, args)
 	stop()
 	os.Exit(exitCode(err))
 }
@@ -41,8 +45,10 @@ func newApp() *cli.App {
 		Description: "Without --nats, every job runs on an embedded NATS server with a coordinator and one worker\n" +
 			"per CPU inside this process, storing its state under --data. With --nats URL, jobs are\n" +
 			"submitted to the coordinator and workers of that cluster.",
-		HideHelpCommand: true,
-		OnUsageError:    onUsageError,
+		Version:              version(),
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		OnUsageError:         onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of this process to `FILE`", Hidden: true},
 		},
@@ -73,6 +79,7 @@ func newApp() *cli.App {
 			statusCommand(),
 			reportCommand(),
 			cancelCommand(),
+			completionCommand(),
 		),
 	}
 }
