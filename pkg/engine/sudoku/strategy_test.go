@@ -188,7 +188,7 @@ func (p *plainStrategy) deadEnd() bool {
 // same solution in the same number of calls.
 func TestStrategyCallsPlain(t *testing.T) {
 	var mrvTotal int64
-	for i, g := range corpus(t, "euler96.txt") {
+	for i, g := range corpus(t, "euler96.txt.gz") {
 		for _, c := range []struct {
 			name string
 			mrv  bool
