@@ -50,6 +50,20 @@ func (b *Broker) QueuedTasks(ctx context.Context) (uint64, error) {
 	return info.State.Msgs, nil
 }
 
+// InFlight counts the tasks delivered to workers and neither acknowledged
+// nor handed back yet.
+func (b *Broker) InFlight(ctx context.Context) (int, error) {
+	c, err := b.tasks.Consumer(ctx, workersConsumer)
+	if err != nil {
+		return 0, fmt.Errorf("consumer %s: %w", workersConsumer, err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("consumer %s: %w", workersConsumer, err)
+	}
+	return info.NumAckPending, nil
+}
+
 // PurgeJob removes every queued or in-flight task of a job.
 func (b *Broker) PurgeJob(ctx context.Context, jobID string) error {
 	if err := b.tasks.Purge(ctx, jetstream.WithPurgeSubject(jobTasksSubject(jobID))); err != nil {
@@ -148,12 +162,18 @@ func (s *TaskSource) AckWait() time.Duration { return s.ackWait }
 // Next waits for one task until ctx ends or wait has passed, and returns
 // nil if none came. A request that ctx cuts short can lose a task that the
 // server has just sent: it stays delivered, and comes back only after
-// AckWait. A worker that stops on a cluster lets its last request run out
-// (a ctx that is never cancelled, a short wait).
+// AckWait. With a ctx that is never done (context.Background), the request
+// runs out instead: the server stops sending at wait, and the client waits
+// a second longer for what is on its way. A worker that stops on a cluster
+// asks that way.
 func (s *TaskSource) Next(ctx context.Context, wait time.Duration) (job.Delivery, error) {
-	fctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	batch, err := s.cons.Fetch(1, jetstream.FetchContext(fctx))
+	opt := jetstream.FetchMaxWait(wait)
+	if ctx.Done() != nil {
+		fctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		opt = jetstream.FetchContext(fctx)
+	}
+	batch, err := s.cons.Fetch(1, opt)
 	if err != nil {
 		return nil, err
 	}
