@@ -80,6 +80,7 @@ func newApp() *cli.App {
 			reportCommand(),
 			cancelCommand(),
 			completionCommand(),
+			docsCommand(),
 		),
 	}
 }
@@ -134,7 +135,7 @@ func exitCode(err error) int {
 // Flags every job command accepts after its name.
 var (
 	natsFlag  = &cli.StringFlag{Name: "nats", Usage: "NATS server `URL` of a wopr cluster (default: run an embedded cluster in this process)", EnvVars: []string{"WOPR_NATS"}}
-	dataFlag  = &cli.StringFlag{Name: "data", Usage: "`DIR` for the embedded cluster's state (default: " + client.DefaultDataDir() + ")", EnvVars: []string{"WOPR_DATA"}}
+	dataFlag  = &cli.StringFlag{Name: "data", Usage: "`DIR` for the embedded cluster's state", EnvVars: []string{"WOPR_DATA"}, DefaultText: "wopr in the user's cache directory ($XDG_CACHE_HOME or ~/.cache)"}
 	jsonFlag  = &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON object on stdout"}
 	quietFlag = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"}
 )
