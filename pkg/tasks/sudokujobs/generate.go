@@ -21,12 +21,11 @@ const (
 	MaxGenerate = 10_000_000
 	MinClues    = 17 // no Sudoku with fewer clues has a unique solution
 	perTask     = 50
-	// maxAttempts is how many random solution grids a puzzle may take. It
-	// is far more than a reachable request needs (about 70 for a symmetric
-	// and minimal puzzle: 6 of 400 grids measured; about 440 for 21 clues:
-	// 9 of 4,000), and ends a request that random removal (almost) never
-	// meets, such as 20 clues (0 of 4,000), in about a second (0.2 ms a
-	// grid).
+	// maxAttempts is how many random solution grids a puzzle may take:
+	// far more than a reachable request needs (about 70 grids for a
+	// symmetric minimal puzzle, 440 for 21 clues), and it ends a request
+	// that random removal (almost) never meets, such as 20 clues, in about
+	// a second (docs/benchmarks.md).
 	maxAttempts     = 5000
 	generateVersion = 2
 )

@@ -36,13 +36,12 @@ const (
 // AutoChunk is the chunk size that clients choose for inputs of size bytes
 // in all, when the user gives none: about autoTasks tasks, so that many
 // workers share even a small corpus (a hard one above all), in chunks of
-// minAutoChunk to MaxChunk puzzles. A task has a fixed cost of about 0.45
-// ms of CPU in all (publishing, storing and acknowledging it and its
-// result), the time of some 80 easy puzzles (measured: a million 17-clue
-// puzzles in 1,000 tasks took 3.86-4.06 s, in 334 tasks 3.75-3.78 s). The
-// number of puzzles is estimated from the inputs' size, 82 bytes a line: a
-// million one-line puzzles make chunks of 3,000 (246 KB of payload, 123 KB
-// of result, 16 ms of work); royle17.txt (49,158 puzzles), 768;
+// minAutoChunk to MaxChunk puzzles. A task has a fixed cost (publishing,
+// storing and acknowledging it and its result) of about the time of 80
+// easy puzzles (docs/benchmarks.md), so chunks are not made smaller than
+// that needs. The number of puzzles is estimated from the inputs' size, 82
+// bytes a line: a million one-line puzzles make chunks of 3,000 (246 KB of
+// payload, 123 KB of result); royle17.txt (49,158 puzzles), 768;
 // top1465.txt, 100.
 func AutoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), MaxChunk) }
 
@@ -113,11 +112,9 @@ func (Solve) Version() int { return 4 }
 // this process's workers (tasks.PlanEnv.Shared: the embedded default), the payload
 // says where the piece is instead, "wopr-sudoku-ref/1 <first line>
 // <offset> <length> <object> <quoted file name>", and the runner reads it
-// there: a million puzzles' 82 MB then go through the work queue in 334
-// lines, the coordinator makes no copy of them and it hashes each task's
-// key from a line instead of 250 KB (measured on a million puzzles, 6
-// alternated runs each: page faults 93-110k -> 66-77k, CPU 9.5-11.4 ->
-// 9.1-10.1 s; the 334 tasks published in 12 ms instead of 0.3 s).
+// there: a million puzzles' 82 MB then do not go through the work queue,
+// the coordinator makes no copy of them, and it hashes each task's key
+// from a line instead of 250 KB.
 const (
 	chunkMagic = "wopr-sudoku-chunk/2 "
 	refMagic   = "wopr-sudoku-ref/1 "

@@ -15,15 +15,12 @@ import (
 
 // cacheMinGuesses is the difficulty from which a puzzle's result is kept in
 // the worker's Badger cache. A Badger read or write costs a few
-// microseconds, about what solving an easy puzzle costs: caching every
-// puzzle doubled the CPU of a 17-clue corpus job (measured: 1.3 s of Badger
-// for 1.5 s of solving per 200,000 puzzles). Keeping a puzzle costs about
-// 2.6 us (a million 17-clue puzzles, 23,000 of them with 8 guesses or
-// more: 60 ms); solving one takes 25 us at 8 to 15 guesses, 42 us at 16 to
-// 31 and more above (measured on 300,000 of them), so from 16 guesses on
-// it costs under a tenth of the solve it saves. Puzzles below it are
-// solved again when they repeat; a rerun of a whole chunk is answered by
-// the coordinator's cache either way.
+// microseconds, about what solving an easy puzzle costs (caching every
+// puzzle doubled the CPU of a 17-clue corpus job), while a puzzle of 16
+// guesses or more takes over ten times as long to solve again as to keep
+// (docs/benchmarks.md). Puzzles below it are solved again when they
+// repeat; a rerun of a whole chunk is answered by the coordinator's cache
+// either way.
 const cacheMinGuesses = 16
 
 // cachePrefix starts the keys of cached puzzle results (v2: the reasons of
@@ -56,14 +53,11 @@ type solveRunner struct {
 // lock and reads one word (a blocked filter: a puzzle's three bits are in
 // the same 64-bit word), and the filter is as small as its contents allow,
 // to stay in the CPU's cache: 32 to 64 bits per puzzle, at least 2^16
-// bits. TestPuzzleSet measures 0.09% false matches at 42 bits (each costs
-// one Badger read; a filter of 16 to 32 bits a puzzle, two bits in two
-// words, matched 0.85% falsely and cost 37 ms of reads and 47 ms of
-// lookups per million 17-clue puzzles). When it fills it is rebuilt twice
-// as large from the puzzles' fingerprints, kept beside it (8 bytes a
-// puzzle). A 2 MiB filter of fixed size cost a cache miss per lookup: 0.16
-// CPU-s per million puzzles. It is shared by the slots of a process and
-// filled once from the cache's keys.
+// bits (TestPuzzleSet holds its false matches, each a Badger read, under
+// 0.2%). When it fills it is rebuilt twice as large from the puzzles'
+// fingerprints, kept beside it (8 bytes a puzzle); a large filter of fixed
+// size would cost a cache miss per lookup. It is shared by the slots of a
+// process and filled once from the cache's keys.
 type puzzleSet struct {
 	once   sync.Once
 	filter atomic.Pointer[bloom]
