@@ -301,7 +301,7 @@ func (b *Broker) create(ctx context.Context) error {
 
 func (b *Broker) attach(ctx context.Context) error {
 	js := b.js
-	return retry(ctx, func(ctx context.Context) error {
+	return retry(ctx, b.tellOnce("waiting for wopr's streams", func(ctx context.Context) error {
 		var err error
 		if b.tasks, err = js.Stream(ctx, tasksStream); errors.Is(err, jetstream.ErrStreamNotFound) {
 			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", tasksStream, err)
@@ -321,7 +321,21 @@ func (b *Broker) attach(ctx context.Context) error {
 			return fmt.Errorf("object store %s: %w", objectsBucket, err)
 		}
 		return nil
-	})
+	}))
+}
+
+// tellOnce logs f's first failure, with what the caller is waiting for:
+// a worker started before any coordinator should not wait in silence.
+func (b *Broker) tellOnce(what string, f func(ctx context.Context) error) func(ctx context.Context) error {
+	told := false
+	return func(ctx context.Context) error {
+		err := f(ctx)
+		if err != nil && !told {
+			told = true
+			b.log.Info(what+" (retrying until they are there)", "err", err)
+		}
+		return err
+	}
 }
 
 // EnsureConsumers creates the durable consumers (the coordinator's job).

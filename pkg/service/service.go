@@ -145,7 +145,7 @@ func RunWorker(cfg WorkerConfig) error {
 
 // RunCoordinator runs a coordinator until a signal.
 func RunCoordinator(cfg CoordinatorConfig) error {
-	first, _, stop := signals()
+	first, second, stop := signals()
 	defer stop()
 	b, db, err := open(first, cfg.Common, true)
 	if err != nil {
@@ -176,7 +176,8 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	case <-first.Done():
 	case <-lost:
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A second signal stops waiting for the coordinator's loops.
+	ctx, cancel := context.WithTimeout(second, 10*time.Second)
 	defer cancel()
 	cerr := c.Close(ctx)
 	select {
