@@ -415,7 +415,7 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	if most.Task != "" {
-		row("  largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
+		row("largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
 	}
 	row("task time", "%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
 	return b.String()

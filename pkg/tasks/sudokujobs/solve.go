@@ -757,16 +757,14 @@ func (r *SolveReport) Text() string {
 	if r.failed {
 		b.WriteString("the puzzles of failed tasks are rejects, \"unsolved\"\n")
 	}
-	row := func(label string, n int) {
-		fmt.Fprintf(&b, "  %-12s %10d\n", label, n)
-	}
+	row := func(label string, n int) { tasks.Row(&b, label, "%s", tasks.Thousands(uint64(n))) }
 	row("puzzles", r.Puzzles)
 	row("unique", r.Unique)
 	row("multiple", r.Multiple)
 	row("unsolvable", r.Unsolvable)
 	row("invalid", r.Invalid)
 	row("malformed", r.Malformed)
-	fmt.Fprintf(&b, "  %.0f puzzles/s\n", r.PuzzlesPerSecond)
+	row("puzzles per second", int(r.PuzzlesPerSecond+0.5))
 	// The hardest puzzles that needed a guess, locations in one column.
 	hard := slices.DeleteFunc(slices.Clone(r.Hardest), func(h Hard) bool { return h.Guesses == 0 })
 	width := 0

@@ -353,7 +353,7 @@ func TestSolveReportText(t *testing.T) {
 	}}
 	text := r.Text()
 	for _, want := range []string{
-		"  1500 puzzles/s\n",
+		"  puzzles per second         1,500\n",
 		"    40  long-name.txt:12  p1\n",
 		"     2  a.txt:3           p2\n",
 	} {
