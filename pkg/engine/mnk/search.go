@@ -163,7 +163,7 @@ func ints[T int8 | int16](line []T) []int {
 // whether a search to empties plies reaches the end of every line.
 func deepen(ctx context.Context, maxDepth, empties int, exhaustive bool, budget time.Duration, nodes *uint64, abort *bool,
 	deadline *time.Time, prevPV *[]int, root func(depth int) (int32, []int)) (SearchResult, error) {
-	start := time.Now()
+	start, startNodes := time.Now(), *nodes
 	if maxDepth <= 0 || maxDepth > empties {
 		maxDepth = empties
 	}
@@ -191,7 +191,7 @@ func deepen(ctx context.Context, maxDepth, empties int, exhaustive bool, budget 
 			break // proven inside the horizon: deeper cannot change it
 		}
 	}
-	res.Nodes = *nodes
+	res.Nodes = *nodes - startNodes
 	res.Elapsed = time.Since(start)
 	if *abort && ctx.Err() != nil {
 		return res, ctx.Err()

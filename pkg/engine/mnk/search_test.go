@@ -110,6 +110,21 @@ func TestSearchIterations(t *testing.T) {
 	if sum != r.Nodes {
 		t.Errorf("iterations' nodes add up to %d, the search's are %d", sum, r.Nodes)
 	}
+	// A searcher used again counts the nodes of each search, not of all.
+	s := NewSearcher(g, 1<<20)
+	for i := range 3 {
+		again, err := s.Search(context.Background(), Position{}, 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum uint64
+		for _, it := range again.Iterations {
+			sum += it.Nodes
+		}
+		if again.Nodes != sum || again.Nodes == 0 {
+			t.Errorf("search %d with the same searcher: %d nodes, its iterations %d", i+1, again.Nodes, sum)
+		}
+	}
 }
 
 // TestSearchBudget: under a time budget, iterative deepening stops (the
