@@ -105,7 +105,8 @@ func runToMidJob(t *testing.T, args []string, midJob func(*exec.Cmd)) ([]byte, i
 			}
 		}
 	}
-	return stdout.Bytes(), at, cmd.Wait()
+	err = cmd.Wait() // before stdout is read: until then a goroutine copies into it
+	return stdout.Bytes(), at, err
 }
 
 func mustRead(t *testing.T, path string) []byte {
