@@ -196,3 +196,36 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// `analyze report ID --wait` on the embedded default resumes an
+// interrupted job, as its own command would, and prints its report: the
+// same figures as an uninterrupted run.
+func TestReportWaitResumesEmbeddedJob(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	_, at, err := runToMidJob(t, append(countArgs, "--data", data, "--progress"), func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+	})
+	var exit *exec.ExitError
+	if at < 0 || !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("the run was not interrupted mid-job (at %d tasks, exit %v)", at, err)
+	}
+	out, err := run(t, "analyze", "jobs", "--json", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Jobs []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Jobs) != 1 || list.Jobs[0].State != "running" {
+		t.Fatalf("jobs %s (%v), want one running", out, err)
+	}
+	out, err = run(t, "analyze", "report", list.Jobs[0].ID, "--wait", "--json", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFigures(t, parseReport(t, out), reference(t))
+}

@@ -237,7 +237,7 @@ func sudokuCompareCommand() *cli.Command {
 			"process, one at a time. FILE is plain text or gzip or zstd, told apart by its first bytes; of\n" +
 			"a damaged compressed file, the puzzles before the damage are run, then the command fails\n" +
 			"naming the line reached.\n\n" +
-			"Example:\n   analyze sudoku compare euler96.txt --strategies backtrack,mrv,fast --repeat 3",
+			"Example:\n   analyze sudoku compare datasets/sudoku/euler96.txt.gz --strategies backtrack,mrv,fast --repeat 3",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			jsonFlag,
@@ -309,7 +309,7 @@ func printCompare(w io.Writer, rep compareReport, strategies []string, timeout t
 	if rep.Repeat > 1 {
 		runs = fmt.Sprintf("the median of %d runs (a run that times out is not repeated)", rep.Repeat)
 	}
-	fmt.Fprintf(w, "sudoku compare %s: %d puzzles, %s, time limit %v each\n", rep.File, good, runs, timeout)
+	fmt.Fprintf(w, "sudoku compare %s: %s, %s, time limit %v each\n", rep.File, tasks.Count(good, "puzzle"), runs, timeout)
 	if bad > 0 {
 		fmt.Fprintf(w, "%s not run (named on stderr)\n", tasks.Count(bad, "malformed line"))
 	}

@@ -504,17 +504,36 @@ func status(ctx context.Context, o Options, b *queue.Broker, id string) error {
 }
 
 // Report prints a finished job's report, or waits for it with wait.
+// On the embedded default nothing runs a job between commands: waiting for
+// an unfinished one resumes it in this process, as its own command would.
 func Report(ctx context.Context, o Options, id string, wait bool) error {
-	return inspect(ctx, &o, func(s *session) error {
+	resume := false
+	err := inspect(ctx, &o, func(s *session) error {
 		j, _, err := s.b.GetJob(ctx, id)
 		if err != nil {
 			return err
 		}
-		if !j.State.Final() && wait && s.cluster == nil {
+		switch {
+		case j.State.Final() || !wait:
+			return printReport(ctx, s, o, j)
+		case s.cluster == nil:
 			return follow(ctx, s, id, o)
 		}
-		return printReport(ctx, s, o, j)
+		resume = true
+		return nil
 	})
+	if err != nil || !resume {
+		return err
+	}
+	s, err := open(ctx, &o, func(job string) bool { return job == id }, true)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := s.cluster.Resume(ctx, id); err != nil {
+		return err
+	}
+	return follow(ctx, s, id, o)
 }
 
 // Cancel asks for a job to be cancelled.

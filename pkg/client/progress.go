@@ -11,7 +11,7 @@ import (
 )
 
 // progress draws one status line on a terminal: tasks done of total, rate
-// and ETA. It stays silent for the first second, with --quiet or --json,
+// and ETA. It stays silent for the first second, with --quiet,
 // and when stderr is not a terminal.
 type progress struct {
 	mu      sync.Mutex

@@ -352,8 +352,10 @@ func (w *Worker) fail(d job.Delivery, jobID, task, check, reason string) {
 // publish sends a task's result (or its failure) to the coordinator.
 func (w *Worker) publish(res job.Result) error {
 	// PublishResult sends it again while the server does not acknowledge
-	// it (restarting, say); a result computed is worth a minute's wait.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// it (restarting, say); a result computed is worth a minute's wait,
+	// unless the worker is told to stop at once (runCtx: Close's context
+	// ended, a second signal).
+	ctx, cancel := context.WithTimeout(w.runCtx, time.Minute)
 	defer cancel()
 	return w.cfg.Broker.PublishResult(ctx, res)
 }

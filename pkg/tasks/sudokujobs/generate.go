@@ -193,8 +193,10 @@ func (r *GenerateReport) Text() string {
 	if r.DuplicatesDropped > 0 {
 		fmt.Fprintf(&b, "%d duplicates dropped\n", r.DuplicatesDropped)
 	}
-	b.WriteString("clues:   " + histogram(r.CluesHistogram) + "\n")
-	b.WriteString("guesses: " + histogram(r.GuessesHistogram) + "\n")
+	if r.Count > 0 {
+		b.WriteString("clues:   " + histogram(r.CluesHistogram) + "\n")
+		b.WriteString("guesses: " + histogram(r.GuessesHistogram) + "\n")
+	}
 	switch {
 	case r.listed:
 		for _, p := range r.Puzzles {
