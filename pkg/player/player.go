@@ -1,0 +1,149 @@
+// Package player holds the players of m,n,k-games that a program can be:
+// random, perfect and the engine at a depth or a time per move, read from
+// the specifications users type ("engine:depth=4"). A human at the
+// keyboard is the terminal's business (analyze play); a simulation
+// (mnk.simulate) and the terminal both ask these players for moves.
+package player
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+)
+
+// Kind is a kind of player.
+type Kind int
+
+// The kinds of player.
+const (
+	Human Kind = iota
+	Random
+	Perfect
+	Engine
+)
+
+// Limits of the engine players' specifications.
+const (
+	MaxDepth    = 30
+	MaxMoveTime = time.Minute
+)
+
+// Spec is a player as a user names it: "human", "random", "perfect",
+// "engine:depth=D" or "engine:time=T".
+type Spec struct {
+	Kind  Kind
+	Depth int           // Engine: search to this depth, or
+	Time  time.Duration // Engine: deepen for this long per move
+}
+
+// Parse reads a player's specification.
+func Parse(s string) (Spec, error) {
+	switch s {
+	case "human":
+		return Spec{Kind: Human}, nil
+	case "random":
+		return Spec{Kind: Random}, nil
+	case "perfect":
+		return Spec{Kind: Perfect}, nil
+	}
+	want := fmt.Errorf("player %q: want human, random, perfect, engine:depth=D or engine:time=T", s)
+	spec, ok := strings.CutPrefix(s, "engine:")
+	if !ok {
+		return Spec{}, want
+	}
+	key, val, _ := strings.Cut(spec, "=")
+	switch key {
+	case "depth":
+		d, err := strconv.Atoi(val)
+		if err != nil || d < 1 || d > MaxDepth {
+			return Spec{}, fmt.Errorf("player %q: depth must be a whole number from 1 to %d", s, MaxDepth)
+		}
+		return Spec{Kind: Engine, Depth: d}, nil
+	case "time":
+		t, err := time.ParseDuration(val)
+		if err != nil || t < time.Millisecond || t > MaxMoveTime {
+			return Spec{}, fmt.Errorf("player %q: time must be a duration from 1ms to %v, e.g. 50ms", s, MaxMoveTime)
+		}
+		return Spec{Kind: Engine, Time: t}, nil
+	}
+	return Spec{}, want
+}
+
+// String is the specification as Parse reads it.
+func (s Spec) String() string {
+	switch s.Kind {
+	case Human:
+		return "human"
+	case Random:
+		return "random"
+	case Perfect:
+		return "perfect"
+	}
+	if s.Time > 0 {
+		return "engine:time=" + s.Time.String()
+	}
+	return "engine:depth=" + strconv.Itoa(s.Depth)
+}
+
+// Positional tells whether the player's move depends on the position only:
+// the same position, the same move. A random player's depends on its
+// random numbers, an engine's under a clock on the machine.
+func (s Spec) Positional() bool {
+	return s.Kind == Perfect || s.Kind == Engine && s.Time == 0
+}
+
+// Choice is a player's move and what choosing it took.
+type Choice struct {
+	Cell  int    // mnk.Cell(row, col)
+	Nodes uint64 // searched (engine, perfect)
+	Depth int    // of the engine's last complete iteration
+	// Value is the move's value for the player when it is known exactly
+	// (perfect), or 0; Plies, the plies to the end with best play.
+	Value mnk.Value
+	Plies int
+	Score int // the engine's score for the player
+}
+
+// Player chooses moves in positions of one game.
+type Player interface {
+	// Move chooses a move in p, which must not be over. A random player
+	// draws from rng; the others ignore it.
+	Move(ctx context.Context, p mnk.Position, rng *rand.Rand) (Choice, error)
+}
+
+// New returns a player of game g. Human is not a program's player: it is
+// an error here.
+func New(s Spec, g *mnk.Game) (Player, error) {
+	switch s.Kind {
+	case Random:
+		return randomPlayer{g}, nil
+	case Human:
+		return nil, fmt.Errorf("player human: only a terminal plays a human")
+	}
+	return newEngine(s, g)
+}
+
+// randomPlayer chooses uniformly among the empty cells.
+type randomPlayer struct{ g *mnk.Game }
+
+func (r randomPlayer) Move(_ context.Context, p mnk.Position, rng *rand.Rand) (Choice, error) {
+	return Choice{Cell: NthEmpty(r.g, p, rng.IntN(EmptyCount(r.g, p)))}, nil
+}
+
+// EmptyCount is the number of empty cells of p.
+func EmptyCount(g *mnk.Game, p mnk.Position) int { return bits.OnesCount64(g.Empty(p)) }
+
+// NthEmpty is the i-th empty cell of p in row-major order, from 0.
+func NthEmpty(g *mnk.Game, p mnk.Position, i int) int {
+	e := g.Empty(p)
+	for range i {
+		e &= e - 1
+	}
+	return bits.TrailingZeros64(e)
+}
