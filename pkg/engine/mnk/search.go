@@ -81,6 +81,7 @@ type Searcher struct {
 	k1    int
 	tt    []searchEntry
 	mask  uint64
+	gen   uint8 // entries of other generations are empty (see Clear)
 	pos   Position
 	ply   int // plies from the searched position
 	nodes uint64
@@ -100,13 +101,15 @@ type Searcher struct {
 
 // searchEntry is a slot of the search's table: the full canonical key, the
 // score (mate scores relative to this position), its bound, the depth it
-// was searched to and the best move in the canonical frame.
+// was searched to, the best move in the canonical frame and the generation
+// of the table that wrote it.
 type searchEntry struct {
 	x, o  uint64
 	score int32
 	depth int8
 	bound int8 // 0: empty, else boundLower, boundUpper or boundExact
 	move  int8
+	gen   uint8
 }
 
 // NewSearcher returns a searcher for g with a transposition table of at
@@ -209,6 +212,18 @@ func abs(x int) int {
 // Nodes returns the number of positions searched by all calls.
 func (s *Searcher) Nodes() uint64 { return s.nodes }
 
+// Clear empties the table, so that the next search is the one a new
+// Searcher would make: the same moves, scores and nodes. It starts a new
+// generation of entries (the entries of other generations are empty)
+// rather than zeroing the table, which for a small search can cost more
+// than the search; every 256th call zeroes it.
+func (s *Searcher) Clear() {
+	s.gen++
+	if s.gen == 0 {
+		clear(s.tt)
+	}
+}
+
 func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 	s.nodes++
 	s.pvLen[s.ply] = s.ply
@@ -267,7 +282,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 	if s.tt != nil {
 		key, sym = g.canonical(s.pos)
 		entry = &s.tt[hash(key)&s.mask]
-		if entry.bound != 0 && entry.x == key.X && entry.o == key.O {
+		if entry.bound != 0 && entry.gen == s.gen && entry.x == key.X && entry.o == key.O {
 			if entry.move >= 0 {
 				ttMove = s.inverse(sym, int(entry.move))
 			}
@@ -340,7 +355,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 	if entry != nil {
 		// Always replace: the newest entry is the one the next
 		// iteration's ordering needs.
-		*entry = searchEntry{key.X, key.O, toTable(best, ply), int8(depth), boundOf(best, alpha0, beta), g.perm[sym][bestMove]}
+		*entry = searchEntry{key.X, key.O, toTable(best, ply), int8(depth), boundOf(best, alpha0, beta), g.perm[sym][bestMove], s.gen}
 	}
 	return best
 }

@@ -3,6 +3,7 @@ package mnk
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -216,4 +217,27 @@ func BenchmarkSearch885NoTable(b *testing.B) {
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+// TestSearchClear: after Clear a searcher makes the search a new one
+// makes, whatever it searched before, across the wrap of its generations.
+func TestSearchClear(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(11, 12))
+	g := MustNew(5, 5, 4)
+	s := NewSearcher(g, 1<<16)
+	for i := range 600 {
+		p, res := randomGame(g, rng, rng.IntN(8))
+		if res != Ongoing {
+			continue
+		}
+		depth := 1 + rng.IntN(4)
+		s.Clear()
+		got, err := s.Search(ctx, p, depth, 0)
+		want, _ := NewSearcher(g, 1<<16).Search(ctx, p, depth, 0)
+		if err != nil || got.Move != want.Move || got.Score != want.Score || got.Nodes != want.Nodes || !slices.Equal(got.PV, want.PV) {
+			t.Fatalf("search %d, %s depth %d after Clear: move %d score %d nodes %d pv %v (%v); new searcher: %d %d %d %v",
+				i, g.String(p), depth, got.Move, got.Score, got.Nodes, got.PV, err, want.Move, want.Score, want.Nodes, want.PV)
+		}
+	}
 }
