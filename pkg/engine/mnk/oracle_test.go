@@ -3,6 +3,7 @@ package mnk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -294,4 +295,33 @@ func BenchmarkOracle444(b *testing.B) {
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 	b.ReportMetric(float64(o.Positions()), "positions")
 	b.ReportMetric(float64(o.Bytes()), "memo-bytes")
+}
+
+// The value and length of tic-tac-toe with perfect play, and the moves of
+// a lost position: all lose, and the block loses slowest.
+func ExampleOracle() {
+	g := MustNew(3, 3, 3)
+	o, err := NewOracle(g)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	v, plies, _ := o.Eval(ctx, Position{})
+	fmt.Println("empty board:", v, "in", plies, "plies")
+	p, _ := g.Parse("XO./.X./...")
+	moves, _, _ := o.Moves(ctx, p, nil)
+	for _, m := range moves {
+		fmt.Printf("%d,%d %v in %d\n", m.Cell/8, m.Cell%8, m.Value, m.Plies)
+	}
+	best, _, _ := o.Best(ctx, p)
+	fmt.Printf("best: %d,%d\n", best.Cell/8, best.Cell%8)
+	// Output:
+	// empty board: draw in 9 plies
+	// 0,2 loss in 2
+	// 1,0 loss in 2
+	// 1,2 loss in 2
+	// 2,0 loss in 2
+	// 2,1 loss in 2
+	// 2,2 loss in 4
+	// best: 2,2
 }
