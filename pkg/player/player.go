@@ -104,7 +104,9 @@ type Choice struct {
 	Nodes uint64 // searched (engine, perfect)
 	Depth int    // of the engine's last complete iteration
 	// Value is the move's value for the player when it is known exactly
-	// (perfect), or 0; Plies, the plies to the end with best play.
+	// (perfect), or 0; Plies, the plies to the end with best play, from
+	// the position where the move is played, the move included (1: it
+	// completes a line or fills the board).
 	Value mnk.Value
 	Plies int
 	Score int // the engine's score for the player
@@ -118,7 +120,10 @@ type Player interface {
 }
 
 // New returns a player of game g. Human is not a program's player: it is
-// an error here.
+// an error here; so is perfect on a board of more than MaxPerfectCells
+// cells. A player is for one goroutine at a time (the engine players own
+// a search and its table); the perfect players of a game share the
+// process's oracle of it (see Oracle), which is safe for concurrent use.
 func New(s Spec, g *mnk.Game) (Player, error) {
 	switch s.Kind {
 	case Random:

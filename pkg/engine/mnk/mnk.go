@@ -1,7 +1,9 @@
 // Package mnk implements m,n,k-games (tic-tac-toe and its generalisations
 // up to 8x8 boards) and the exact counting of their game trees: nodes,
 // complete games by result and length, games up to symmetry, distinct
-// positions and the game-theoretic value.
+// positions and the game-theoretic value; the exact value and distance to
+// the end of every position of boards of up to 16 cells (Oracle); and
+// depth-limited searches for the others.
 //
 // A position is a pair of bitboards, one per side. Cell (r, c) is bit r*8+c
 // for every board size (the "8-stride layout" of chess engines), so the
