@@ -166,3 +166,33 @@ func TestVolatileTasksNotCached(t *testing.T) {
 		}
 	}
 }
+
+// A simulation on the pipeline is the same games whatever the number of
+// workers and the split, and its exact odds do not depend on them either.
+func TestSimulateIndependentOfWorkers(t *testing.T) {
+	one := startCluster(t, t.TempDir(), 1)
+	three := startCluster(t, t.TempDir(), 3)
+	type report struct {
+		mnkjobs.SimulateReport
+		tasks.Common
+	}
+	var ref *report
+	for _, per := range []int{0, 13} {
+		for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
+			var r report
+			p := mnkjobs.SimulateParams{Rows: 3, Cols: 4, K: 3, X: "engine:depth=2", O: "random", Games: 300, Seed: 5, GamesPerTask: per, Exact: true}
+			runJob(t, c.Broker, "mnk.simulate", p, &r)
+			if !r.Complete || r.Played != 300 || r.Exact == nil || r.X.Moves == 0 || r.X.Nodes == 0 {
+				t.Fatalf("%s, %d per task: %+v", name, per, r)
+			}
+			if ref == nil {
+				ref = &r
+				continue
+			}
+			if r.Digest != ref.Digest || r.XWins != ref.XWins || r.Draws != ref.Draws || *r.ExactFractions != *ref.ExactFractions || r.X.Nodes != ref.X.Nodes {
+				t.Errorf("%s, %d per task: digest %s, %d/%d/%d, exact %+v; first run: %s, %d/%d/%d, %+v", name, per, r.Digest,
+					r.XWins, r.OWins, r.Draws, *r.ExactFractions, ref.Digest, ref.XWins, ref.OWins, ref.Draws, *ref.ExactFractions)
+			}
+		}
+	}
+}

@@ -34,7 +34,7 @@ const (
 	minAutoSimulateGame = 100 // games per task at least, when chosen automatically
 	// MaxExactCells bounds the boards of exact odds: the enumeration visits
 	// every position the random players can reach.
-	MaxExactCells = 16
+	MaxExactCells = player.MaxExactCells
 )
 
 // SimulateParams are the parameters of an "mnk.simulate" job.
@@ -67,8 +67,8 @@ func (p SimulateParams) Validate() (*mnk.Game, [2]player.Spec, error) {
 		switch {
 		case spec.Kind == player.Human:
 			return nil, specs, tasks.Invalid("%s: a simulation has no human player: want random, perfect or engine", flag)
-		case spec.Kind == player.Perfect && g.Cells() > MaxExactCells:
-			return nil, specs, tasks.Invalid("%s: perfect plays boards of up to %d cells; %dx%d has %d", flag, MaxExactCells, p.Rows, p.Cols, g.Cells())
+		case spec.Kind == player.Perfect && g.Cells() > player.MaxPerfectCells:
+			return nil, specs, tasks.Invalid("%s: perfect plays boards of up to %d cells; %dx%d has %d", flag, player.MaxPerfectCells, p.Rows, p.Cols, g.Cells())
 		}
 		specs[i] = spec
 	}
@@ -359,7 +359,7 @@ func (r *SimulateReport) Text() string {
 		side string
 		f    SideFigures
 	}{{"x", r.X}, {"o", r.O}} {
-		if s.f.Nodes > 0 {
+		if strings.HasPrefix(s.f.Player, "engine:") {
 			row("nodes per move ("+s.side+")", "%.0f (%s)", s.f.NodesPerMove, s.f.Player)
 		}
 	}
@@ -409,14 +409,14 @@ func (r *simulateRunner) Run(ctx context.Context, payload []byte) (tasks.Output,
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(err)
 	}
+	if t.Odds {
+		return exactOdds(ctx, g, specs)
+	}
 	var players [2]player.Player
 	for s, spec := range specs {
 		if players[s], err = r.player(g, spec); err != nil {
 			return tasks.Output{}, tasks.Permanent(err)
 		}
-	}
-	if t.Odds {
-		return exactOdds(ctx, g, players, specs)
 	}
 	if t.First < 0 || t.Count < 1 || t.First+t.Count > t.Games {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.simulate task: games %d+%d out of 0..%d", t.First, t.Count, t.Games))

@@ -2,6 +2,7 @@ package mnkjobs
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -85,6 +86,35 @@ func TestSimulateInvalid(t *testing.T) {
 		}
 		if got := plan.Tasks()[0].Volatile; got != volatile {
 			t.Errorf("%s: volatile %v, want %v", spec, got, volatile)
+		}
+	}
+}
+
+// Perfect never loses, in either seat; the exact odds are those that
+// player.Exact's tests hold to a brute-force enumeration, and the
+// simulated counts lie within a few standard errors of them.
+func TestSimulatePerfectAgainstRandom(t *testing.T) {
+	for _, c := range []struct {
+		x, o          string
+		xWin, oWin, d string
+	}{
+		{"perfect", "random", "191/192", "0", "1/192"},
+		{"random", "perfect", "0", "254/315", "61/315"},
+		{"random", "random", "737/1260", "121/420", "8/63"},
+	} {
+		r := runSimulate(t, SimulateParams{Rows: 3, Cols: 3, K: 3, X: c.x, O: c.o, Games: 20_000, Seed: 7, Exact: true})
+		if c.x == "perfect" && r.OWins != 0 || c.o == "perfect" && r.XWins != 0 {
+			t.Errorf("%s against %s: x %d, o %d, draws %d: perfect lost", c.x, c.o, r.XWins, r.OWins, r.Draws)
+		}
+		got := *r.ExactFractions
+		if got != (OddsText{XWin: c.xWin, OWin: c.oWin, Draw: c.d}) {
+			t.Errorf("%s against %s: exact %+v, want %s, %s, %s", c.x, c.o, got, c.xWin, c.oWin, c.d)
+		}
+		if d := r.Deviation; math.Abs(d.XWin) > 4 || math.Abs(d.OWin) > 4 || math.Abs(d.Draw) > 4 {
+			t.Errorf("%s against %s: %d/%d/%d lie %+v standard errors from the exact odds %+v", c.x, c.o, r.XWins, r.OWins, r.Draws, *d, *r.Exact)
+		}
+		if c.x == "perfect" && r.X.NodesPerMove < 0 || r.Played != 20_000 {
+			t.Errorf("%s against %s: %+v", c.x, c.o, r)
 		}
 	}
 }
