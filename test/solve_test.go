@@ -32,6 +32,12 @@ func TestSolveSearchBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "search", "--board", "15x15", "--k", "9", "--depth", "1"}, "want 1 <= k <= 8"},
 		{[]string{"mnk", "search", "--board", "15x15", "--moves", "7,7 7,7", "--depth", "1"}, "occupied"},
 		{[]string{"mnk", "count", "--board", "15x15"}, "mnk search takes boards up to 19x19"},
+		{[]string{"mnk", "simulate", "-x", "sometimes"}, `-x: player "sometimes"`},
+		{[]string{"mnk", "simulate", "-o", "human"}, "-o: a simulation has no human player"},
+		{[]string{"mnk", "simulate", "--games", "0"}, "--games 0"},
+		{[]string{"mnk", "simulate", "--board", "5x5", "--exact"}, "--exact: boards of up to 16 cells"},
+		{[]string{"mnk", "simulate", "--board", "5x5", "-x", "perfect"}, "perfect plays boards of up to 16 cells"},
+		{[]string{"mnk", "simulate", "-x", "engine:time=5ms", "--exact"}, "moves by the clock"},
 	}
 	expectUsageErrors(t, cases, always)
 }
