@@ -193,6 +193,10 @@ func (b *Board) Hash() uint64 { return b.hash }
 // Cells returns the cells of board (0-8) held by p as a 9-bit mask.
 func (b *Board) Cells(p Player, board int) uint16 { return b.cells[p][board] }
 
+// Won returns the boards (bit b for board b, 0-8) that p has won in
+// Ultimate; in FirstTriple a won board ends the game and Won is 0.
+func (b *Board) Won(p Player) uint16 { return b.won[p] }
+
 // At returns the player in cell of board, and false if it is empty.
 func (b *Board) At(board, cell int) (Player, bool) {
 	switch {

@@ -325,3 +325,36 @@ func ExampleBoard_Perft() {
 	fmt.Println(NewBoard(FirstTriple).Perft(6), NewBoard(Ultimate).Perft(6))
 	// Output: 4015008 4020960
 }
+
+// Won is the set of boards in which a side has three in a row, in
+// Ultimate; in FirstTriple the first such board ends the game and Won is 0.
+func TestWon(t *testing.T) {
+	threeInARow := func(cells uint16) bool {
+		for _, l := range []uint16{0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124} {
+			if cells&l == l {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range []Variant{FirstTriple, Ultimate} {
+		for seed := range uint64(50) {
+			rng := rand.New(rand.NewPCG(seed, 2))
+			b := NewBoard(v)
+			for b.Result() == Ongoing {
+				b.Make(b.RandomMove(rng))
+				for _, p := range []Player{X, O} {
+					var want uint16
+					for bd := range 9 {
+						if v == Ultimate && threeInARow(b.Cells(p, bd)) {
+							want |= 1 << bd
+						}
+					}
+					if got := b.Won(p); got != want {
+						t.Fatalf("%v seed %d ply %d: Won(%v) = %09b, want %09b", v, seed, b.Ply(), p, got, want)
+					}
+				}
+			}
+		}
+	}
+}
