@@ -24,9 +24,9 @@ func init() { gameCommands = append(gameCommands, nineboardCommand) }
 func nineboardCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "nineboard",
-		Usage:        "nine-board tic-tac-toe: perft, an agent for the referee protocol, matches between players",
+		Usage:        "nine-board tic-tac-toe: perft, an agent for the referee protocol, matches between players, play in the terminal",
 		OnUsageError: onUsageError,
-		Subcommands:  []*cli.Command{nineboardPerftCommand(), nineboardAgentCommand(), nineboardMatchCommand()},
+		Subcommands:  []*cli.Command{nineboardPerftCommand(), nineboardAgentCommand(), nineboardMatchCommand(), nineboardPlayCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
