@@ -174,7 +174,7 @@ func playOne(ctx context.Context, g game, o Options, out *output, in *lines, rng
 			g.draw(out)
 			continue
 		}
-		out.prompt(fmt.Sprintf("%s to move (%s; u takes back, h hints, q quits): ", out.side(side), g.syntax()))
+		out.printf("%s%s", out.side(side), out.paint(fmt.Sprintf(" to move (%s; u takes back, h hints, q quits): ", g.syntax()), bold))
 		line, ok, err := in.next(ctx)
 		if err != nil {
 			return ongoing, err
@@ -343,8 +343,6 @@ func (o *output) stone(side int, last bool) string {
 
 // side names a side, in its colour.
 func (o *output) side(side int) string { return o.stone(side, false) }
-
-func (o *output) prompt(s string) { o.printf("%s", o.paint(s, bold)) }
 
 func (o *output) refuse(why string) { o.printf("%s\n", o.paint("refused: "+why, red)) }
 
