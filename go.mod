@@ -3,6 +3,7 @@ module github.com/woprlabs/wopr
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/klauspost/compress v1.20.3
 	github.com/nats-io/nats-server/v2 v2.15.2
