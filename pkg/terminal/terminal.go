@@ -113,8 +113,11 @@ func series(ctx context.Context, g game, o Options) (Tally, error) {
 	var t Tally
 	var err error
 	for i := range o.Games {
+		if i > 0 {
+			out.printf("\n")
+		}
 		names := g.players()
-		out.printf("\n%s: game %d of %d, X %s, O %s\n", g.title(), i+1, o.Games, names[0], names[1])
+		out.printf("%s: game %d of %d, X %s, O %s\n", g.title(), i+1, o.Games, names[0], names[1])
 		var res outcome
 		res, err = playOne(ctx, g, o, out, in, rand.New(rand.NewPCG(o.Seed, uint64(i))))
 		if err != nil {
