@@ -355,3 +355,24 @@ func TestNewMNK(t *testing.T) {
 		t.Errorf("3x3: %+v, %v; want a random player, a human and perfect hints", m, err)
 	}
 }
+
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n < len(p) {
+		return 0, errors.New("broken pipe")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// A series stops when its output fails: no one sees the games.
+func TestWriteErrorStops(t *testing.T) {
+	random, _ := player.New(player.Spec{Kind: player.Random}, ttt)
+	m := MNK{Game: ttt, X: MNKSeat{Spec: player.Spec{Kind: player.Random}, Player: random}, O: MNKSeat{Spec: player.Spec{Kind: player.Random}, Player: random}}
+	tally, err := PlayMNK(context.Background(), m, Options{In: strings.NewReader(""), Out: &failingWriter{n: 500}, Games: 1_000_000})
+	if err == nil || !strings.Contains(err.Error(), "write: broken pipe") || tally.Games() > 1 {
+		t.Errorf("tally %+v, err %v; want the write error within the first game", tally, err)
+	}
+}

@@ -156,6 +156,9 @@ func playOne(ctx context.Context, g game, o Options, out *output, in *lines, rng
 	watched := !g.human(0) && !g.human(1)
 	g.draw(out)
 	for {
+		if out.failed != nil {
+			return ongoing, out.err(nil) // no one sees the game
+		}
 		if res, why := g.result(); res != ongoing {
 			out.printf("%s\nmoves: %s\n", out.result(res, why), g.record())
 			return res, nil
