@@ -14,9 +14,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/player"
 )
 
 // ptyProc is analyze running on a pseudo-terminal, as a person runs it:
@@ -381,9 +378,6 @@ func TestPlayBadFlags(t *testing.T) {
 // Against the perfect player (from pkg/player), a person cannot win: cells
 // 1 to 9 in turn lose or draw, in both seats; the hint is perfect play's.
 func TestPlayAgainstPerfect(t *testing.T) {
-	if _, err := player.New(player.Spec{Kind: player.Perfect}, mnk.MustNew(3, 3, 3)); err != nil {
-		t.Skipf("perfect player not built on this branch (%v): remove this guard once it is", err)
-	}
 	in := "h\n1\n2\n3\n4\n5\n6\n7\n8\n9\n"
 	for _, args := range [][]string{{"play"}, {"play", "-x", "perfect", "-o", "human"}} {
 		out, stderr, code := pipe(t, in, nil, args...)

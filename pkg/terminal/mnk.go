@@ -15,7 +15,7 @@ import (
 
 // MaxPerfectCells is the largest board the perfect player plays, and the
 // largest on which hints are exact.
-const MaxPerfectCells = 16
+const MaxPerfectCells = player.MaxPerfectCells
 
 // hintTime is the engine's time for a hint on a board too big to solve.
 const hintTime = time.Second

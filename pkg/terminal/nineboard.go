@@ -11,12 +11,6 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
 )
 
-// Engine searchers' tables: 2^18 entries (4 MiB), the match's size, so
-// that an engine plays the match's moves: with a table of another size,
-// other entries collide and a search may choose another move of the same
-// score.
-const nineboardTTBits = 18
-
 // hintDepth is the depth of the engine's search for a hint: deeper than
 // the default opponent (engine:depth=8), and still quick: about 70 ms a
 // move against random, against 5 ms at depth 8 (docs/benchmarks.md).
@@ -52,7 +46,7 @@ func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
 	g := &nineboardGame{Nineboard: n, b: nineboard.NewBoard(n.Variant)}
 	for side, s := range []NineboardSeat{n.X, n.O} {
 		if !s.Human && s.Player.Engine {
-			g.searchers[side] = nineboard.NewSearcher(nineboardTTBits)
+			g.searchers[side] = nineboard.NewSearcher(nineboardjobs.TTBits)
 		}
 	}
 	return series(ctx, g, o)
@@ -206,7 +200,7 @@ func (g *nineboardGame) think(ctx context.Context, rng *rand.Rand) (int, error) 
 
 func (g *nineboardGame) hint(ctx context.Context) (string, error) {
 	if g.hints == nil {
-		g.hints = nineboard.NewSearcher(nineboardTTBits)
+		g.hints = nineboard.NewSearcher(nineboardjobs.TTBits)
 	}
 	info := g.hints.Search(ctx, g.b, nineboard.Limits{Depth: hintDepth})
 	if err := ctx.Err(); err != nil {

@@ -11,8 +11,11 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// ttBits sizes each engine player's table: 4 MiB, two per worker slot.
-const ttBits = 18
+// TTBits sizes each engine player's table: 2^18 entries (4 MiB), two per
+// worker slot. An engine's move depends on it (with another size, other
+// entries collide, and a search may choose another move of the same
+// score), so whoever replays a match's games uses it too.
+const TTBits = 18
 
 // NewRunner implements tasks.Kind.
 func (Match) NewRunner(tasks.Env) tasks.Runner {
@@ -40,7 +43,7 @@ func (r *matchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	players := [2]Player{x, o}
 	for s, p := range players {
 		if p.Engine && r.searchers[s] == nil {
-			r.searchers[s] = nineboard.NewSearcher(ttBits)
+			r.searchers[s] = nineboard.NewSearcher(TTBits)
 		}
 	}
 	var res matchResult
@@ -75,22 +78,20 @@ func (r *matchRunner) play(ctx context.Context, v nineboard.Variant, players [2]
 	}
 	if v == nineboard.FirstTriple {
 		// The referee makes X's first move: a random board and cell.
-		record(nineboard.NewMove(rng.IntN(9), rng.IntN(9)))
+		record(nineboard.RandomOpening(rng))
 	}
 	for _, s := range r.searchers {
 		if s != nil {
 			s.Clear()
 		}
 	}
-	var buf [81]nineboard.Move
 	for b.Result() == nineboard.Ongoing {
 		side := b.Side()
 		p := players[side]
 		st := &res.Sides[side]
 		st.Moves++
 		if !p.Engine {
-			ms := b.Moves(buf[:0])
-			record(ms[rng.IntN(len(ms))])
+			record(b.RandomMove(rng))
 			continue
 		}
 		info := r.searchers[side].Search(ctx, b, nineboard.Limits{Depth: p.Depth, Time: p.Time})
