@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -391,5 +392,49 @@ func TestPlayAgainstPerfect(t *testing.T) {
 	out, _, code := pipe(t, "", nil, "play", "-x", "perfect", "-o", "perfect", "--games", "2", "--delay", "0")
 	if code != 0 || !strings.HasSuffix(out, "tally: 2 games, X (perfect) won 0, O (perfect) won 0, 2 drawn\n") {
 		t.Errorf("perfect against perfect: exit code %d, want two draws:\n%s", code, out)
+	}
+}
+
+// analyze play and analyze mnk simulate play the same games for the same
+// players and seed: game i draws from (seed, i) in both, one generator
+// shared by the two sides. The games' moves, hashed as simulate hashes
+// them, sum to simulate's digest.
+func TestPlayReplaysSimulatedGames(t *testing.T) {
+	const games, seed = 12, "21"
+	for _, players := range [][2]string{{"random", "random"}, {"perfect", "random"}, {"random", "engine:depth=2"}} {
+		out, stderr, code := pipe(t, "", nil, "play", "-x", players[0], "-o", players[1], "--games", fmt.Sprint(games), "--seed", seed, "--delay", "0")
+		if code != 0 {
+			t.Fatalf("play %v: exit %d: %s", players, code, stderr)
+		}
+		var digest uint64
+		i := 0
+		for line := range strings.Lines(out) {
+			moves, ok := strings.CutPrefix(strings.TrimSpace(line), "moves: ")
+			if !ok {
+				continue
+			}
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%d:", i)
+			for m := range strings.FieldsSeq(moves) {
+				fmt.Fprintf(h, " %s", m)
+			}
+			digest += h.Sum64()
+			i++
+		}
+		if i != games {
+			t.Fatalf("play %v: %d games' moves in its output, want %d:\n%s", players, i, games, out)
+		}
+		js, err := run(t, "analyze", "mnk", "simulate", "-x", players[0], "-o", players[1], "--games", fmt.Sprint(games),
+			"--seed", seed, "--json", "--data", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct{ Digest string }
+		if err := json.Unmarshal([]byte(js), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%016x", digest); got != rep.Digest {
+			t.Errorf("%v: play's games hash to %s, simulate's digest is %s", players, got, rep.Digest)
+		}
 	}
 }
