@@ -66,6 +66,8 @@ type Config struct {
 	// tasks as it starts again (queue.Broker.ForgetDeliveries) and exits
 	// without waiting.
 	FetchWait time.Duration
+	// Metrics, if set, counts tasks done, failed and redelivered.
+	Metrics Metrics
 }
 
 // Worker is a running worker. Start it with Start and stop it with Close.
@@ -105,6 +107,9 @@ func Start(cfg Config) (*Worker, error) {
 	}
 	if cfg.Name == "" {
 		cfg.Name = "worker"
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	runCtx, abort := context.WithCancel(context.Background())
 	stopCtx, stop := context.WithCancel(runCtx)
@@ -215,8 +220,15 @@ func (w *Worker) fetch() (job.Delivery, error) {
 func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tasks.Env, finish chan<- finished) {
 	t, err := d.Task()
 	if err != nil {
-		w.fail(d, t.Job, t.ID, "", fmt.Sprintf("undecodable task: %v", err))
+		w.fail(d, t.Job, t.ID, "", unknownKind, fmt.Sprintf("undecodable task: %v", err))
 		return
+	}
+	if d.Delivered() > 1 {
+		label := t.Kind
+		if _, ok := tasks.Lookup(t.Kind); !ok {
+			label = unknownKind
+		}
+		w.cfg.Metrics.TaskRedelivered(label)
 	}
 	if w.jobFinal(t.Job) {
 		// The job was cancelled or has finished: this is a leftover copy.
@@ -225,7 +237,7 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 	}
 	kind, ok := tasks.Lookup(t.Kind)
 	if !ok {
-		w.fail(d, t.Job, t.ID, t.Check, fmt.Sprintf("unknown job kind %q", t.Kind))
+		w.fail(d, t.Job, t.ID, t.Check, unknownKind, fmt.Sprintf("unknown job kind %q", t.Kind))
 		return
 	}
 	start := time.Now()
@@ -244,7 +256,7 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 	case err == nil:
 		res.Data, res.CacheHits = out.Data, out.CacheHits
 	case errors.Is(err, tasks.ErrPermanent):
-		w.fail(d, t.Job, t.ID, t.Check, err.Error())
+		w.fail(d, t.Job, t.ID, t.Check, t.Kind, err.Error())
 		return
 	case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
 		// Shutting down, or the job went away: hand the task back.
@@ -254,17 +266,19 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 		delivered := max(d.Delivered(), 1)
 		delay := min(time.Duration(1<<min(delivered-1, 10))*500*time.Millisecond, 30*time.Second)
 		w.log.Warn("task failed, will retry", "job", t.Job, "task", t.ID, "delivery", delivered, "retry_in", delay, "err", err)
+		w.cfg.Metrics.TaskRetried(t.Kind)
 		_ = d.Retry(delay)
 		return
 	}
 	res.Seconds = time.Since(start).Seconds()
-	finish <- finished{d: d, res: res}
+	finish <- finished{d: d, res: res, kind: t.Kind}
 }
 
 // finished is a task whose result is ready to be published.
 type finished struct {
-	d   job.Delivery
-	res job.Result
+	d    job.Delivery
+	res  job.Result
+	kind string
 }
 
 // finish publishes a result and only then acknowledges its task.
@@ -281,6 +295,10 @@ func (w *Worker) finish(f finished) {
 		w.log.Debug("ack task", "job", f.res.Job, "task", f.res.Task, "err", err)
 	}
 	w.done.Add(1)
+	w.cfg.Metrics.TaskDone(f.kind, f.res.Seconds)
+	if f.res.CacheHits > 0 {
+		w.cfg.Metrics.CacheHits(f.kind, f.res.CacheHits)
+	}
 }
 
 var errJobFinal = errors.New("job is no longer running")
@@ -335,9 +353,9 @@ func (w *Worker) runSafely(ctx context.Context, t job.Task, r tasks.Runner) (out
 	return r.Run(ctx, t.Payload)
 }
 
-// fail records a task that can never succeed: the failure goes to the
-// coordinator first, then the task is terminated with the same reason.
-func (w *Worker) fail(d job.Delivery, jobID, task, check, reason string) {
+// fail records a task of kind that can never succeed: the failure goes to
+// the coordinator first, then the task is terminated with the same reason.
+func (w *Worker) fail(d job.Delivery, jobID, task, check, kind, reason string) {
 	w.log.Warn("task can never succeed", "job", jobID, "task", task, "reason", reason)
 	if jobID != "" && task != "" {
 		if err := w.publish(job.Result{Job: jobID, Task: task, Check: check, Worker: w.cfg.Name, Failed: reason}); err != nil {
@@ -347,6 +365,7 @@ func (w *Worker) fail(d job.Delivery, jobID, task, check, reason string) {
 	}
 	_ = d.Terminate(reason)
 	w.failed.Add(1)
+	w.cfg.Metrics.TaskFailed(kind)
 }
 
 // publish sends a task's result (or its failure) to the coordinator.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -142,6 +143,8 @@ func (echoRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error)
 	case "block":
 		<-ctx.Done()
 		return tasks.Output{}, ctx.Err()
+	case "hits":
+		return tasks.Output{Data: payload, CacheHits: 3}, nil
 	}
 	return tasks.Output{Data: payload}, nil
 }
@@ -290,5 +293,70 @@ func TestCloseHandsBack(t *testing.T) {
 	}
 	if got := waitNotes(t, f, 1); got[0] != "hand back b" {
 		t.Errorf("answers %q, want the running task handed back", got)
+	}
+}
+
+// counts is a Metrics that counts the calls by hook and kind.
+type counts struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (c *counts) add(key string, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[key] += n
+}
+
+func (c *counts) get() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
+}
+
+func (c *counts) TaskDone(kind string, seconds float64) {
+	c.add("done "+kind, 1)
+	if seconds < 0 || seconds > 60 {
+		c.add("bad seconds "+kind, 1)
+	}
+}
+func (c *counts) TaskFailed(kind string)         { c.add("failed "+kind, 1) }
+func (c *counts) TaskRetried(kind string)        { c.add("retried "+kind, 1) }
+func (c *counts) TaskRedelivered(kind string)    { c.add("redelivered "+kind, 1) }
+func (c *counts) CacheHits(kind string, n int64) { c.add("hits "+kind, n) }
+
+// Each hook counts what happened to the tasks, by kind; a kind the worker
+// does not know is labelled "unknown", so that a label's values stay those
+// of the kinds linked in.
+func TestMetricsCounted(t *testing.T) {
+	f := newFake()
+	m := &counts{n: map[string]int64{}}
+	w, err := Start(Config{Name: "w", Concurrency: 1, Source: f, Broker: f, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	f.deliver(task("a", "1"), 1)
+	f.deliver(task("b", "hits"), 2)
+	f.deliver(task("p", "permanent"), 1)
+	f.deliver(task("r", "transient"), 3)
+	unknown := task("k", "1")
+	unknown.Kind = "no.such.kind"
+	f.deliver(unknown, 4)
+	const echo = "workertest.echo"
+	want := map[string]int64{
+		"done " + echo: 2, "hits " + echo: 3, "failed " + echo: 1, "retried " + echo: 1,
+		"redelivered " + echo: 2, "redelivered unknown": 1, "failed unknown": 1,
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := m.get()
+		if maps.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics %v, want %v", got, want)
+		}
+		time.Sleep(2 * time.Millisecond) // polling with a deadline
 	}
 }
