@@ -75,6 +75,8 @@ type Config struct {
 	Accept func(jobID string) bool
 	// ProgressEvery is how often progress is written to job records.
 	ProgressEvery time.Duration
+	// Metrics, if set, counts results merged and job records by state.
+	Metrics Metrics
 }
 
 // Coordinator is a running coordinator.
@@ -90,6 +92,9 @@ type Coordinator struct {
 	mu   sync.Mutex
 	runs map[string]*run // jobs taken up: being planned, running or finishing
 	over map[string]bool // jobs this coordinator found final or ended
+
+	metrics Metrics
+	states  *jobStates
 }
 
 // run is a job this coordinator has taken up.
@@ -140,6 +145,9 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if cfg.ProgressEvery <= 0 {
 		cfg.ProgressEvery = 200 * time.Millisecond
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
+	}
 	if err := cfg.Broker.EnsureConsumers(ctx); err != nil {
 		return nil, err
 	}
@@ -150,9 +158,11 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel,
-		runs: map[string]*run{}, over: map[string]bool{}}
+		runs: map[string]*run{}, over: map[string]bool{},
+		metrics: cfg.Metrics, states: newJobStates(cfg.Metrics)}
 	c.goFunc(func() {
 		for rec := range records {
+			c.states.see(rec)
 			c.takeUp(rec)
 		}
 	})
@@ -470,6 +480,7 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 		return true, nil
 	}
 	r.markDone(i, s)
+	c.metrics.TaskCached(r.kind)
 	return true, nil
 }
 
@@ -585,6 +596,7 @@ func (c *Coordinator) handleResult(res job.Result) {
 // handleDead records a task that reached MaxDeliver as failed.
 func (c *Coordinator) handleDead(t job.Task, deliveries uint64) {
 	c.log.Warn("task dead-lettered", "job", t.Job, "task", t.ID, "deliveries", deliveries)
+	c.metrics.TaskDeadLettered(t.Kind)
 	c.handleResult(job.Result{Job: t.Job, Task: t.ID, Check: t.Check,
 		Failed: fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", deliveries)})
 }
@@ -649,6 +661,7 @@ func (c *Coordinator) mergeLocked(r *run, res job.Result) {
 			c.failMerge(r, res.Task, err)
 			return
 		}
+		c.metrics.ResultMerged(r.kind)
 	}
 	r.markDone(i, s)
 }
@@ -874,6 +887,7 @@ func (c *Coordinator) reconcile() {
 		c.log.Warn("reconcile: list jobs", "err", err)
 		return
 	}
+	c.states.replace(records)
 	for _, rec := range records {
 		c.takeUp(rec)
 	}
