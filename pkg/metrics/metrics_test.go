@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/metrics"
+	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/worker"
 )
 
 // serve serves r on a free port of 127.0.0.1 until the test ends.
@@ -263,3 +266,11 @@ func TestSampleQueue(t *testing.T) {
 	waitSample(t, s, 6, 3)
 	stop() // returns once the sampling goroutine has exited
 }
+
+// The registry is what the coordinator and the worker count with, and the
+// work queue is what it samples.
+var (
+	_ coordinator.Metrics = (*metrics.Registry)(nil)
+	_ worker.Metrics      = (*metrics.Registry)(nil)
+	_ metrics.Queue       = (*queue.Broker)(nil)
+)

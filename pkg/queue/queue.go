@@ -227,6 +227,10 @@ func (b *Broker) Config() Config { return b.cfg }
 // Reconnects counts the times the connection came back after a loss.
 func (b *Broker) Reconnects() uint64 { return b.nc.Stats().Reconnects }
 
+// Connected tells whether the connection to NATS is up now: not while it
+// reconnects, nor once closed (for a readiness probe).
+func (b *Broker) Connected() bool { return b.nc.IsConnected() }
+
 func (b *Broker) storage() jetstream.StorageType {
 	if b.cfg.Memory {
 		return jetstream.MemoryStorage

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"reflect"
 	"strconv"
 	"sync"
@@ -285,3 +286,51 @@ func TestPublishTaskRetriesALostAcknowledgement(t *testing.T) {
 }
 
 func deadline(ctx context.Context) time.Time { d, _ := ctx.Deadline(); return d }
+
+// waitConnected polls b.Connected until it is want, for up to 30 s.
+func waitConnected(t *testing.T, b *Broker, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for b.Connected() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("Connected() = %v for 30 s, want %v", !want, want)
+		}
+		time.Sleep(5 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// Connected follows the server: false while it is down, true once the
+// connection is back, false once the Broker is closed.
+func TestConnectedFollowsTheServer(t *testing.T) {
+	opts := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	b := openOn(t, s.ClientURL())
+	if !b.Connected() {
+		t.Fatal("Connected() = false once opened, want true")
+	}
+	opts.Port = s.Addr().(*net.TCPAddr).Port
+	s.Shutdown()
+	s.WaitForShutdown()
+	waitConnected(t, b, false)
+	s, err = server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready again")
+	}
+	waitConnected(t, b, true)
+	b.Close()
+	if b.Connected() {
+		t.Error("Connected() = true once closed, want false")
+	}
+}
