@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/woprlabs/wopr/pkg/coordinator"
+	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/worker"
@@ -47,6 +48,9 @@ type Options struct {
 	// Queue overrides the JetStream settings (zero value: defaults).
 	Queue *queue.Config
 	Log   *slog.Logger
+	// Metrics, if set, counts what the coordinator and the worker do, and
+	// samples the work queue (see Cluster.Ready for /readyz).
+	Metrics *metrics.Registry
 }
 
 // Cluster is a running embedded cluster.
@@ -61,6 +65,8 @@ type Cluster struct {
 	log     *slog.Logger
 	lock    *os.File
 	closed  bool
+
+	stopSampling func() // nil unless Options.Metrics
 }
 
 // lockDir takes an exclusive lock on dir, so that two processes never run
@@ -194,7 +200,13 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 			return nil, err
 		}
 	}
-	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept})
+	var cm coordinator.Metrics // nil interfaces unless o.Metrics
+	var wm worker.Metrics
+	if o.Metrics != nil {
+		cm, wm = o.Metrics, o.Metrics
+		c.stopSampling = o.Metrics.SampleQueue(coordBroker, queueSampling, o.Log)
+	}
+	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm})
 	if err != nil {
 		return nil, err
 	}
@@ -214,12 +226,29 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
-		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log,
+		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log, Metrics: wm,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// queueSampling is how often the work queue's gauges are sampled.
+const queueSampling = 5 * time.Second
+
+// Ready tells why the cluster does not take jobs yet or any more (for
+// /readyz): nil while every connection to its server is up.
+func (c *Cluster) Ready() error {
+	if c.Coordinator == nil || c.Worker == nil {
+		return errors.New("the coordinator and the worker are not running")
+	}
+	for _, b := range c.brokers {
+		if !b.Connected() {
+			return errors.New("not connected to the embedded nats server")
+		}
+	}
+	return nil
 }
 
 // openDBs opens the Badger stores in dirs at the same time (10 ms each,
@@ -267,6 +296,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	if c.Coordinator != nil {
 		errs = append(errs, c.Coordinator.Close(ctx))
+	}
+	if c.stopSampling != nil {
+		c.stopSampling()
 	}
 	for _, b := range c.brokers {
 		b.Close()
