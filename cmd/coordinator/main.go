@@ -37,6 +37,7 @@ func main() {
 		return service.RunCoordinator(service.CoordinatorConfig{Common: service.Common{
 			NATS: c.String("nats"), Data: c.String("data"), Name: "wopr-coordinator", Queue: q,
 			CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
+			MetricsAddr: daemon.MetricsAddr(c),
 		}})
 	}
 	daemon.Run(app)

@@ -35,6 +35,7 @@ func main() {
 			Common: service.Common{
 				NATS: c.String("nats"), Data: c.String("data"), Name: c.String("name"),
 				Queue: queue.DefaultConfig(), CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
+				MetricsAddr: daemon.MetricsAddr(c),
 			},
 			Concurrency: c.Int("concurrency"),
 			Grace:       c.Duration("grace"),

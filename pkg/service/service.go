@@ -30,6 +30,9 @@ type Common struct {
 	// store.Options.TTL).
 	CacheTTL time.Duration
 	Log      *slog.Logger
+	// MetricsAddr, if set, is where the process serves its Prometheus
+	// metrics, /healthz and /readyz (HOST:PORT; port 0: any free one).
+	MetricsAddr string
 }
 
 // WorkerConfig configures a worker process.
@@ -101,6 +104,11 @@ func signals() (first, second context.Context, stop func()) {
 func RunWorker(cfg WorkerConfig) error {
 	first, second, stop := signals()
 	defer stop()
+	obs, err := observe(cfg.Common)
+	if err != nil {
+		return err
+	}
+	defer obs.close(cfg.Common)
 	b, db, err := open(first, cfg.Common, false)
 	if err != nil {
 		if first.Err() != nil {
@@ -121,13 +129,15 @@ func RunWorker(cfg WorkerConfig) error {
 	// Requests for tasks run out on their own (in a second) when the worker
 	// stops: one cut short could lose a task for a whole AckWait.
 	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Broker: b, Cache: db,
-		Log: cfg.Log, FetchWait: time.Second})
+		Log: cfg.Log, FetchWait: time.Second, Metrics: obs.worker()})
 	if err != nil {
 		db.Close()
 		return err
 	}
+	obs.readyWhileConnected(b)
 	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", cfg.NATS, "data", cfg.Data)
 	<-first.Done()
+	obs.notReady("stopping")
 	cfg.Log.Info("stopping: finishing running tasks (signal again to hand them back now)")
 	ctx, cancel := context.WithTimeout(second, cfg.Grace)
 	defer cancel()
@@ -147,6 +157,11 @@ func RunWorker(cfg WorkerConfig) error {
 func RunCoordinator(cfg CoordinatorConfig) error {
 	first, second, stop := signals()
 	defer stop()
+	obs, err := observe(cfg.Common)
+	if err != nil {
+		return err
+	}
+	defer obs.close(cfg.Common)
 	b, db, err := open(first, cfg.Common, true)
 	if err != nil {
 		if first.Err() != nil {
@@ -156,6 +171,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		return err
 	}
 	defer b.Close()
+	obs.notReady("not holding the coordinator lease: standing by, or taking it")
 	lease, err := acquireLease(first, b, db, cfg)
 	if err != nil {
 		db.Close()
@@ -164,11 +180,14 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		}
 		return err
 	}
-	c, err := coordinator.Start(first, coordinator.Config{Broker: b, DB: db, Log: cfg.Log})
+	c, err := coordinator.Start(first, coordinator.Config{Broker: b, DB: db, Log: cfg.Log, Metrics: obs.coordinator()})
 	if err != nil {
 		db.Close()
 		return err
 	}
+	stopSampling := obs.sampleQueue(b, cfg.Common)
+	defer stopSampling()
+	obs.readyWhileConnected(b)
 	cfg.Log.Info("coordinator running", "nats", cfg.NATS, "data", cfg.Data)
 	lost := make(chan struct{})
 	go keepLease(first, lease, cfg.Log, lost)
@@ -176,6 +195,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	case <-first.Done():
 	case <-lost:
 	}
+	obs.notReady("stopping")
 	// A second signal stops waiting for the coordinator's loops.
 	ctx, cancel := context.WithTimeout(second, 10*time.Second)
 	defer cancel()

@@ -25,6 +25,7 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		&cli.StringFlag{Name: "data", Usage: dataUsage + " (required)", EnvVars: []string{"WOPR_DATA"}},
 		&cli.DurationFlag{Name: "cache-ttl", Usage: "keep results cached in DIR for `D` (0: for ever)", Value: store.DefaultTTL, DefaultText: "720h, 30 days"},
 	}
+	all = append(all, observeFlags()...)
 	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
 	return &cli.App{
 		Name:            name,
@@ -44,6 +45,7 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 			if c.Duration("cache-ttl") < 0 {
 				Usage(name, "--cache-ttl %v: want 0 (for ever) or more", c.Duration("cache-ttl"))
 			}
+			checkObserve(name, c)
 			if c.NArg() > 0 {
 				Usage(name, "no arguments expected, got %q", c.Args().First())
 			}
@@ -76,11 +78,12 @@ func Run(app *cli.App) {
 	}
 }
 
-// Logger logs text to stderr, debug messages too with --verbose.
+// Logger logs to stderr in --log-format, debug messages too with
+// --verbose.
 func Logger(c *cli.Context) *slog.Logger {
 	level := slog.LevelInfo
 	if c.Bool("verbose") {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(handler(c, os.Stderr, &slog.HandlerOptions{Level: level}))
 }
