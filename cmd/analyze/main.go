@@ -22,6 +22,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
+	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/queue"
 )
 
@@ -147,8 +148,14 @@ func jobFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
 		&cli.IntFlag{Name: "workers", Usage: "`N` embedded worker slots", DefaultText: "one per CPU"},
 		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
+		metricsFlag,
 	)
 }
+
+// metricsFlag serves the embedded cluster's metrics while a job runs (a
+// cluster's coordinator and workers serve their own).
+var metricsFlag = &cli.StringFlag{Name: "metrics-addr", EnvVars: []string{"WOPR_METRICS_ADDR"},
+	Usage: "without --nats: serve Prometheus /metrics, /healthz and /readyz on `HOST:PORT` while the job runs (port 0: any free one)"}
 
 // options builds the client options from the common flags.
 func options(c *cli.Context) (client.Options, error) {
@@ -168,6 +175,14 @@ func options(c *cli.Context) (client.Options, error) {
 	if o.NATS != "" {
 		if err := queue.CheckURL(o.NATS); err != nil {
 			return o, usagef("--nats: %v", err)
+		}
+	}
+	if o.MetricsAddr = c.String("metrics-addr"); o.MetricsAddr != "" {
+		if o.NATS != "" {
+			return o, usagef("--metrics-addr serves the embedded cluster's metrics: not with --nats (the cluster's coordinator and workers serve theirs)")
+		}
+		if err := metrics.CheckAddr(o.MetricsAddr); err != nil {
+			return o, usagef("--metrics-addr %v", err)
 		}
 	}
 	if o.Detach && o.NATS == "" {

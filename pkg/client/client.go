@@ -55,6 +55,9 @@ type Options struct {
 	// Stderr is a terminal (false).
 	Progress bool
 	Log      *slog.Logger
+	// MetricsAddr, if set, is where an embedded cluster that runs a job
+	// serves its metrics, /healthz and /readyz (HOST:PORT).
+	MetricsAddr string
 }
 
 // DefaultDataDir is the per-user directory the embedded cluster keeps its
@@ -130,16 +133,23 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		}
 		return newSession(c.Broker, c, func() { _ = c.Close(context.Background()) }), nil
 	}
-	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log})
+	m, err := serveMetrics(o)
 	if err != nil {
 		return nil, err
 	}
+	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log, Metrics: m.reg})
+	if err != nil {
+		m.close()
+		return nil, err
+	}
+	m.readyWith(c)
 	return newSession(c.Broker, c, func() {
 		// Finish quickly: running tasks are handed back and resume with
 		// the job next time.
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = c.Close(cctx)
+		m.close()
 	}), nil
 }
 
