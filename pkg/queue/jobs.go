@@ -195,7 +195,8 @@ func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-cha
 const waitPoll = 2 * time.Second
 
 // Wait follows a job until it is final and returns its last record. It calls
-// progress (if not nil) with every change.
+// progress (if not nil) with every change. It returns Err if the connection
+// fails for good meanwhile.
 func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -224,6 +225,8 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 				continue // the watch reports progress
 			}
 			r = rec
+		case <-b.fail.done:
+			return nil, b.fail.err
 		}
 		if progress != nil {
 			progress(r)

@@ -58,10 +58,11 @@ func (l *Lease) lastRev() uint64 {
 
 // AcquireLease takes the cluster's coordinator lease for h, waiting while
 // another coordinator holds it (waiting is called once, with the holder).
-// It returns ctx's error if ctx ends first.
+// It returns ctx's error if ctx ends first, and Err if the connection
+// fails for good.
 func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder)) (*Lease, error) {
 	var kv jetstream.KeyValue
-	err := retry(ctx, func(ctx context.Context) error {
+	err := b.retry(ctx, func(ctx context.Context) error {
 		var err error
 		kv, err = b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      LeaseBucket,
@@ -99,6 +100,8 @@ func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-b.fail.done:
+			return nil, b.fail.err
 		case <-time.After(LeaseTTL / 10):
 		}
 	}

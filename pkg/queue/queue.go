@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,6 +83,8 @@ type InProcessServer interface {
 type Endpoint struct {
 	// URL is a comma-separated list of server URLs (see CheckURL).
 	URL string
+	// Auth holds the credentials and TLS settings (not for InProcess).
+	Auth Auth
 	// InProcess, if set, is used instead of URL.
 	InProcess InProcessServer
 	// Name names the connection in the server's monitoring.
@@ -88,17 +92,19 @@ type Endpoint struct {
 	// WaitFirst keeps trying until the server is first reachable (a
 	// long-running process); without it a server that cannot be reached is
 	// an error at once (a command line). Either way, a connection once made
-	// reconnects for ever.
+	// reconnects for ever. Credentials the server refuses, and a failure
+	// in TLS, are an error at once, never tried again (see Broker.Failed).
 	WaitFirst bool
 	// Log receives connection events and asynchronous errors (nil: none).
 	Log *slog.Logger
 }
 
+// String names the server for messages, without its passwords.
 func (e Endpoint) String() string {
 	if e.InProcess != nil {
 		return "the embedded server"
 	}
-	return e.URL
+	return RedactURL(e.URL)
 }
 
 // Broker is an open connection to JetStream with wopr's streams and
@@ -113,23 +119,54 @@ type Broker struct {
 	objects jetstream.ObjectStore
 	cfg     Config
 	log     *slog.Logger
+	fail    *failure
 
 	handoff *handoff // nil unless EnableHandoff
 }
 
+// failure records the first error that ends a connection for good.
+type failure struct {
+	once sync.Once
+	done chan struct{}
+	err  error
+}
+
+func (f *failure) set(err error) {
+	f.once.Do(func() {
+		f.err = err
+		close(f.done)
+	})
+}
+
+// connectWait is how long a process that waits for its server (WaitFirst)
+// waits between attempts.
+const connectWait = 250 * time.Millisecond
+
 // connect dials the endpoint the way every wopr process should: named,
-// reconnecting forever once connected, and logging asynchronous errors.
-func connect(e Endpoint) (*nats.Conn, error) {
+// reconnecting for ever once connected, and logging asynchronous errors.
+// Credentials the server refuses and failures in TLS end it at once, at
+// the first connection as at a reconnection, with an error wrapping
+// ErrAuthorization or ErrTLS: trying again would only fill the server's
+// log. With WaitFirst it tries again, until ctx ends, while the server
+// cannot be reached.
+func connect(ctx context.Context, e Endpoint) (*nats.Conn, *failure, error) {
 	log := e.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	opts := []nats.Option{
+	fail := &failure{done: make(chan struct{})}
+	opts := nats.GetDefaultOptions()
+	all := []nats.Option{
 		nats.Name(e.Name),
 		nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(e.WaitFirst),
-		nats.ReconnectWait(250 * time.Millisecond),
+		nats.ReconnectWait(connectWait),
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if ferr := e.refused(err); ferr != nil {
+				// Refused at a reconnection, or while connected
+				// (credentials revoked by a reload of the server).
+				fail.set(ferr)
+				return
+			}
 			subj := ""
 			if sub != nil {
 				subj = sub.Subject
@@ -143,20 +180,55 @@ func connect(e Endpoint) (*nats.Conn, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { log.Info("reconnected to nats", "url", e.String()) }),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			// nats.go gives up reconnecting when a server refuses the
+			// same credentials twice.
+			if ferr := e.refused(nc.LastError()); ferr != nil {
+				fail.set(ferr)
+			}
+		}),
 	}
-	url := e.URL
 	if e.InProcess != nil {
-		url = ""
-		opts = append(opts, nats.InProcessServer(e.InProcess))
+		all = append(all, nats.InProcessServer(e.InProcess))
+	} else {
+		opts.Url = e.URL
+		auth, err := e.Auth.options()
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, auth...)
 	}
-	nc, err := nats.Connect(url, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("connect to nats at %s: %w", e, err)
+	for _, o := range all {
+		if err := o(&opts); err != nil {
+			return nil, nil, fmt.Errorf("connect to nats at %s: %w", e, err)
+		}
 	}
-	if !nc.IsConnected() {
-		log.Warn("nats not reachable yet: retrying until it is", "url", e.String())
+	told := false
+	for {
+		nc, err := opts.Connect()
+		if err == nil {
+			return nc, fail, nil
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its URL may hold a password
+		}
+		if ferr := e.refused(err); ferr != nil {
+			return nil, nil, ferr
+		}
+		if !e.WaitFirst || ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("connect to nats at %s: %w", e, err)
+		}
+		if !told {
+			log.Warn("nats not reachable yet: retrying until it is", "url", e.String(), "err", err)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("connect to nats at %s: %w", e, err)
+		case <-time.After(connectWait):
+		}
 	}
-	return nc, nil
 }
 
 // Open connects and ensures the streams, buckets and consumers exist
@@ -164,7 +236,7 @@ func connect(e Endpoint) (*nats.Conn, error) {
 // which owns their settings. It retries while a cluster elects leaders,
 // until ctx is done.
 func Open(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
-	b, err := newBroker(e, cfg)
+	b, err := newBroker(ctx, e, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +252,7 @@ func Open(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
 // than Open, so that they never change the coordinator's settings (such as
 // the number of replicas).
 func Attach(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
-	b, err := newBroker(e, cfg)
+	b, err := newBroker(ctx, e, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +263,8 @@ func Attach(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
 	return b, nil
 }
 
-func newBroker(e Endpoint, cfg Config) (*Broker, error) {
-	nc, err := connect(e)
+func newBroker(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
+	nc, fail, err := connect(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +277,25 @@ func newBroker(e Endpoint, cfg Config) (*Broker, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Broker{nc: nc, js: js, cfg: cfg, log: log}, nil
+	return &Broker{nc: nc, js: js, cfg: cfg, log: log, fail: fail}, nil
+}
+
+// Failed is closed when the connection has failed for good: the server
+// refused this process's credentials at a reconnection or while connected
+// (revoked by a reload of its configuration), or nats.go gave up. Err
+// says why. A process that runs for long should stop when it is closed:
+// nothing it sends arrives any more. Any other loss of the connection is
+// mended by reconnecting.
+func (b *Broker) Failed() <-chan struct{} { return b.fail.done }
+
+// Err returns why the connection failed for good (see Failed), or nil.
+func (b *Broker) Err() error {
+	select {
+	case <-b.fail.done:
+		return b.fail.err
+	default:
+		return nil
+	}
 }
 
 // Close closes the connection. Whatever was published and acknowledged is
@@ -242,7 +332,7 @@ func (b *Broker) replicas() int { return max(b.cfg.Replicas, 1) }
 
 func (b *Broker) create(ctx context.Context) error {
 	js, storage, replicas := b.js, b.storage(), b.replicas()
-	return retry(ctx, func(ctx context.Context) error {
+	return b.retry(ctx, func(ctx context.Context) error {
 		var err error
 		b.tasks, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:        tasksStream,
@@ -305,7 +395,7 @@ func (b *Broker) create(ctx context.Context) error {
 
 func (b *Broker) attach(ctx context.Context) error {
 	js := b.js
-	return retry(ctx, b.tellOnce("waiting for wopr's streams", func(ctx context.Context) error {
+	return b.retry(ctx, b.tellOnce("waiting for wopr's streams", func(ctx context.Context) error {
 		var err error
 		if b.tasks, err = js.Stream(ctx, tasksStream); errors.Is(err, jetstream.ErrStreamNotFound) {
 			return fmt.Errorf("stream %s: %w (has a wopr coordinator ever run on this NATS server?)", tasksStream, err)
@@ -344,7 +434,7 @@ func (b *Broker) tellOnce(what string, f func(ctx context.Context) error) func(c
 
 // EnsureConsumers creates the durable consumers (the coordinator's job).
 func (b *Broker) EnsureConsumers(ctx context.Context) error {
-	return retry(ctx, func(ctx context.Context) error {
+	return b.retry(ctx, func(ctx context.Context) error {
 		_, err := b.tasks.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 			Durable:       workersConsumer,
 			Description:   "shared by every wopr worker",
@@ -379,10 +469,11 @@ func (b *Broker) EnsureConsumers(ctx context.Context) error {
 	})
 }
 
-// retry calls f until it succeeds or ctx is done, backing off up to 2 s.
-// JetStream API calls fail for a while when a cluster elects leaders or a
-// server is starting.
-func retry(ctx context.Context, f func(ctx context.Context) error) error {
+// retry calls f until it succeeds, ctx is done or the connection fails
+// for good (then it returns Err), backing off up to 2 s. JetStream API
+// calls fail for a while when a cluster elects leaders or a server is
+// starting.
+func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -394,6 +485,8 @@ func retry(ctx context.Context, f func(ctx context.Context) error) error {
 		select {
 		case <-ctx.Done():
 			return err
+		case <-b.fail.done:
+			return b.fail.err
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 2*time.Second)

@@ -20,7 +20,7 @@ func CheckURL(s string) error {
 		}
 		n++
 		if err := checkServer(part); err != nil {
-			return fmt.Errorf("server %q: %w", part, err)
+			return fmt.Errorf("server %q: %w", RedactURL(part), err)
 		}
 	}
 	if n == 0 {
@@ -35,6 +35,9 @@ func checkServer(s string) error {
 	}
 	u, err := url.Parse(s)
 	if ue, ok := err.(*url.Error); ok {
+		if _, ok := ue.Err.(url.EscapeError); ok {
+			return fmt.Errorf("an invalid %%-escape") // it may be in a password
+		}
 		return ue.Err // the URL itself is in the caller's message
 	}
 	if err != nil {

@@ -278,7 +278,7 @@ func (b *Broker) ConsumeDead(ctx context.Context, handle func(t job.Task, delive
 // elects leaders, until ctx ends.
 func (b *Broker) consumer(ctx context.Context, stream jetstream.Stream, name string) (jetstream.Consumer, error) {
 	var c jetstream.Consumer
-	err := retry(ctx, b.tellOnce("waiting for the consumer "+name, func(ctx context.Context) error {
+	err := b.retry(ctx, b.tellOnce("waiting for the consumer "+name, func(ctx context.Context) error {
 		var err error
 		c, err = stream.Consumer(ctx, name)
 		return err
