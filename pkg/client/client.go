@@ -31,6 +31,8 @@ import (
 type Options struct {
 	// NATS is the server URL; empty means an embedded cluster in-process.
 	NATS string
+	// Auth holds the credentials and TLS settings for NATS.
+	Auth queue.Auth
 	// Data is the embedded cluster's directory (ignored with NATS).
 	Data string
 	// Workers is the number of embedded worker slots (0: one per CPU).
@@ -116,9 +118,12 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 	if o.NATS != "" {
 		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		b, err := queue.Attach(octx, queue.Endpoint{URL: o.NATS, Name: "wopr-analyze", Log: o.Log}, queue.DefaultConfig())
+		b, err := queue.Attach(octx, queue.Endpoint{URL: o.NATS, Auth: o.Auth, Name: "wopr-analyze", Log: o.Log}, queue.DefaultConfig())
+		if errors.Is(err, queue.ErrAuthorization) || errors.Is(err, queue.ErrTLS) {
+			return nil, err // it names the server
+		}
 		if err != nil {
-			return nil, fmt.Errorf("nats at %s: %w", o.NATS, err)
+			return nil, fmt.Errorf("nats at %s: %w", queue.RedactURL(o.NATS), err)
 		}
 		return newSession(b, nil, b.Close), nil
 	}

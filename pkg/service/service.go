@@ -22,7 +22,9 @@ import (
 
 // Common is what both processes need.
 type Common struct {
-	NATS  string
+	NATS string
+	// Auth holds the credentials and TLS settings for NATS.
+	Auth  queue.Auth
 	Data  string
 	Name  string
 	Queue queue.Config
@@ -52,7 +54,7 @@ type CoordinatorConfig struct {
 // open connects, sets up (coordinator) or attaches to (worker) the streams,
 // and opens the Badger store. A worker waits for the coordinator.
 func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, error) {
-	e := queue.Endpoint{URL: c.NATS, Name: c.Name, WaitFirst: true, Log: c.Log}
+	e := queue.Endpoint{URL: c.NATS, Auth: c.Auth, Name: c.Name, WaitFirst: true, Log: c.Log}
 	var b *queue.Broker
 	var err error
 	if owner {
@@ -121,7 +123,7 @@ func RunWorker(cfg WorkerConfig) error {
 	source, err := b.Tasks(first)
 	if err != nil {
 		db.Close()
-		if first.Err() != nil {
+		if first.Err() != nil && b.Err() == nil {
 			return nil
 		}
 		return err
@@ -135,17 +137,28 @@ func RunWorker(cfg WorkerConfig) error {
 		return err
 	}
 	obs.readyWhileConnected(b)
-	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", cfg.NATS, "data", cfg.Data)
-	<-first.Done()
+	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", queue.RedactURL(cfg.NATS), "data", cfg.Data)
+	grace := cfg.Grace
+	select {
+	case <-first.Done():
+		cfg.Log.Info("stopping: finishing running tasks (signal again to hand them back now)")
+	case <-b.Failed():
+		// Nothing can reach NATS any more: results, acks and hand-backs
+		// are lost, and the tasks go to other workers after AckWait.
+		cfg.Log.Error("stopping: nats refused this worker's credentials", "err", b.Err())
+		grace = 0
+	}
 	obs.notReady("stopping")
-	cfg.Log.Info("stopping: finishing running tasks (signal again to hand them back now)")
-	ctx, cancel := context.WithTimeout(second, cfg.Grace)
+	ctx, cancel := context.WithTimeout(second, grace)
 	defer cancel()
 	werr := w.Close(ctx)
 	done, failed := w.Counts()
 	cfg.Log.Info("worker stopped", "tasks", done, "failed", failed)
 	if err := db.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
+	}
+	if err := b.Err(); err != nil {
+		return err
 	}
 	if werr != nil {
 		cfg.Log.Warn("stop", "err", werr)
@@ -175,6 +188,9 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	lease, err := acquireLease(first, b, db, cfg)
 	if err != nil {
 		db.Close()
+		if ferr := b.Err(); ferr != nil {
+			return ferr
+		}
 		if first.Err() != nil {
 			return nil // stopped while standing by
 		}
@@ -188,12 +204,14 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	stopSampling := obs.sampleQueue(b, cfg.Common)
 	defer stopSampling()
 	obs.readyWhileConnected(b)
-	cfg.Log.Info("coordinator running", "nats", cfg.NATS, "data", cfg.Data)
+	cfg.Log.Info("coordinator running", "nats", queue.RedactURL(cfg.NATS), "data", cfg.Data)
 	lost := make(chan struct{})
 	go keepLease(first, lease, cfg.Log, lost)
 	select {
 	case <-first.Done():
 	case <-lost:
+	case <-b.Failed():
+		cfg.Log.Error("stopping: nats refused this coordinator's credentials", "err", b.Err())
 	}
 	obs.notReady("stopping")
 	// A second signal stops waiting for the coordinator's loops.
@@ -203,6 +221,9 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	select {
 	case <-lost:
 		cerr = errors.Join(cerr, fmt.Errorf("stopped: %w", queue.ErrLeaseLost))
+	case <-b.Failed():
+		// The lease runs out by itself; a standby takes over then.
+		cerr = b.Err()
 	default:
 		if err := lease.Release(ctx); err != nil {
 			cfg.Log.Warn("release the coordinator lease", "err", err)
