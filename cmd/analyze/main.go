@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/cmd/internal/collector"
+	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
@@ -122,7 +123,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "analyze:", err)
+	fmt.Fprintln(os.Stderr, "analyze:", natsflags.Hint(err))
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, job.ErrNotFound):
@@ -141,7 +142,11 @@ var (
 	quietFlag = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"}
 )
 
-func clusterFlags() []cli.Flag { return []cli.Flag{natsFlag, dataFlag, jsonFlag, quietFlag} }
+func clusterFlags() []cli.Flag {
+	flags := []cli.Flag{natsFlag, dataFlag, jsonFlag, quietFlag}
+	// Credentials and TLS for NATS.
+	return append(flags, natsflags.Flags()...)
+}
 
 func jobFlags() []cli.Flag {
 	return append(clusterFlags(),
@@ -176,6 +181,10 @@ func options(c *cli.Context) (client.Options, error) {
 		if err := queue.CheckURL(o.NATS); err != nil {
 			return o, usagef("--nats: %v", err)
 		}
+		if err := natsflags.Check(c, o.NATS); err != nil {
+			return o, usagef("%v", err)
+		}
+		o.Auth = natsflags.Auth(c)
 	}
 	if o.MetricsAddr = c.String("metrics-addr"); o.MetricsAddr != "" {
 		if o.NATS != "" {

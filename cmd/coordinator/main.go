@@ -11,6 +11,7 @@ import (
 
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
+	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/service"
@@ -35,7 +36,7 @@ func main() {
 			daemon.Usage("coordinator", "--replicas, --max-deliver and --max-ack-pending must be at least 1, --ack-wait at least 100ms")
 		}
 		return service.RunCoordinator(service.CoordinatorConfig{Common: service.Common{
-			NATS: c.String("nats"), Data: c.String("data"), Name: "wopr-coordinator", Queue: q,
+			NATS: c.String("nats"), Auth: natsflags.Auth(c), Data: c.String("data"), Name: "wopr-coordinator", Queue: q,
 			CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 			MetricsAddr: daemon.MetricsAddr(c),
 		}})

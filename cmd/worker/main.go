@@ -12,6 +12,7 @@ import (
 
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
+	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/service"
@@ -33,7 +34,7 @@ func main() {
 		}
 		return service.RunWorker(service.WorkerConfig{
 			Common: service.Common{
-				NATS: c.String("nats"), Data: c.String("data"), Name: c.String("name"),
+				NATS: c.String("nats"), Auth: natsflags.Auth(c), Data: c.String("data"), Name: c.String("name"),
 				Queue: queue.DefaultConfig(), CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 				MetricsAddr: daemon.MetricsAddr(c),
 			},

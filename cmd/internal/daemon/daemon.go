@@ -12,13 +12,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/store"
 )
 
 // App returns a command-line app named name whose usage errors exit 2.
-// flags come after --nats and --data (whose help says what is in DIR) and
-// before --verbose.
+// flags come after --nats, --data (whose help says what is in DIR) and the
+// credential and TLS flags (natsflags), and before --verbose.
 func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 	all := []cli.Flag{
 		&cli.StringFlag{Name: "nats", Usage: "NATS server `URL`", Value: "nats://127.0.0.1:4222", EnvVars: []string{"WOPR_NATS"}},
@@ -26,6 +27,8 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		&cli.DurationFlag{Name: "cache-ttl", Usage: "keep results cached in DIR for `D` (0: for ever)", Value: store.DefaultTTL, DefaultText: "720h, 30 days"},
 	}
 	all = append(all, observeFlags()...)
+	// Credentials and TLS for NATS.
+	all = append(all, natsflags.Flags()...)
 	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
 	return &cli.App{
 		Name:            name,
@@ -41,6 +44,9 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 			}
 			if err := queue.CheckURL(c.String("nats")); err != nil {
 				Usage(name, "--nats: %v", err)
+			}
+			if err := natsflags.Check(c, c.String("nats")); err != nil {
+				Usage(name, "%v", err)
 			}
 			if c.Duration("cache-ttl") < 0 {
 				Usage(name, "--cache-ttl %v: want 0 (for ever) or more", c.Duration("cache-ttl"))
@@ -73,7 +79,7 @@ func Usage(name, format string, args ...any) {
 // Run runs app; a failure is reported and exits 1.
 func Run(app *cli.App) {
 	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, app.Name+":", err)
+		fmt.Fprintln(os.Stderr, app.Name+":", natsflags.Hint(err))
 		os.Exit(1)
 	}
 }
