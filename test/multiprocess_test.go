@@ -104,8 +104,17 @@ type proc struct {
 // output is shown if the test failed.
 func start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
+	return startEnv(t, nil, name, args...)
+}
+
+// startEnv is start with variables added to the environment.
+func startEnv(t *testing.T, env []string, name string, args ...string) *proc {
+	t.Helper()
 	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(binary(strings.Fields(name)[0]), args...)
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -165,6 +174,13 @@ func startNATSAt(t *testing.T, storeDir, port string) (string, *proc) {
 	t.Helper()
 	dir := t.TempDir() // for the ports file alone
 	p := start(t, "nats-server", "-a", "127.0.0.1", "-p", port, "-js", "-sd", storeDir, "--ports_file_dir", dir)
+	return natsURL(t, p, dir), p
+}
+
+// natsURL waits for the nats-server p to write its ports file in dir and
+// returns its client URL.
+func natsURL(t *testing.T, p *proc, dir string) string {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.ports"))
@@ -174,7 +190,7 @@ func startNATSAt(t *testing.T, storeDir, port string) (string, *proc) {
 				Nats []string `json:"nats"`
 			}
 			if err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
-				return ports.Nats[0], p
+				return ports.Nats[0]
 			}
 		}
 		select {
