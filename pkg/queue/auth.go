@@ -5,10 +5,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
@@ -182,11 +184,20 @@ func (e Endpoint) who() string {
 func (e Endpoint) refused(err error) error {
 	switch {
 	case errors.Is(err, nats.ErrAuthorization):
-		return &connError{kind: ErrAuthorization, msg: fmt.Sprintf("nats: authorization failed %s at %s", e.who(), e), err: err, quiet: true}
-	case errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
+		// The server says no more than "authorization violation".
 		return &connError{kind: ErrAuthorization, msg: fmt.Sprintf("nats: authorization failed %s at %s", e.who(), e), err: err}
+	case errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
+		return &connError{kind: ErrAuthorization, msg: fmt.Sprintf("nats: authorization failed %s at %s", e.who(), e), err: err,
+			detail: err.Error()}
+	case errors.Is(err, nats.ErrTLS) && (errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)):
+		// Closed by the server after a handshake that went well on our
+		// side: with TLS 1.3 a server judges the client's certificate
+		// after the client has finished.
+		return &connError{kind: ErrTLS, msg: fmt.Sprintf("nats: TLS with %s failed", e), err: err,
+			detail: "the server closed the connection after the handshake: it refuses the client certificate, or wants one"}
 	case errors.Is(err, nats.ErrTLS), errors.Is(err, nats.ErrSecureConnWanted), errors.Is(err, nats.ErrSecureConnRequired), isRemoteTLSAlert(err):
-		return &connError{kind: ErrTLS, msg: fmt.Sprintf("nats: TLS with %s failed", e), err: err}
+		return &connError{kind: ErrTLS, msg: fmt.Sprintf("nats: TLS with %s failed", e), err: err,
+			detail: strings.TrimPrefix(err.Error(), nats.ErrTLS.Error()+": ")}
 	}
 	return nil
 }
@@ -202,17 +213,17 @@ func isRemoteTLSAlert(err error) bool {
 
 // connError is a connection refused for its credentials or in TLS.
 type connError struct {
-	kind  error // ErrAuthorization or ErrTLS
-	msg   string
-	err   error
-	quiet bool // err says no more than kind
+	kind   error // ErrAuthorization or ErrTLS
+	msg    string
+	detail string // what err adds to msg, if anything
+	err    error
 }
 
 func (e *connError) Error() string {
-	if e.quiet {
+	if e.detail == "" {
 		return e.msg
 	}
-	return e.msg + ": " + e.err.Error()
+	return e.msg + ": " + e.detail
 }
 
 func (e *connError) Unwrap() []error { return []error{e.kind, e.err} }
