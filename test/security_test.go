@@ -685,3 +685,40 @@ func reflectEqualJSON(t *testing.T, a, b any) bool {
 	}
 	return bytes.Equal(x, y)
 }
+
+// Credentials that cannot go together, and files that cannot be read or
+// do not hold what they should, are usage errors: exit code 2, one line,
+// nothing started, in analyze and in the daemons.
+func TestCredentialFlagsUsageErrors(t *testing.T) {
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	if err := os.WriteFile(garbage, []byte("not a key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const url = "nats://127.0.0.1:1"
+	expectUsageErrors(t, []usageCase{
+		{[]string{"jobs", "--nats", "nats://a:b@127.0.0.1:1", "--nats-user", "x"}, "a user and password both in the URL and given apart"},
+		{[]string{"jobs", "--nats", url, "--nats-password", "p"}, "a password without a user"},
+		{[]string{"mnk", "count", "--nats", url, "--nats-nkey", "/no/such/file"}, "nkey seed file: open /no/such/file"},
+		{[]string{"status", "x", "--nats", url, "--nats-creds", garbage}, "credentials file " + garbage},
+		{[]string{"jobs", "--nats", url, "--nats-creds", garbage, "--nats-user", "u", "--nats-password", "p"}, "more than one kind of credentials"},
+		{[]string{"jobs", "--nats", url, "--tls-cert", garbage}, "a client certificate needs its key"},
+		{[]string{"cancel", "x", "--nats", url, "--tls-ca", garbage}, "CA file " + garbage + ": no PEM certificate"},
+	}, always)
+	for _, c := range []struct {
+		cmd  string
+		env  []string
+		args []string
+		want string
+	}{
+		{"worker", nil, []string{"--nats-password", "p"}, "a password without a user"},
+		{"coordinator", []string{"WOPR_NATS_CREDS=/no/such/file"}, nil, "credentials file: open /no/such/file"},
+		{"worker", []string{"WOPR_TLS_KEY=" + garbage}, nil, "a client certificate needs its key"},
+		{"coordinator", nil, []string{"--nats-nkey", garbage, "--nats", "nats://u:p@127.0.0.1:1"}, "more than one kind of credentials"},
+	} {
+		r := runEnv(t, c.env, c.cmd, append(c.args, "--data", t.TempDir())...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%s %v %v: exit %d, stderr %q; want exit code 2 and one line with %q", c.cmd, c.env, c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
