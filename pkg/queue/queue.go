@@ -93,7 +93,8 @@ type Endpoint struct {
 	// long-running process); without it a server that cannot be reached is
 	// an error at once (a command line). Either way, a connection once made
 	// reconnects for ever. Credentials the server refuses, and a failure
-	// in TLS, are an error at once, never tried again (see Broker.Failed).
+	// in TLS, are an error at once, never tried again; credentials refused
+	// later close Broker.Failed.
 	WaitFirst bool
 	// Log receives connection events and asynchronous errors (nil: none).
 	Log *slog.Logger
@@ -144,11 +145,13 @@ const connectWait = 250 * time.Millisecond
 
 // connect dials the endpoint the way every wopr process should: named,
 // reconnecting for ever once connected, and logging asynchronous errors.
-// Credentials the server refuses and failures in TLS end it at once, at
-// the first connection as at a reconnection, with an error wrapping
-// ErrAuthorization or ErrTLS: trying again would only fill the server's
-// log. With WaitFirst it tries again, until ctx ends, while the server
-// cannot be reached.
+// Credentials the server refuses end it at once, at the first connection
+// (an error wrapping ErrAuthorization) as at a reconnection or while
+// connected (the failure's channel is closed): trying again would only
+// fill the server's log. So does a failure in TLS at the first
+// connection (ErrTLS); at a reconnection nats.go tries again, reading the
+// certificate files anew. With WaitFirst it tries again, until ctx ends,
+// while the server cannot be reached.
 func connect(ctx context.Context, e Endpoint) (*nats.Conn, *failure, error) {
 	log := e.Log
 	if log == nil {
