@@ -90,7 +90,7 @@ func TestCompletion(t *testing.T) {
 		"analyze sud":                   "sudoku",
 		"analyze sudoku so":             "solve",
 		"analyze sudoku solve --rej":    "--rejects",
-		"analyze sudoku solve p.txt --": "--chunk --data --detach --help --json --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers",
+		"analyze sudoku solve p.txt --": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers",
 		"analyze sudoku solve -- --":    "", // after "--", only arguments: analyze is not asked
 	} {
 		cmd := exec.Command(bash, "--norc", "--noprofile", "-c", script+`
@@ -116,7 +116,7 @@ printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '`)
 	script, _, _ = sudokuRun(t, "completion", "zsh")
 	for line, want := range map[string]string{
 		"analyze sudoku so":          "bench compare generate h help solve",
-		"analyze sudoku solve --rej": "--chunk --data --detach --help --json --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
+		"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
 		"analyze sudoku solve -- x":  "FILES",
 	} {
 		cmd := exec.Command(zsh, "-f", "-c", `autoload -Uz compinit && compinit -D -u
