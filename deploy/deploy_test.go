@@ -1,12 +1,15 @@
 // Package deploy_test checks the deployment files of deploy/ and the
-// Dockerfile against the binaries they run: every flag they give a wopr
-// binary or nats-server is one that binary's --help lists, and the image's
-// build script makes static binaries that run. No Docker engine runs here.
+// Dockerfile against the binaries they run: every YAML file parses, every
+// flag and WOPR_ variable they give a wopr binary or nats-server is one
+// that binary's --help lists, and the image's build script makes static
+// binaries that run. No Docker engine runs here.
 package deploy_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 var (
@@ -255,6 +260,37 @@ func checkCommand(t *testing.T, where string, argv []string) (name string, vals 
 	return name, vals, u
 }
 
+// checkEnv checks that u accepts the environment variables env.
+func checkEnv(t *testing.T, where string, u usage, env ...string) {
+	t.Helper()
+	for _, e := range env {
+		if !u.env[e] {
+			t.Errorf("%s: %s does not read %s (its --help lists %s)", where, u.cmd, e, names(u.env))
+		}
+	}
+}
+
+var woprVar = regexp.MustCompile(`\bWOPR_[A-Z0-9_]+\b`)
+
+// checkWOPRVars checks every WOPR_ name in a file, comments included (they
+// show options to uncomment), against the variables the binaries read.
+func checkWOPRVars(t *testing.T, file string, text string) {
+	t.Helper()
+	all := map[string]bool{}
+	for _, u := range []usage{help(t, "coordinator"), help(t, "worker"), help(t, "analyze", "mnk", "count")} {
+		for e := range u.env {
+			all[e] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range woprVar.FindAllString(text, -1) {
+		if !all[e] && !seen[e] {
+			t.Errorf("%s names %s, which no wopr binary reads (they read %s)", file, e, names(all))
+		}
+		seen[e] = true
+	}
+}
+
 // readFile returns a file of the repository, by its path from the root.
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
@@ -263,6 +299,50 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Every YAML file of deploy/ parses, each of its documents; the chart's
+// templates are not YAML until helm renders them (TestHelmChart).
+func TestYAMLParses(t *testing.T) {
+	want := []string{"compose.yaml", "prometheus.yml"}
+	var parsed []string
+	dir := filepath.Join(root, "deploy")
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "templates" {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(p); d.IsDir() || ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		parsed = append(parsed, filepath.ToSlash(rel))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		for {
+			var doc yaml.Node
+			if err := dec.Decode(&doc); err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Errorf("%s: %v", p, err)
+				}
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !slices.Contains(parsed, w) {
+			t.Errorf("deploy/%s was not parsed (parsed %v)", w, parsed)
+		}
+	}
 }
 
 // deploy/local-cluster.sh starts its processes with flags they accept.
