@@ -2,9 +2,10 @@
 // Dockerfile against the binaries they run: every YAML file parses, every
 // flag and WOPR_ variable they give a wopr binary or nats-server is one
 // that binary's --help lists, and the image's build script makes static
-// binaries that run. No Docker engine or Kubernetes runs here:
+// binaries that run. No Docker engine, Kubernetes or systemd runs here:
 // each file is checked as far as the tools that do run here can (helm,
-// built from its Go module, renders the chart).
+// built from its Go module, renders the chart; systemd-analyze, where it is
+// installed, verifies the units).
 package deploy_test
 
 import (
