@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/pkg/client"
@@ -47,7 +48,7 @@ func newApp() *cli.App {
 		Description: "Without --nats, every job runs on an embedded NATS server with a coordinator and one worker\n" +
 			"per CPU inside this process, storing its state under --data. With --nats URL, jobs are\n" +
 			"submitted to the coordinator and workers of that cluster.",
-		Version:              version(),
+		Version:              buildinfo.Version(),
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		OnUsageError:         onUsageError,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/store"
@@ -30,8 +31,11 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 	// Credentials and TLS for NATS.
 	all = append(all, natsflags.Flags()...)
 	all = append(append(all, flags...), &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging"})
+	// --version only: -v is --verbose here.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the build: module version, VCS revision, Go version"}
 	return &cli.App{
 		Name:            name,
+		Version:         buildinfo.Version(),
 		Usage:           usage,
 		HideHelpCommand: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

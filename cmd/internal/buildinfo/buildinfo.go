@@ -1,17 +1,18 @@
-package main
+// Package buildinfo describes a build of wopr's binaries for their --version.
+package buildinfo
 
 import (
 	"runtime/debug"
 	"strings"
 )
 
-// version describes this build of analyze from its build information: the
+// Version describes this build of a binary from its build information: the
 // module version ("(devel)" when built from a checkout rather than
 // installed as a module at a version), the VCS revision, its commit time
 // and whether the work tree had changes, and the Go version. go build
 // stamps the VCS settings when it runs in a git checkout (not with
 // -buildvcs=false).
-func version() string {
+func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown (built without module information)"
