@@ -475,11 +475,16 @@ func (b *Broker) EnsureConsumers(ctx context.Context) error {
 // retry calls f until it succeeds, ctx is done or the connection fails
 // for good (then it returns Err), backing off up to 2 s. JetStream API
 // calls fail for a while when a cluster elects leaders or a server is
-// starting.
+// starting. A request sent to a stream leader that has just died is never
+// answered, and the leader of a 3-node cluster that lost a node is elected
+// again 4 to 9 s later: an attempt is given 2 s at first, a second more
+// each time up to 10 s (f may make several requests), so that a request
+// lost costs 2 s rather than the caller's whole deadline, and an attempt
+// starts soon after the new leader is there.
 func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) error {
-	delay := 50 * time.Millisecond
+	delay, attempt := 50*time.Millisecond, retryFirstAttempt
 	for {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, attempt)
 		err := f(cctx)
 		cancel()
 		if err == nil {
@@ -493,8 +498,12 @@ func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) e
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 2*time.Second)
+		attempt = min(attempt+time.Second, 10*time.Second)
 	}
 }
+
+// retryFirstAttempt is how long retry's first attempt may take.
+const retryFirstAttempt = 2 * time.Second
 
 // publishAttempt is how long one attempt of a publish waits for JetStream's
 // acknowledgement before it sends the message again.
