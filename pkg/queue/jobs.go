@@ -36,7 +36,12 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 	if !job.ValidID(id) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
-	e, err := b.jobs.Get(ctx, id)
+	var e jetstream.KeyValueEntry
+	err := request(ctx, func(ctx context.Context) error {
+		var err error
+		e, err = b.jobs.Get(ctx, id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
@@ -91,7 +96,13 @@ func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Reco
 		if err != nil {
 			return nil, err
 		}
-		_, err = b.jobs.Update(ctx, id, data, rev)
+		// Sent again when its answer is lost: if the first one was
+		// applied, the second fails with the revision, and change sees
+		// the record as changed.
+		err = request(ctx, func(ctx context.Context) error {
+			_, err := b.jobs.Update(ctx, id, data, rev)
+			return err
+		})
 		if err == nil {
 			return r, nil
 		}
@@ -111,13 +122,21 @@ func isWrongSequence(err error) bool {
 
 // ListJobs returns every job record, oldest first.
 func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
-	lister, err := b.jobs.ListKeys(ctx)
+	var ids []string
+	err := request(ctx, func(ctx context.Context) error {
+		ids = ids[:0]
+		lister, err := b.jobs.ListKeys(ctx)
+		if err != nil {
+			return err
+		}
+		for k := range lister.Keys() {
+			ids = append(ids, k)
+		}
+		// The keys stop when ctx ends, with no error of their own.
+		return ctx.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	var ids []string
-	for k := range lister.Keys() {
-		ids = append(ids, k)
 	}
 	var records []*job.Record
 	for _, id := range ids {

@@ -505,20 +505,23 @@ func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) e
 // retryFirstAttempt is how long retry's first attempt may take.
 const retryFirstAttempt = 2 * time.Second
 
-// publishAttempt is how long one attempt of a publish waits for JetStream's
-// acknowledgement before it sends the message again.
-const publishAttempt = 2 * time.Second
+// requestAttempt is how long one attempt of a request waits for
+// JetStream's answer before it sends the request again.
+const requestAttempt = 2 * time.Second
 
-// publish makes attempts of send until one is acknowledged or ctx ends. An
-// acknowledgement lost with a server that went down never comes: waiting
-// for it with the whole of ctx would hold up the caller (the coordinator,
-// and every job) for that long. Other errors (a message too big, a stream
-// gone) end it at once. Sending twice is safe: tasks carry a message id,
-// and results are merged once.
-func publish(ctx context.Context, send func(ctx context.Context) error) error {
+// request makes attempts of send, one publish or JetStream API request,
+// until one is answered or ctx ends. An answer lost with a server that went
+// down, or a request sent to a stream leader that has just died, never
+// comes: waiting for it with the whole of ctx would hold up the caller (the
+// coordinator, and every job) for that long; a coordinator purging a
+// finished job's tasks so waited five minutes. Other errors (a message too
+// big, a stream gone, a key not found) end it at once. send must be safe to
+// repeat: tasks carry a message id, results are merged once, a job record
+// is updated with compare-and-set, and the other requests read or purge.
+func request(ctx context.Context, send func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
 	for {
-		actx, cancel := context.WithTimeout(ctx, publishAttempt)
+		actx, cancel := context.WithTimeout(ctx, requestAttempt)
 		err := send(actx)
 		timedOut := actx.Err() != nil
 		cancel()
