@@ -116,7 +116,9 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		o.Stderr = os.Stderr
 	}
 	if o.NATS != "" {
-		octx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		// Long enough for a 3-node cluster that lost a node to elect
+		// the leaders of wopr's streams again (up to 9 s).
+		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		b, err := queue.Attach(octx, queue.Endpoint{URL: o.NATS, Auth: o.Auth, Name: "wopr-analyze", Log: o.Log}, queue.DefaultConfig())
 		if errors.Is(err, queue.ErrAuthorization) || errors.Is(err, queue.ErrTLS) {
