@@ -4,17 +4,22 @@
 package test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,6 +209,265 @@ func natsURL(t *testing.T, p *proc, dir string) string {
 	}
 }
 
+// natsCluster is a 3-node nats-server cluster on 127.0.0.1: each node with
+// a name, JetStream on file storage in a directory of its own, a client
+// port, a route port and a monitoring port, all fixed when the cluster
+// starts so that a node can be started again as it was.
+type natsCluster struct {
+	nodes []*natsNode
+}
+
+type natsNode struct {
+	name                      string
+	port, routePort, httpPort int
+	store                     string
+	proc                      *proc // nil while the node is down
+}
+
+// freePorts returns n distinct ports of 127.0.0.1 that were free when
+// asked (another process could take one before it is used: the node that
+// wanted it then fails to start, and the test with it).
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// startNATSCluster starts a 3-node JetStream cluster and waits until every
+// node is healthy (the nodes agree on a JetStream meta leader).
+func startNATSCluster(t *testing.T) *natsCluster {
+	t.Helper()
+	ports := freePorts(t, 9)
+	c := &natsCluster{}
+	for i := range 3 {
+		c.nodes = append(c.nodes, &natsNode{name: fmt.Sprintf("n%d", i+1), port: ports[3*i], routePort: ports[3*i+1],
+			httpPort: ports[3*i+2], store: filepath.Join(t.TempDir(), "js")})
+	}
+	for i := range c.nodes {
+		c.start(t, i)
+	}
+	c.waitHealthy(t)
+	return c
+}
+
+// url lists every node's client URL, as the processes are given it.
+func (c *natsCluster) url() string {
+	var urls []string
+	for _, n := range c.nodes {
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", n.port))
+	}
+	return strings.Join(urls, ",")
+}
+
+// start starts node i on its ports and store; it does not wait for it.
+func (c *natsCluster) start(t *testing.T, i int) {
+	t.Helper()
+	n := c.nodes[i]
+	var routes []string
+	for _, o := range c.nodes {
+		if o != n {
+			routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", o.routePort))
+		}
+	}
+	n.proc = start(t, "nats-server "+n.name, "-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-n", n.name,
+		"--cluster_name", "wopr-test", "--cluster", fmt.Sprintf("nats://127.0.0.1:%d", n.routePort),
+		"--routes", strings.Join(routes, ","), "-m", strconv.Itoa(n.httpPort), "-js", "-sd", n.store)
+}
+
+// kill SIGKILLs node i.
+func (c *natsCluster) kill(t *testing.T, i int) {
+	t.Helper()
+	var exit *exec.ExitError
+	if err := c.nodes[i].proc.stop(t, syscall.SIGKILL); !errors.As(err, &exit) {
+		t.Fatalf("nats-server %s: %v", c.nodes[i].name, err)
+	}
+	c.nodes[i].proc = nil
+}
+
+// waitHealthy waits until every running node answers 200 on /healthz: it
+// is connected to its routes and its JetStream is current with the meta
+// leader and its streams.
+func (c *natsCluster) waitHealthy(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for _, n := range c.nodes {
+		if n.proc == nil {
+			continue
+		}
+		for {
+			code, body := status(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.httpPort))
+			if code == http.StatusOK {
+				break
+			}
+			select {
+			case <-n.proc.done:
+				t.Fatalf("nats-server %s exited: %v", n.name, n.proc.err)
+			case <-time.After(20 * time.Millisecond): // polling with a deadline
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("nats-server %s: /healthz %d %q for a minute, want 200", n.name, code, body)
+			}
+		}
+	}
+}
+
+// nodeOf returns the index of the running node that a connection named
+// name is connected to, from the nodes' /connz, waiting for up to 30 s.
+func (c *natsCluster) nodeOf(t *testing.T, name string) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for i, n := range c.nodes {
+			if n.proc == nil {
+				continue
+			}
+			_, body := status(fmt.Sprintf("http://127.0.0.1:%d/connz", n.httpPort))
+			var connz struct {
+				Connections []struct{ Name string }
+			}
+			if json.Unmarshal([]byte(body), &connz) != nil {
+				continue
+			}
+			for _, conn := range connz.Connections {
+				if conn.Name == name {
+					return i
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no node has a connection named %q after 30 s", name)
+		}
+		time.Sleep(20 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// jsLeaders returns, from node i's monitoring, the leader of every
+// replicated stream and consumer, by "STREAM" and "STREAM > CONSUMER".
+func (c *natsCluster) jsLeaders(t *testing.T, i int) map[string]string {
+	t.Helper()
+	_, body := status(fmt.Sprintf("http://127.0.0.1:%d/jsz?accounts=true&streams=true&consumers=true", c.nodes[i].httpPort))
+	type cluster struct {
+		Leader   string
+		Replicas []struct{ Name string }
+	}
+	var jsz struct {
+		AccountDetails []struct {
+			StreamDetail []struct {
+				Name           string
+				Cluster        cluster
+				ConsumerDetail []struct {
+					Name    string
+					Cluster cluster
+				} `json:"consumer_detail"`
+			} `json:"stream_detail"`
+		} `json:"account_details"`
+	}
+	if err := json.Unmarshal([]byte(body), &jsz); err != nil {
+		t.Fatalf("/jsz of %s: %v: %s", c.nodes[i].name, err, body)
+	}
+	leaders := map[string]string{}
+	for _, a := range jsz.AccountDetails {
+		for _, s := range a.StreamDetail {
+			if len(s.Cluster.Replicas) > 0 {
+				leaders[s.Name] = s.Cluster.Leader
+			}
+			for _, cons := range s.ConsumerDetail {
+				if len(cons.Cluster.Replicas) > 0 {
+					leaders[s.Name+" > "+cons.Name] = cons.Cluster.Leader
+				}
+			}
+		}
+	}
+	return leaders
+}
+
+// lead makes node i the leader of every replicated stream and consumer
+// (JetStream's leader stepdown with a preferred server), so that killing
+// it makes the cluster elect every leader again: the worst case for the
+// processes, whose requests to the dead leaders go unanswered.
+func (c *natsCluster) lead(t *testing.T, i int) {
+	t.Helper()
+	name := c.nodes[i].name
+	deadline := time.Now().Add(time.Minute)
+	for {
+		leaders := c.jsLeaders(t, i)
+		if len(leaders) == 0 {
+			t.Fatalf("node %s knows no replicated stream", name)
+		}
+		moved := true
+		for asset, leader := range leaders {
+			if leader == name {
+				continue
+			}
+			moved = false
+			subject := "$JS.API.STREAM.LEADER.STEPDOWN." + asset
+			if stream, consumer, ok := strings.Cut(asset, " > "); ok {
+				subject = "$JS.API.CONSUMER.LEADER.STEPDOWN." + stream + "." + consumer
+			}
+			// A stepdown may fail while the previous one settles: the
+			// next round asks again.
+			_ = natsRequest(t, c.nodes[i].port, subject, fmt.Sprintf(`{"placement":{"preferred":%q}}`, name))
+		}
+		if moved {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s did not become the leader of every stream and consumer in a minute: %v", name, leaders)
+		}
+		time.Sleep(100 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// natsRequest sends one request to the NATS server on port and returns the
+// reply, speaking the text protocol itself: pkg/queue alone imports the
+// client library (TestOnlyQueueImportsNATS).
+func natsRequest(t *testing.T, port int, subject, payload string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(conn)
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "INFO ") {
+		t.Fatalf("nats on port %d said %q (%v), want INFO", port, line, err)
+	}
+	fmt.Fprintf(conn, "CONNECT {\"verbose\":false,\"pedantic\":false}\r\nSUB _INBOX.test 1\r\nPUB %s _INBOX.test %d\r\n%s\r\n",
+		subject, len(payload), payload)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("request %s on port %d: %v", subject, port, err)
+		}
+		switch {
+		case strings.HasPrefix(line, "PING"):
+			fmt.Fprint(conn, "PONG\r\n")
+		case strings.HasPrefix(line, "-ERR"):
+			t.Fatalf("request %s on port %d: %s", subject, port, strings.TrimSpace(line))
+		case strings.HasPrefix(line, "MSG "):
+			f := strings.Fields(line)
+			n, err := strconv.Atoi(f[len(f)-1])
+			if err != nil {
+				t.Fatalf("request %s: reply header %q", subject, line)
+			}
+			msg := make([]byte, n+2)
+			if _, err := io.ReadFull(r, msg); err != nil {
+				t.Fatalf("request %s: %v", subject, err)
+			}
+			return string(msg[:n])
+		}
+	}
+}
+
 // jobRecord reads a job's record through the analyze command.
 func jobRecord(t *testing.T, url, id string) map[string]any {
 	t.Helper()
@@ -298,13 +562,17 @@ type cluster struct {
 	dir     string
 	coord   *proc
 	workers []*proc
+	// coordArgs are the coordinator's flags besides --nats, --data and
+	// --ack-wait.
+	coordArgs []string
 }
 
 func startCluster(t *testing.T) *cluster { return startClusterOn(t, startNATS(t)) }
 
-// startClusterOn starts a coordinator and two workers on the NATS at url.
-func startClusterOn(t *testing.T, url string) *cluster {
-	c := &cluster{url: url, dir: t.TempDir()}
+// startClusterOn starts a coordinator (with coordArgs) and two workers on
+// the NATS at url.
+func startClusterOn(t *testing.T, url string, coordArgs ...string) *cluster {
+	c := &cluster{url: url, dir: t.TempDir(), coordArgs: coordArgs}
 	c.coord = c.startCoordinator(t)
 	for i := range 2 {
 		name := fmt.Sprintf("w%d", i+1)
@@ -315,7 +583,8 @@ func startClusterOn(t *testing.T, url string) *cluster {
 }
 
 func (c *cluster) startCoordinator(t *testing.T) *proc {
-	return start(t, "coordinator", "--nats", c.url, "--data", filepath.Join(c.dir, "coordinator"), "--ack-wait", "2s")
+	args := []string{"--nats", c.url, "--data", filepath.Join(c.dir, "coordinator"), "--ack-wait", "2s"}
+	return start(t, "coordinator", append(args, c.coordArgs...)...)
 }
 
 func (c *cluster) submit(t *testing.T) string {

@@ -1,0 +1,105 @@
+package test
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// mnkCoordinator is the name of the coordinator's connection in the
+// servers' monitoring (/connz).
+const mnkCoordinator = "wopr-coordinator"
+
+// startReplicatedCluster starts a 3-node NATS cluster, a coordinator with
+// every stream and bucket on three replicas, and two workers, all given
+// the three nodes' URLs, and waits until the coordinator runs.
+func startReplicatedCluster(t *testing.T) (*natsCluster, *cluster) {
+	t.Helper()
+	nc := startNATSCluster(t)
+	c := startClusterOn(t, nc.url(), "--replicas", "3")
+	waitLog(t, c.coord, "coordinator running")
+	return nc, c
+}
+
+// midJob waits until a job has done two tasks and fewer than half, and
+// returns how many. (Reading a job's record right after a node is killed
+// takes as long as the cluster takes to elect leaders again, in which time
+// the job could end: a test checks before it kills.)
+func midJob(t *testing.T, c *cluster, id string) int {
+	t.Helper()
+	rec := waitDone(t, c.url, id, 2)
+	done, _ := rec["done"].(float64)
+	tasks, _ := rec["tasks"].(float64)
+	if rec["state"] != "running" || done >= tasks/2 {
+		t.Fatalf("the job is too far on to be interrupted mid-job: %v", rec)
+	}
+	return int(done)
+}
+
+// A node of a 3-node cluster SIGKILLed mid-job (not the one the
+// coordinator is connected to, but the leader of every stream and
+// consumer), the job going on without it for a few tasks, then the node
+// started again on its store: the job finishes exactly, no task failed,
+// and the node catches up with the others.
+func TestKillNATSNodeMidJob(t *testing.T) {
+	want := reference(t)
+	nc, c := startReplicatedCluster(t)
+	victim := (nc.nodeOf(t, mnkCoordinator) + 1) % len(nc.nodes)
+	nc.lead(t, victim)
+	id := c.submit(t)
+	done := midJob(t, c, id)
+	nc.kill(t, victim)
+	waitDone(t, c.url, id, done+2) // progress on two nodes
+	nc.start(t, victim)
+	sameFigures(t, c.report(t, id), want)
+	if rec := jobRecord(t, c.url, id); rec["failed"].(float64) != 0 {
+		t.Errorf("failed tasks: %v", rec)
+	}
+	nc.waitHealthy(t)
+}
+
+// The node the coordinator is connected to, made the leader of every
+// stream and consumer, SIGKILLed mid-job: the coordinator, the workers and
+// the client move to the other two nodes, which elect new leaders; the job
+// finishes exactly with no task failed, and a job submitted afterwards runs
+// on the two nodes left.
+func TestKillCoordinatorsNATSNodeMidJob(t *testing.T) {
+	want := reference(t)
+	nc, c := startReplicatedCluster(t)
+	victim := nc.nodeOf(t, mnkCoordinator)
+	nc.lead(t, victim)
+	id := c.submit(t)
+	midJob(t, c, id)
+	nc.kill(t, victim)
+	sameFigures(t, c.report(t, id), want)
+	if rec := jobRecord(t, c.url, id); rec["failed"].(float64) != 0 {
+		t.Errorf("failed tasks: %v", rec)
+	}
+	if now := nc.nodeOf(t, mnkCoordinator); now == victim {
+		t.Errorf("the coordinator is on node %s, which was killed", nc.nodes[now].name)
+	}
+	out, err := run(t, "analyze", "mnk", "count", "--board", "3x3", "--nats", c.url, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small := parseReport(t, out); small.Games != 255168 || small.Nodes != 549946 {
+		t.Errorf("3x3 on two nodes: %d games, %d nodes; want 255168 and 549946", small.Games, small.Nodes)
+	}
+}
+
+// waitLog waits for up to a minute until a process has logged a line
+// containing s.
+func waitLog(t *testing.T, p *proc, s string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.out.String(), s) {
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited before it logged %q: %v\n%s", p.name, s, p.err, p.out.String())
+		case <-time.After(20 * time.Millisecond): // polling with a deadline
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not log %q within a minute:\n%s", p.name, s, p.out.String())
+		}
+	}
+}
