@@ -1,7 +1,12 @@
 package test
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -100,6 +105,51 @@ func waitLog(t *testing.T, p *proc, s string) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s did not log %q within a minute:\n%s", p.name, s, p.out.String())
+		}
+	}
+}
+
+// A standby coordinator takes over a Sudoku corpus job when the active one
+// is SIGKILLed mid-job: once the dead one's lease has run out, the standby
+// resumes the job from the queue and its own (empty) store, running again
+// the tasks whose results only the dead one had merged, and the --out and
+// --rejects that the client following the job writes are byte-identical to
+// an uninterrupted run's.
+func TestStandbyCoordinatorTakesOverSudokuJob(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)
+	f, err := os.OpenFile(corpus, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("# comment\n" + strings.Repeat(".", 80) + "\n" + "55" + strings.Repeat(".", 79) + "\n")
+	f.Close()
+	wantOut, wantRej := filepath.Join(dir, "want.out"), filepath.Join(dir, "want.rej")
+	if _, err := run(t, "analyze", "sudoku", "solve", corpus, "--data", filepath.Join(dir, "data"), "--out", wantOut, "--rejects", wantRej, "-q"); err != nil {
+		t.Fatal(err)
+	}
+
+	c := startCluster(t)
+	waitLog(t, c.coord, "coordinator running")
+	standby := start(t, "coordinator standby", "--nats", c.url, "--data", filepath.Join(c.dir, "standby"), "--ack-wait", "2s")
+	waitLog(t, standby, "standing by until it stops")
+	out, rej := filepath.Join(dir, "got.out"), filepath.Join(dir, "got.rej")
+	args := []string{"sudoku", "solve", corpus, "--nats", c.url, "--out", out, "--rejects", rej, "--progress", "--chunk", "500"}
+	_, killedAt, err := runToMidJob(t, args, func(*exec.Cmd) { _ = c.coord.stop(t, syscall.SIGKILL) })
+	if err != nil {
+		t.Fatalf("analyze --nats: %v", err)
+	}
+	if killedAt < 0 {
+		t.Fatal("the coordinator was not killed mid-job")
+	}
+	if !strings.Contains(standby.out.String(), "coordinator running") {
+		t.Errorf("the standby did not take over:\n%s", standby.out.String())
+	}
+	for _, pair := range [][2]string{{out, wantOut}, {rej, wantRej}} {
+		got, want := mustRead(t, pair[0]), mustRead(t, pair[1])
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("%s (%d bytes) differs from the uninterrupted run's %s (%d bytes)", pair[0], len(got), pair[1], len(want))
 		}
 	}
 }
