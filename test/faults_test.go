@@ -2,6 +2,8 @@ package test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +152,77 @@ func TestStandbyCoordinatorTakesOverSudokuJob(t *testing.T) {
 		got, want := mustRead(t, pair[0]), mustRead(t, pair[1])
 		if len(want) == 0 || !bytes.Equal(got, want) {
 			t.Errorf("%s (%d bytes) differs from the uninterrupted run's %s (%d bytes)", pair[0], len(got), pair[1], len(want))
+		}
+	}
+}
+
+// A worker whose --data cannot be written refuses to start: exit 1 at
+// once, before it looks for NATS (there is none here), with one line that
+// names the directory and says why. A read-only directory (for root, who
+// writes anywhere, the worker runs as nobody), a directory that cannot be
+// made (--data under a file), and a disk with no room for the store's
+// first file (played by a file size limit: Badger makes a 64 MB memtable
+// file as it opens).
+func TestWorkerRefusesUnwritableStore(t *testing.T) {
+	// Not t.TempDir, whose parents only root may enter.
+	dir, err := os.MkdirTemp("", "wopr-store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(dir, "ro"), 0o755); os.RemoveAll(dir) })
+	readOnly, file := filepath.Join(dir, "ro"), filepath.Join(dir, "file")
+	for _, err := range []error{os.Chmod(dir, 0o755), os.Mkdir(readOnly, 0o555), os.WriteFile(file, nil, 0o644)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	nowhere := fmt.Sprintf("nats://127.0.0.1:%d", freePorts(t, 1)[0])
+	for _, c := range []struct {
+		name, data, why string
+		cmd             func(args ...string) *exec.Cmd
+	}{
+		{"read-only", readOnly, "permission denied", func(args ...string) *exec.Cmd {
+			cmd := exec.Command(binary("worker"), args...)
+			if os.Getuid() == 0 {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			}
+			return cmd
+		}},
+		{"under a file", filepath.Join(file, "data"), "not a directory", func(args ...string) *exec.Cmd {
+			return exec.Command(binary("worker"), args...)
+		}},
+		{"no room", filepath.Join(dir, "full"), "file too large", func(args ...string) *exec.Cmd {
+			// 8192 blocks of 512 or 1024 bytes: the store's small files
+			// fit, its 64 MB memtable does not.
+			return exec.Command("/bin/sh", append([]string{"-c", `ulimit -f 8192 && exec "$0" "$@"`, binary("worker")}, args...)...)
+		}},
+	} {
+		cmd := c.cmd("--nats", nowhere, "--data", c.data, "--name", "w1")
+		var stderr syncBuffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Errorf("%s: the worker still ran 30 s after it started:\n%s", c.name, stderr.String())
+			continue
+		}
+		var exit *exec.ExitError
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.HasPrefix(last, "worker: ") ||
+			!strings.Contains(last, c.data) || !strings.Contains(last, c.why) {
+			t.Errorf("%s: %v, output:\n%s\nwant exit code 1 and a last line naming %s and %q", c.name, err, stderr.String(), c.data, c.why)
+		}
+		if out := stderr.String(); strings.Contains(out, "nats") {
+			t.Errorf("%s: the worker looked for NATS before it opened its store:\n%s", c.name, out)
 		}
 	}
 }

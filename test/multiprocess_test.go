@@ -41,6 +41,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = dir
+	// Readable by any user, for a test that runs a binary as nobody.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", dir,
 		"github.com/woprlabs/wopr/cmd/analyze", "github.com/woprlabs/wopr/cmd/coordinator",
 		"github.com/woprlabs/wopr/cmd/worker", "github.com/nats-io/nats-server/v2")

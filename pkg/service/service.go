@@ -51,12 +51,17 @@ type CoordinatorConfig struct {
 	Common
 }
 
-// open connects, sets up (coordinator) or attaches to (worker) the streams,
-// and opens the Badger store. A worker waits for the coordinator.
+// open opens the Badger store, then connects and sets up (coordinator) or
+// attaches to (worker) the streams. A worker waits for the coordinator. The
+// store comes first: a --data that cannot be written (read-only, on a full
+// disk, another process's) is an error at once, not once NATS is there.
 func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, error) {
+	db, err := store.Open(c.Data, store.Options{Log: c.Log, TTL: c.CacheTTL})
+	if err != nil {
+		return nil, nil, err
+	}
 	e := queue.Endpoint{URL: c.NATS, Auth: c.Auth, Name: c.Name, WaitFirst: true, Log: c.Log}
 	var b *queue.Broker
-	var err error
 	if owner {
 		octx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
@@ -65,11 +70,7 @@ func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, 
 		b, err = queue.Attach(ctx, e, c.Queue)
 	}
 	if err != nil {
-		return nil, nil, err
-	}
-	db, err := store.Open(c.Data, store.Options{Log: c.Log, TTL: c.CacheTTL})
-	if err != nil {
-		b.Close()
+		db.Close()
 		return nil, nil, err
 	}
 	return b, db, nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,7 +77,7 @@ func Open(dir string, o Options) (*DB, error) {
 	}
 	db, err := badger.Open(opts)
 	if err != nil {
-		return nil, fmt.Errorf("open badger store %s: %w", dir, err)
+		return nil, fmt.Errorf("open badger store %s: %w", dir, oneLine{err})
 	}
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 500 * time.Millisecond
@@ -92,6 +93,16 @@ func Open(dir string, o Options) (*DB, error) {
 	go s.flushLoop(o.FlushEvery)
 	return s, nil
 }
+
+// oneLine is an error whose message is err's on one line: some of Badger's
+// span two (a daemon that cannot start says why in one line).
+type oneLine struct{ err error }
+
+func (e oneLine) Error() string {
+	return strings.ReplaceAll(strings.TrimSpace(e.err.Error()), "\n", "; ")
+}
+
+func (e oneLine) Unwrap() error { return e.err }
 
 func (s *DB) flushLoop(every time.Duration) {
 	defer close(s.done)
