@@ -120,37 +120,63 @@ func isWrongSequence(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
 }
 
-// ListJobs returns every job record, oldest first.
+// ListJobs returns every job record, oldest first. The records come from
+// one watch of the bucket: a request per record (its keys, then a Get of
+// each) made a submission, which looks for an unfinished job with its
+// spec, take 50 ms per thousand records in the bucket.
 func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
-	var ids []string
-	err := request(ctx, func(ctx context.Context) error {
-		ids = ids[:0]
-		lister, err := b.jobs.ListKeys(ctx)
+	for {
+		records, err := b.listJobs(ctx)
+		if errors.Is(err, errStalled) && ctx.Err() == nil {
+			continue // a request lost: the watch again
+		}
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("list jobs: %w", err)
 		}
-		for k := range lister.Keys() {
-			ids = append(ids, k)
+		job.Sort(records)
+		return records, nil
+	}
+}
+
+// errStalled is a listing of the jobs that received nothing for
+// requestAttempt: the request that made its consumer, or a message, went
+// with a server that died.
+var errStalled = errors.New("no record for " + requestAttempt.String())
+
+func (b *Broker) listJobs(ctx context.Context) ([]*job.Record, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stall := time.AfterFunc(requestAttempt, cancel)
+	defer stall.Stop()
+	stalled := func(err error) error {
+		if ctx.Err() == nil && wctx.Err() != nil {
+			return errStalled
 		}
-		// The keys stop when ctx ends, with no error of their own.
-		return ctx.Err()
-	})
+		return err
+	}
+	w, err := b.jobs.WatchAll(wctx, jetstream.IgnoreDeletes())
 	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
+		return nil, stalled(err)
 	}
+	defer w.Stop()
 	var records []*job.Record
-	for _, id := range ids {
-		r, _, err := b.GetJob(ctx, id)
-		if errors.Is(err, job.ErrNotFound) {
-			continue
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil, stalled(errors.New("watch stopped"))
+			}
+			if e == nil {
+				return records, nil // every record there was
+			}
+			stall.Reset(requestAttempt)
+			if r, err := decodeRecord(e.Value()); err == nil {
+				records = append(records, r)
+			}
+		case <-wctx.Done():
+			return nil, stalled(wctx.Err())
 		}
-		if err != nil {
-			return nil, err
-		}
-		records = append(records, r)
 	}
-	job.Sort(records)
-	return records, nil
 }
 
 // WatchJob sends the job's record every time it changes, starting with the

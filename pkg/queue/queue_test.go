@@ -21,7 +21,7 @@ import (
 // runServer starts a JetStream server for one test, on 127.0.0.1 with a
 // random port and its store in a temporary directory, and opens a Broker
 // on it.
-func runServer(t *testing.T) *Broker {
+func runServer(t testing.TB) *Broker {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -36,7 +36,7 @@ func runServer(t *testing.T) *Broker {
 }
 
 // openOn opens a Broker on the server at url, closed when the test ends.
-func openOn(t *testing.T, url string) *Broker {
+func openOn(t testing.TB, url string) *Broker {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
