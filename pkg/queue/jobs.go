@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/woprlabs/wopr/pkg/job"
@@ -36,23 +37,79 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 	if !job.ValidID(id) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
-	var e jetstream.KeyValueEntry
+	var value []byte
+	var rev uint64
 	err := request(ctx, func(ctx context.Context) error {
-		var err error
-		e, err = b.jobs.Get(ctx, id)
+		e, err := b.jobs.Get(ctx, id)
+		if err == nil {
+			value, rev = e.Value(), e.Revision()
+		}
 		return err
 	})
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		// The bucket's Get is answered by any of its replicas, and one that
+		// has not yet applied a job's creation says it does not exist: a
+		// coordinator took a job just submitted for one deleted and never
+		// ran it, and a worker dropped its tasks. The leader confirms.
+		err = request(ctx, func(ctx context.Context) error {
+			var err error
+			value, rev, err = b.leaderGetJob(ctx, id)
+			return err
+		})
+	}
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("read job %s: %w", id, err)
 	}
-	r, err := decodeRecord(e.Value())
+	r, err := decodeRecord(value)
 	if err != nil {
 		return nil, 0, fmt.Errorf("job %s: %w", id, err)
 	}
-	return r, e.Revision(), nil
+	return r, rev, nil
+}
+
+// leaderGetJob reads a job's record from the leader of the bucket's
+// stream: its value and revision, or jetstream.ErrKeyNotFound.
+func (b *Broker) leaderGetJob(ctx context.Context, id string) ([]byte, uint64, error) {
+	req, err := json.Marshal(map[string]string{"last_by_subj": jobKeySubject(id)})
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := b.nc.RequestWithContext(ctx, jobsMsgGetSubject, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	var resp struct {
+		Message *struct {
+			Seq    uint64 `json:"seq"`
+			Header []byte `json:"hdrs"`
+			Data   []byte `json:"data"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return nil, 0, fmt.Errorf("stream message: %w", err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return nil, 0, jetstream.ErrKeyNotFound
+	case resp.Error != nil:
+		return nil, 0, resp.Error
+	case resp.Message == nil:
+		return nil, 0, errors.New("stream message: empty answer")
+	}
+	if len(resp.Message.Header) > 0 {
+		h, err := nats.DecodeHeadersMsg(resp.Message.Header)
+		if err != nil {
+			return nil, 0, fmt.Errorf("stream message: %w", err)
+		}
+		if op := h.Get("KV-Operation"); op == "DEL" || op == "PURGE" {
+			return nil, 0, jetstream.ErrKeyNotFound // deleted
+		}
+	}
+	return resp.Message.Data, resp.Message.Seq, nil
 }
 
 // CreateJob stores a new job record; it fails if the id exists.

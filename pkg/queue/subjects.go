@@ -17,6 +17,15 @@ const (
 	maxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + tasksStream + "." + workersConsumer
 )
 
+// jobKeySubject is the subject of a job's record in the jobs bucket (the
+// key's subject in the bucket's stream).
+func jobKeySubject(jobID string) string { return "$KV." + jobsBucket + "." + jobID }
+
+// jobsMsgGetSubject is JetStream's API for a message of the jobs bucket's
+// stream, answered by the stream's leader (its direct get, which the
+// bucket's Get uses, is answered by any replica).
+const jobsMsgGetSubject = "$JS.API.STREAM.MSG.GET.KV_" + jobsBucket
+
 // taskSubject is the subject of one task.
 func taskSubject(jobID, task string) string { return tasksPrefix + jobID + "." + task }
 

@@ -1,0 +1,60 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// A replica of the jobs bucket that has not yet applied a job's creation
+// answers the bucket's Get with "not found" (a direct get is answered by
+// any replica): GetJob asks the stream's leader before it says a job does
+// not exist. The stale replica is played by a subscriber that answers the
+// direct gets with 404, the server's own answering being turned off.
+func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
+	b := runServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	j, err := b.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.js.Stream(ctx, "KV_"+jobsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.AllowDirect = false
+	if _, err := b.js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var stale atomic.Int32
+	sub, err := b.nc.Subscribe("$JS.API.DIRECT.GET.KV_"+jobsBucket+".>", func(m *nats.Msg) {
+		stale.Add(1)
+		_ = m.RespondMsg(&nats.Msg{Header: nats.Header{"Status": []string{"404"}, "Description": []string{"Message Not Found"}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+
+	got, rev, err := b.GetJob(ctx, j.ID)
+	if err != nil || got.ID != j.ID || rev == 0 {
+		t.Fatalf("GetJob of a job a replica does not know yet: %v, revision %d, %v; want the job", got, rev, err)
+	}
+	if stale.Load() == 0 {
+		t.Error("no direct get reached the stale replica: the test tests nothing")
+	}
+	if _, err := b.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.Done = 1; return nil }); err != nil {
+		t.Errorf("UpdateJob: %v", err)
+	}
+	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("GetJob of a job that does not exist: %v, want job.ErrNotFound", err)
+	}
+}
