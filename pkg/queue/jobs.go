@@ -39,7 +39,7 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 	}
 	var value []byte
 	var rev uint64
-	err := request(ctx, func(ctx context.Context) error {
+	err := b.request(ctx, func(ctx context.Context) error {
 		e, err := b.jobs.Get(ctx, id)
 		if err == nil {
 			value, rev = e.Value(), e.Revision()
@@ -51,7 +51,7 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 		// has not yet applied a job's creation says it does not exist: a
 		// coordinator took a job just submitted for one deleted and never
 		// ran it, and a worker dropped its tasks. The leader confirms.
-		err = request(ctx, func(ctx context.Context) error {
+		err = b.request(ctx, func(ctx context.Context) error {
 			var err error
 			value, rev, err = b.leaderGetJob(ctx, id)
 			return err
@@ -156,7 +156,7 @@ func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Reco
 		// Sent again when its answer is lost: if the first one was
 		// applied, the second fails with the revision, and change sees
 		// the record as changed.
-		err = request(ctx, func(ctx context.Context) error {
+		err = b.request(ctx, func(ctx context.Context) error {
 			_, err := b.jobs.Update(ctx, id, data, rev)
 			return err
 		})

@@ -130,6 +130,32 @@ type failure struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+
+	// The server's permission violations, counted: a request it denied is
+	// never answered, and request and retry end on one rather than send
+	// the request again for ever.
+	mu      sync.Mutex
+	denials uint64
+	denied  error
+}
+
+// deny records a permission violation the server reported.
+func (f *failure) deny(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.denials++
+	f.denied = err
+}
+
+// deniedSince returns the last permission violation if there has been one
+// since the count was n, and the count now.
+func (f *failure) deniedSince(n uint64) (error, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.denials > n {
+		return f.denied, f.denials
+	}
+	return nil, f.denials
 }
 
 func (f *failure) set(err error) {
@@ -169,6 +195,9 @@ func connect(ctx context.Context, e Endpoint) (*nats.Conn, *failure, error) {
 				// (credentials revoked by a reload of the server).
 				fail.set(ferr)
 				return
+			}
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				fail.deny(err)
 			}
 			subj := ""
 			if sub != nil {
@@ -483,12 +512,16 @@ func (b *Broker) EnsureConsumers(ctx context.Context) error {
 // starts soon after the new leader is there.
 func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) error {
 	delay, attempt := 50*time.Millisecond, retryFirstAttempt
+	_, denials := b.fail.deniedSince(0)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, attempt)
 		err := f(cctx)
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if denied, _ := b.fail.deniedSince(denials); denied != nil {
+			return denied
 		}
 		select {
 		case <-ctx.Done():
@@ -518,16 +551,22 @@ const requestAttempt = 2 * time.Second
 // big, a stream gone, a key not found) end it at once. send must be safe to
 // repeat: tasks carry a message id, results are merged once, a job record
 // is updated with compare-and-set, and the other requests read or purge.
-func request(ctx context.Context, send func(ctx context.Context) error) error {
+// A permission violation the server reports meanwhile ends it with that
+// error: a denied request is never answered either.
+func (b *Broker) request(ctx context.Context, send func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
+	_, denials := b.fail.deniedSince(0)
 	for {
 		actx, cancel := context.WithTimeout(ctx, requestAttempt)
 		err := send(actx)
 		timedOut := actx.Err() != nil
 		cancel()
+		denied, _ := b.fail.deniedSince(denials)
 		switch {
 		case err == nil:
 			return nil
+		case denied != nil:
+			return denied
 		case ctx.Err() != nil:
 			return err
 		case !timedOut && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, nats.ErrNoResponders) &&

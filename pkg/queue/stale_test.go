@@ -3,10 +3,12 @@ package queue
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/job"
@@ -56,5 +58,52 @@ func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 	}
 	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
 		t.Errorf("GetJob of a job that does not exist: %v, want job.ErrNotFound", err)
+	}
+}
+
+// A request the server's permissions deny is never answered: GetJob, and
+// any request, ends with the violation the server reports rather than
+// sending the request again until its context ends (which, for a worker
+// reading job records, is never).
+func TestDeniedRequestEndsAtOnce(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		Users: []*server.User{
+			{Username: "owner", Password: "o"},
+			{Username: "reader", Password: "r", Permissions: &server.Permissions{
+				Publish: &server.SubjectPermission{Deny: []string{"$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>"}},
+			}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	ctx := context.Background()
+	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	reader, err := Attach(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "reader", Password: "r"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	j, err := owner.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := reader.GetJob(ctx, j.ID); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, nats.ErrPermissionViolation) || !strings.Contains(err.Error(), "DIRECT.GET") {
+			t.Errorf("GetJob denied: %v, want the permission violation naming the subject", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("GetJob denied by the server's permissions still trying after a minute")
 	}
 }

@@ -19,7 +19,7 @@ import (
 func (b *Broker) PublishTask(ctx context.Context, t job.Task) error {
 	id := fmt.Sprintf("%s/%s/%d", t.Job, t.ID, t.Epoch)
 	msg := encodeTask(t)
-	if err := request(ctx, func(ctx context.Context) error {
+	if err := b.request(ctx, func(ctx context.Context) error {
 		_, err := b.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
 		return err
 	}); err != nil {
@@ -31,7 +31,7 @@ func (b *Broker) PublishTask(ctx context.Context, t job.Task) error {
 // HasTask reports whether a task of a job is still in the work queue
 // (waiting, or with a worker).
 func (b *Broker) HasTask(ctx context.Context, jobID, task string) (bool, error) {
-	err := request(ctx, func(ctx context.Context) error {
+	err := b.request(ctx, func(ctx context.Context) error {
 		_, err := b.tasks.GetLastMsgForSubject(ctx, taskSubject(jobID, task))
 		return err
 	})
@@ -69,7 +69,7 @@ func (b *Broker) InFlight(ctx context.Context) (int, error) {
 
 // PurgeJob removes every queued or in-flight task of a job.
 func (b *Broker) PurgeJob(ctx context.Context, jobID string) error {
-	if err := request(ctx, func(ctx context.Context) error {
+	if err := b.request(ctx, func(ctx context.Context) error {
 		return b.tasks.Purge(ctx, jetstream.WithPurgeSubject(jobTasksSubject(jobID)))
 	}); err != nil {
 		return fmt.Errorf("purge tasks of %s: %w", jobID, err)
@@ -131,7 +131,7 @@ func (b *Broker) ObserveTasks(ctx context.Context, f func(job.Task)) error {
 // answer. (A result stored twice is merged once.)
 func (b *Broker) PublishResult(ctx context.Context, r job.Result) error {
 	msg := encodeResult(r)
-	if err := request(ctx, func(ctx context.Context) error {
+	if err := b.request(ctx, func(ctx context.Context) error {
 		_, err := b.js.PublishMsg(ctx, msg)
 		return err
 	}); err != nil {
