@@ -655,6 +655,14 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	denied("publish a task", func(ctx context.Context) error {
 		return b.PublishTask(ctx, job.Task{Job: id, ID: "t1", Kind: "mnk.count", Payload: []byte("{}")})
 	})
+	// A job that does not exist is confirmed with the bucket's leader
+	// (pkg/queue's GetJob): the permissions allow that read.
+	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("a worker reading a job that does not exist: %v, want job.ErrNotFound", err)
+	}
+	if r := runEnv(t, client.env, "analyze", client.args("status", "20260101-000000-000000")...); !strings.Contains(r.stderr, "no such job") {
+		t.Errorf("analyze status of a job that does not exist, as a client: exit %d: %s", r.code, r.stderr)
+	}
 	after, _, err := b.GetJob(ctx, id)
 	if err != nil {
 		t.Fatal(err)
