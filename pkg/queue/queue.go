@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -223,7 +224,12 @@ func connect(ctx context.Context, e Endpoint) (*nats.Conn, *failure, error) {
 	if e.InProcess != nil {
 		all = append(all, nats.InProcessServer(e.InProcess))
 	} else {
-		opts.Url = e.URL
+		// A comma-separated list of servers, as nats.Connect reads it.
+		for u := range strings.SplitSeq(e.URL, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				opts.Servers = append(opts.Servers, u)
+			}
+		}
 		auth, err := e.Auth.options()
 		if err != nil {
 			return nil, nil, err

@@ -107,3 +107,21 @@ func TestDeniedRequestEndsAtOnce(t *testing.T) {
 		t.Fatal("GetJob denied by the server's permissions still trying after a minute")
 	}
 }
+
+// A URL that lists several servers, comma-separated, connects to one of
+// them, as nats.Connect reads it.
+func TestURLOfSeveralServers(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	b := openOn(t, s.ClientURL()+", "+s.ClientURL())
+	if _, err := b.Submit(context.Background(), job.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+}
