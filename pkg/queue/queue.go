@@ -148,15 +148,22 @@ func (f *failure) deny(err error) {
 	f.denied = err
 }
 
+// denialCount returns how many permission violations there have been.
+func (f *failure) denialCount() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.denials
+}
+
 // deniedSince returns the last permission violation if there has been one
-// since the count was n, and the count now.
-func (f *failure) deniedSince(n uint64) (error, uint64) {
+// since the count was n, else nil.
+func (f *failure) deniedSince(n uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.denials > n {
-		return f.denied, f.denials
+		return f.denied
 	}
-	return nil, f.denials
+	return nil
 }
 
 func (f *failure) set(err error) {
@@ -518,7 +525,7 @@ func (b *Broker) EnsureConsumers(ctx context.Context) error {
 // starts soon after the new leader is there.
 func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) error {
 	delay, attempt := 50*time.Millisecond, retryFirstAttempt
-	_, denials := b.fail.deniedSince(0)
+	denials := b.fail.denialCount()
 	for {
 		cctx, cancel := context.WithTimeout(ctx, attempt)
 		err := f(cctx)
@@ -526,7 +533,7 @@ func (b *Broker) retry(ctx context.Context, f func(ctx context.Context) error) e
 		if err == nil {
 			return nil
 		}
-		if denied, _ := b.fail.deniedSince(denials); denied != nil {
+		if denied := b.fail.deniedSince(denials); denied != nil {
 			return denied
 		}
 		select {
@@ -561,13 +568,13 @@ const requestAttempt = 2 * time.Second
 // error: a denied request is never answered either.
 func (b *Broker) request(ctx context.Context, send func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
-	_, denials := b.fail.deniedSince(0)
+	denials := b.fail.denialCount()
 	for {
 		actx, cancel := context.WithTimeout(ctx, requestAttempt)
 		err := send(actx)
 		timedOut := actx.Err() != nil
 		cancel()
-		denied, _ := b.fail.deniedSince(denials)
+		denied := b.fail.deniedSince(denials)
 		switch {
 		case err == nil:
 			return nil
