@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
+	"sync/atomic"
 )
 
 // Stats are exact statistics of the game tree below a position p, p
@@ -135,36 +137,184 @@ type Cache interface {
 	Store(p Position, s Stats)
 }
 
-// Counter counts game trees (see Count) with a memo table keyed by canonical
-// position, kept across calls so that later calls reuse earlier work. It is
-// not safe for concurrent use.
+// Memo is the memo table of Counters: the statistics of every canonical
+// position counted so far, by position. Counters of one game may share a
+// Memo (see Memo.NewCounter) and count at the same time, each on a
+// goroutine of its own: each finds the positions that the others have
+// finished, so that tasks whose subtrees overlap (the transpositions below
+// the split depth of a job) are counted once per process rather than once
+// per goroutine.
 //
-// The memo is an open-addressing table of 8-byte slots (a 32-bit offset, 30
-// bits of hash to skip most key comparisons, the 2-bit value) pointing into
-// a slab of uint64: the exact key (X, O), Nodes, Draws, CanonicalGames and
+// The table is open addressing over 8-byte slots (a 32-bit offset, 30 bits
+// of hash to skip most key comparisons, the 2-bit value) pointing into a
+// slab of uint64: the exact key (X, O), Nodes, Draws, CanonicalGames and
 // Wins[L] only for the plies L where a line is still possible below the
 // position. For 4x4 this is about 100 bytes per entry; a map[Position]Stats
 // would take over 600. The key is the canonical position itself, never just
 // a hash: a 64-bit hash collision would silently corrupt exact counts.
+//
+// Sharing needs no lock on the way of a count. An entry is written once,
+// into a page of the slab that its Counter took for itself, before its
+// slot is published with a compare-and-swap; readers load slots
+// atomically, so they see whole entries or none, and entries never change
+// afterwards. Loads on amd64 are plain moves: a Counter alone runs as fast
+// as before the memo could be shared. Two Counters that both miss a
+// position both count it and the second insert finds the first's slot and
+// drops its own entry: work is lost, never exactness. The table grows
+// (doubles) under a mutex while the others go on, in the old table: what
+// they insert there during the copy is lost to the new one, which costs
+// recounting those positions, one node each since their children are
+// there. The alternatives measured (docs/benchmarks.md): a mutex per
+// stripe of the table, and a shared map consulted only near the tasks'
+// roots.
+type Memo struct {
+	g      *Game
+	table  atomic.Pointer[memoTable]
+	growMu sync.Mutex
+
+	// The slab: pages of pageSize words, in chunks of chunkSize pages,
+	// allocated as they are first needed and kept by Reset. A Counter
+	// takes a page (npages.Add) and fills it alone; an entry's offset is
+	// its page number << pageBits | its index in the page. Pages are not
+	// one slice grown by append: a slice of 100+ MB is copied at every
+	// growth, which spent a quarter of the count of 4,4,4 in memmove and
+	// memclr and allocated 3.6 times the memory.
+	chunks   [maxChunks]atomic.Pointer[memoChunk]
+	npages   atomic.Int64 // pages taken since the last Reset
+	pages    atomic.Int64 // pages allocated
+	gen      atomic.Uint64
+	counters atomic.Int64
+}
+
+type memoTable struct {
+	slots []uint64 // 0: empty; else off<<32 | hash tag (30 bits) | value+1
+	shift uint     // index = hash >> shift
+	used  atomic.Int64
+}
+
+type memoPage [pageSize]uint64
+
+type memoChunk [chunkSize]*memoPage
+
+const (
+	pageBits  = 16
+	pageSize  = 1 << pageBits
+	chunkBits = 8
+	chunkSize = 1 << chunkBits
+	maxChunks = 1 << (32 - pageBits - chunkBits) // offsets are 32 bits
+
+	minSlotBits = 10
+	// usedBatch is how many inserts a Counter makes before it adds them to
+	// the table's count (one atomic addition, which two cores inserting at
+	// once would otherwise contend for at every position).
+	usedBatch = 64
+)
+
+// NewMemo returns an empty memo for the positions of g.
+func NewMemo(g *Game) *Memo {
+	m := &Memo{g: g}
+	m.table.Store(newMemoTable(minSlotBits))
+	return m
+}
+
+func newMemoTable(slotBits uint) *memoTable {
+	return &memoTable{slots: make([]uint64, 1<<slotBits), shift: 64 - slotBits}
+}
+
+// NewCounter returns a Counter that consults and fills m. Counters of one
+// memo may count at the same time, each on a goroutine of its own.
+func (m *Memo) NewCounter() *Counter {
+	id := uint64(m.counters.Add(1) - 1)
+	return &Counter{g: m.g, m: m, reverse: id%2 == 1, rotate: uint32(id / 2 * 0x9e3779b9)}
+}
+
+// Entries returns the number of positions in the memo.
+func (m *Memo) Entries() int { return int(m.table.Load().used.Load()) }
+
+// Bytes returns the memory held by the memo (table and slab).
+func (m *Memo) Bytes() int {
+	return 8 * (len(m.table.Load().slots) + int(m.pages.Load())*pageSize)
+}
+
+// Reset empties the memo but keeps its memory for the next counts. No
+// Counter of m may be counting.
+func (m *Memo) Reset() {
+	t := m.table.Load()
+	clear(t.slots)
+	t.used.Store(0)
+	m.npages.Store(0)
+	m.gen.Add(1) // the Counters' pages are free again
+}
+
+// entry returns the slab from offset off.
+func (m *Memo) entry(off uint64) []uint64 {
+	pg := m.chunks[off>>(pageBits+chunkBits)%maxChunks].Load()[off>>pageBits%chunkSize]
+	return pg[off%pageSize:]
+}
+
+// grow doubles the table t, unless another Counter is growing it or has.
+func (m *Memo) grow(t *memoTable) {
+	if !m.growMu.TryLock() {
+		return
+	}
+	defer m.growMu.Unlock()
+	if m.table.Load() != t {
+		return
+	}
+	nt := newMemoTable(uint(64-t.shift) + 1)
+	mask := len(nt.slots) - 1
+	n := 0
+	for i := range t.slots {
+		s := atomic.LoadUint64(&t.slots[i])
+		if s == 0 {
+			continue
+		}
+		e := m.entry(s >> 32)
+		j := int(hash(Position{e[eX], e[eO]}) >> nt.shift)
+		for nt.slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		nt.slots[j] = s // nt is not published yet
+		n++
+	}
+	nt.used.Store(int64(n))
+	m.table.Store(nt)
+}
+
+// Counter counts game trees (see Count) with a memo table keyed by canonical
+// position (a Memo of its own, or one it shares with other Counters), kept
+// across calls so that later calls reuse earlier work. A Counter is not
+// safe for concurrent use; Counters sharing a Memo are.
 type Counter struct {
 	g *Game
+	m *Memo
 
-	slots []uint64 // 0: empty; else off<<32 | hash tag (30 bits) | value+1
-	used  int
-	shift uint // index = hash >> shift
-	// The slab is a list of 512 KB pages rather than one slice: a slice of
-	// 100+ MB grown by append is copied at every growth, which spends a
-	// quarter of the count of 4,4,4 in memmove and memclr and allocates 3.6
-	// times the memory. pages[:npages] are in use, the last up to top.
-	pages  [][]uint64
-	npages int
+	// The page this Counter fills: its number, the next free word, and the
+	// memo's generation when it was taken.
+	page   *memoPage
+	pageNo int
 	top    int
+	gen    uint64
+	// Inserts into the table pendingIn not yet added to its count; a
+	// table's count is that of its entries, those copied in as it grew
+	// included.
+	pendingIn *memoTable
+	pending   int64
 
 	cache       Cache
 	cacheMaxPly int
 	cacheHits   uint64
+	recounted   uint64 // positions counted that another Counter had counted first
 
-	carry uint64 // non-zero once an addition or product overflowed
+	// The order in which this Counter visits the children of a position:
+	// reversed, and rotated by rotate/2^32 of the children, so that two
+	// Counters of a memo that reach the same unfinished position go
+	// different ways below it and soon find each other's work, rather than
+	// count the same subtree side by side (the first Counter of a memo
+	// takes them in order; see docs/benchmarks.md).
+	reverse bool
+	rotate  uint32
+	carry   uint64 // non-zero once an addition or product overflowed
 
 	// CountContext's context, polled every pollMask+1 new positions; abort
 	// unwinds the recursion without memoising what it left unfinished.
@@ -201,16 +351,11 @@ const (
 	eWins // Wins[lo(ply)], Wins[lo(ply)+1], ..., Wins[cells]
 )
 
-const minSlotBits = 10
+// NewCounter returns a Counter for g with an empty memo of its own.
+func NewCounter(g *Game) *Counter { return NewMemo(g).NewCounter() }
 
-// NewCounter returns an empty Counter for g.
-func NewCounter(g *Game) *Counter {
-	c := &Counter{g: g}
-	c.slots = make([]uint64, 1<<minSlotBits)
-	c.shift = 64 - minSlotBits
-	c.Reset()
-	return c
-}
+// Memo returns the Counter's memo.
+func (c *Counter) Memo() *Memo { return c.m }
 
 // SetCache makes the Counter consult cache for the positions it has not
 // memoised and fill it with the ones it computes, but only for positions
@@ -221,41 +366,55 @@ func (c *Counter) SetCache(cache Cache, maxPly int) {
 	c.cache, c.cacheMaxPly = cache, maxPly
 }
 
-// Reset empties the memo but keeps its memory for the next counts.
+// Reset empties the memo but keeps its memory for the next counts. No other
+// Counter of the same memo may be counting.
 func (c *Counter) Reset() {
-	clear(c.slots)
-	c.used = 0
-	c.npages, c.top = 0, pageSize // the first alloc opens page 0
-	c.alloc(1)                    // offset 0 means an empty slot
+	c.m.Reset()
+	c.page, c.pendingIn, c.pending = nil, nil, 0
 }
 
 // MemoEntries returns the number of positions in the memo.
-func (c *Counter) MemoEntries() int { return c.used }
+func (c *Counter) MemoEntries() int { return c.m.Entries() }
 
 // MemoBytes returns the memory held by the memo (table and slab).
-func (c *Counter) MemoBytes() int { return 8 * (len(c.slots) + len(c.pages)*pageSize) }
-
-const pageBits = 16
-const pageSize = 1 << pageBits
+func (c *Counter) MemoBytes() int { return c.m.Bytes() }
 
 // alloc returns the offset of n free words (n <= pageSize) in the slab.
 func (c *Counter) alloc(n int) int {
-	if c.top+n > pageSize {
-		if c.npages == len(c.pages) {
-			c.pages = append(c.pages, make([]uint64, pageSize))
+	m := c.m
+	if c.page == nil || c.top+n > pageSize || c.gen != m.gen.Load() {
+		c.gen = m.gen.Load()
+		no := m.npages.Add(1) - 1
+		if no >= maxChunks*chunkSize {
+			panic("mnk: counter memo exceeds 2^32 words")
 		}
-		c.npages++
-		c.top = 0
+		ch := m.chunks[no>>chunkBits].Load()
+		if ch == nil {
+			ch = new(memoChunk)
+			if !m.chunks[no>>chunkBits].CompareAndSwap(nil, ch) {
+				ch = m.chunks[no>>chunkBits].Load()
+			}
+		}
+		pg := ch[no%chunkSize]
+		if pg == nil {
+			// Only this Counter has page no; the others read the chunk's
+			// entry only after an entry of the page is published.
+			pg = new(memoPage)
+			ch[no%chunkSize] = pg
+			m.pages.Add(1)
+		}
+		c.page, c.pageNo, c.top = pg, int(no), 0
+		if no == 0 {
+			c.top = 1 // offset 0 means an empty slot
+		}
 	}
-	off := (c.npages-1)<<pageBits | c.top
+	off := c.pageNo<<pageBits | c.top
 	c.top += n
 	return off
 }
 
 // entry returns the slab from offset off.
-func (c *Counter) entry(off uint64) []uint64 {
-	return c.pages[off>>pageBits][off&(pageSize-1):]
-}
+func (c *Counter) entry(off uint64) []uint64 { return c.m.entry(off) }
 
 // CacheHits returns the number of positions taken from the cache.
 func (c *Counter) CacheHits() uint64 { return c.cacheHits }
@@ -294,6 +453,7 @@ func (c *Counter) CountContext(ctx context.Context, p Position) (Stats, error) {
 	cp, _ := g.canonical(p)
 	slot := c.solve(cp, ply)
 	c.ctx = nil
+	c.flush()
 	if c.abort {
 		return Stats{}, ctx.Err()
 	}
@@ -326,59 +486,78 @@ func hash(p Position) uint64 {
 
 const tagMask = 0xffff_fffc
 
-// lookup returns the slot of p, or 0 and the index of the empty slot where
-// p would go.
-func (c *Counter) lookup(p Position) (uint64, int) {
+// lookup returns the slot of p, or 0.
+func (c *Counter) lookup(p Position) uint64 {
+	t := c.m.table.Load()
 	h := hash(p)
 	tag := h & tagMask
-	mask := len(c.slots) - 1
-	for i := int(h >> c.shift); ; i = (i + 1) & mask {
-		s := c.slots[i]
+	mask := len(t.slots) - 1
+	i := int(h >> t.shift)
+	// The load stays under 1/2 (linear probing stays short, and a miss, the
+	// common case while the tree is being explored, ends at the first empty
+	// slot), but a table being grown by another Counter may fill: a lookup
+	// ends after probing every slot.
+	for range len(t.slots) {
+		s := atomic.LoadUint64(&t.slots[i])
 		if s == 0 {
-			return 0, i
+			return 0
 		}
 		if s&tagMask == tag {
 			e := c.entry(s >> 32)
 			if e[eX] == p.X && e[eO] == p.O {
-				return s, i
+				return s
 			}
 		}
+		i = (i + 1) & mask
 	}
+	return 0
 }
 
-// insert adds the entry at off for p with value v and returns its slot.
+// insert adds the entry at off for p with value v and returns its slot; or,
+// if another Counter of the memo has inserted p meanwhile, returns that one.
 func (c *Counter) insert(p Position, off int, v Value) uint64 {
-	if off >= 1<<32 {
-		panic("mnk: counter memo exceeds 2^32 words")
+	t := c.m.table.Load()
+	h := hash(p)
+	tag := h & tagMask
+	s := uint64(off)<<32 | tag | uint64(v+1)
+	mask := len(t.slots) - 1
+	i := int(h >> t.shift)
+	for range len(t.slots) {
+		cur := atomic.LoadUint64(&t.slots[i])
+		if cur == 0 {
+			if atomic.CompareAndSwapUint64(&t.slots[i], 0, s) {
+				if t != c.pendingIn {
+					c.flush()
+					c.pendingIn = t
+				}
+				c.pending++
+				if c.pending == usedBatch {
+					c.flush()
+				}
+				return s
+			}
+			cur = atomic.LoadUint64(&t.slots[i])
+		}
+		if cur&tagMask == tag {
+			e := c.entry(cur >> 32)
+			if e[eX] == p.X && e[eO] == p.O {
+				return cur
+			}
+		}
+		i = (i + 1) & mask
 	}
-	// Keep the load at most 1/2: linear probing stays short, and a miss,
-	// the common case while the tree is being explored, ends at the first
-	// empty slot.
-	if 2*(c.used+1) > len(c.slots) {
-		c.grow()
-	}
-	_, i := c.lookup(p)
-	s := uint64(off)<<32 | hash(p)&tagMask | uint64(v+1)
-	c.slots[i] = s
-	c.used++
-	return s
+	return s // a full table being grown: p is counted but not found again
 }
 
-func (c *Counter) grow() {
-	old := c.slots
-	c.slots = make([]uint64, 2*len(old))
-	c.shift--
-	mask := len(c.slots) - 1
-	for _, s := range old {
-		if s == 0 {
-			continue
+// flush adds the Counter's pending inserts to the count of the table they
+// went into, and grows the table when it is half full.
+func (c *Counter) flush() {
+	if t := c.pendingIn; t != nil && c.pending != 0 {
+		t.used.Add(c.pending)
+		c.pending = 0
+		if 2*t.used.Load() > int64(len(t.slots)) {
+			c.m.grow(t)
 		}
-		e := c.entry(s >> 32)
-		i := int(hash(Position{e[eX], e[eO]}) >> c.shift)
-		for c.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		c.slots[i] = s
 	}
 }
 
@@ -398,7 +577,7 @@ func (c *Counter) addMul(dst *uint64, m, x uint64) {
 // other counts, so a symmetric position (the empty board has 3 groups for
 // 9 moves in tic-tac-toe) costs a fraction of its moves.
 func (c *Counter) solve(p Position, ply int) uint64 {
-	if s, _ := c.lookup(p); s != 0 {
+	if s := c.lookup(p); s != 0 {
 		return s
 	}
 	if c.ctx != nil {
@@ -442,7 +621,15 @@ func (c *Counter) solve(p Position, ply int) uint64 {
 	lo, cells := c.lo(ply), g.cells
 	a.nodes, a.draws, a.cg, a.val = 1, 0, 0, Loss
 	clear(a.wins[lo : cells+1])
-	for i := range n {
+	rot := int(uint64(c.rotate) * uint64(n) >> 32)
+	for j := range n {
+		i := j + rot
+		if i >= n {
+			i -= n
+		}
+		if c.reverse {
+			i = n - 1 - i
+		}
 		k := &kids[i]
 		switch k.res {
 		case XWin, OWin:
@@ -474,11 +661,16 @@ func (c *Counter) solve(p Position, ply int) uint64 {
 	if c.carry != 0 {
 		panic(fmt.Sprintf("mnk: counts overflow uint64 below %s", g.String(p)))
 	}
-	off := c.alloc(eWins + cells + 1 - lo)
-	e := c.entry(uint64(off))
+	size := eWins + cells + 1 - lo
+	off := c.alloc(size)
+	e := c.page[off%pageSize:]
 	e[eX], e[eO], e[eNodes], e[eDraws], e[eCG] = p.X, p.O, a.nodes, a.draws, a.cg
 	copy(e[eWins:], a.wins[lo:cells+1])
 	s := c.insert(p, off, a.val)
+	if s>>32 != uint64(off) {
+		c.top -= size // another Counter's entry for p won: this one is free again
+		c.recounted++
+	}
 	if c.cache != nil && ply <= c.cacheMaxPly {
 		var st Stats
 		c.fill(&st, s, ply)
@@ -490,9 +682,15 @@ func (c *Counter) solve(p Position, ply int) uint64 {
 // store puts st, the stats of the canonical position p at ply, in the memo.
 func (c *Counter) store(p Position, ply int, st *Stats) uint64 {
 	lo, cells := c.lo(ply), c.g.cells
-	off := c.alloc(eWins + cells + 1 - lo)
-	e := c.entry(uint64(off))
+	size := eWins + cells + 1 - lo
+	off := c.alloc(size)
+	e := c.page[off%pageSize:]
 	e[eX], e[eO], e[eNodes], e[eDraws], e[eCG] = p.X, p.O, st.Nodes, st.Draws, st.CanonicalGames
 	copy(e[eWins:], st.Wins[lo:cells+1])
-	return c.insert(p, off, st.Value)
+	s := c.insert(p, off, st.Value)
+	if s>>32 != uint64(off) {
+		c.top -= size
+		c.recounted++
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -479,5 +480,68 @@ func TestCountContext(t *testing.T) {
 	cancel()
 	if _, err := NewCounter(g).CountContext(ctx, Position{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("CountContext with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestSharedMemo counts the children of the empty board (overlapping
+// subtrees) on several goroutines with Counters of one Memo, each in an
+// order of its own, while the memo grows from its smallest table; every
+// count must equal that of a Counter of its own, and the memo, shared, must
+// then answer every position a fresh Counter counts.
+func TestSharedMemo(t *testing.T) {
+	g := MustNew(4, 4, 3)
+	if testing.Short() {
+		g = MustNew(3, 4, 3)
+	}
+	roots := splitPositions(g, 2)
+	want := make([]Stats, len(roots))
+	ref := NewCounter(g)
+	for i, p := range roots {
+		want[i] = ref.Count(p)
+	}
+	memo := NewMemo(g)
+	const goroutines = 4
+	got := make([][]Stats, goroutines)
+	var wg sync.WaitGroup
+	for w := range goroutines {
+		c := memo.NewCounter()
+		got[w] = make([]Stats, len(roots))
+		wg.Go(func() {
+			for j := range roots {
+				i := (j + w*len(roots)/goroutines) % len(roots) // each goroutine in its own order
+				if w%2 == 1 {
+					i = len(roots) - 1 - i
+				}
+				got[w][i] = c.Count(roots[i])
+			}
+		})
+	}
+	wg.Wait()
+	for w := range goroutines {
+		for i, p := range roots {
+			if got[w][i] != want[i] {
+				t.Errorf("goroutine %d: Count(%s) = %+v, want %+v", w, g.String(p), got[w][i], want[i])
+			}
+		}
+	}
+	alone := NewCounter(g)
+	full := alone.Count(Position{})
+	if s := memo.NewCounter().Count(Position{}); s != full {
+		t.Errorf("Count of the root on the shared memo = %+v, want %+v", s, full)
+	}
+	keys := map[Position]bool{}
+	table := memo.table.Load()
+	for _, s := range table.slots {
+		if s != 0 {
+			e := memo.entry(s >> 32)
+			p := Position{e[eX], e[eO]}
+			if keys[p] {
+				t.Errorf("%s is twice in the shared memo", g.String(p))
+			}
+			keys[p] = true
+		}
+	}
+	if n := memo.Entries(); n != len(keys) {
+		t.Errorf("Entries = %d, want %d, the positions in its table", n, len(keys))
 	}
 }
