@@ -176,6 +176,33 @@ type Env struct {
 	// Objects is the cluster's object store as the worker sees it, for the
 	// objects that tasks name (see PlanEnv.Shared), or nil.
 	Objects Objects
+	// Local holds what the runners of one worker process share, or nil
+	// when a runner is alone.
+	Local *Local
+}
+
+// Local holds values that the runners of one worker process share, one per
+// key: what is worth computing once per process rather than once per slot,
+// such as the memo of a count (mnkjobs). Keys are namespaced by the kind.
+// The zero value is ready to use; it is safe for concurrent use.
+type Local struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// Get returns the value under key, made by newValue for the first caller.
+func (l *Local) Get(key string, newValue func() any) any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.m[key]
+	if !ok {
+		if l.m == nil {
+			l.m = map[string]any{}
+		}
+		v = newValue()
+		l.m[key] = v
+	}
+	return v
 }
 
 // Cache is a persistent byte cache shared by the runners of one worker

@@ -86,6 +86,8 @@ type Worker struct {
 	jobsMu sync.Mutex
 	jobs   map[string]jobState
 
+	local tasks.Local // shared by the runners of every slot
+
 	done, failed atomic.Int64
 }
 
@@ -175,7 +177,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects()}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Local: &w.local}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {

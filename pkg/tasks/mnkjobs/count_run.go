@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -16,14 +17,40 @@ import (
 const cachePlies = 2
 
 // NewRunner implements tasks.Kind.
-func (Count) NewRunner(env tasks.Env) tasks.Runner { return &countRunner{cache: env.Cache} }
+func (Count) NewRunner(env tasks.Env) tasks.Runner {
+	r := &countRunner{cache: env.Cache, memos: &countMemos{}}
+	if env.Local != nil {
+		r.memos = env.Local.Get("mnk.count/memo", func() any { return &countMemos{} }).(*countMemos)
+	}
+	return r
+}
 
-// countRunner keeps the memo of the last game it counted, so that tasks of
-// the same job on the same slot share their work. One game at a time bounds
-// its memory.
+// countMemos holds the memo of the last game counted, which the runners of
+// one worker process share (tasks.Env.Local): tasks of one job share most
+// of their subtrees below the split depth, and on two slots with a memo
+// each, each slot counted most of what the other had (a 4x4 count took
+// 3.0 s on two slots against 3.9 s on one). One game at a time bounds the
+// memory.
+type countMemos struct {
+	mu   sync.Mutex
+	game [3]int
+	memo *mnk.Memo
+}
+
+// get returns the memo of g, replacing that of another game.
+func (s *countMemos) get(g *mnk.Game) *mnk.Memo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if key := [3]int{g.Rows, g.Cols, g.K}; s.memo == nil || s.game != key {
+		s.game, s.memo = key, mnk.NewMemo(g)
+	}
+	return s.memo
+}
+
+// countRunner counts with a Counter of its own on the shared memo.
 type countRunner struct {
 	cache   tasks.Cache
-	game    *mnk.Game
+	memos   *countMemos
 	counter *mnk.Counter
 }
 
@@ -41,8 +68,8 @@ func (r *countRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err := g.Valid(pos); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.count task position: %w", err))
 	}
-	if r.game == nil || r.game.Rows != g.Rows || r.game.Cols != g.Cols || r.game.K != g.K {
-		r.game, r.counter = g, mnk.NewCounter(g)
+	if memo := r.memos.get(g); r.counter == nil || r.counter.Memo() != memo {
+		r.counter = memo.NewCounter()
 	}
 	if r.cache != nil {
 		r.counter.SetCache(statsCache{cache: r.cache, prefix: fmt.Appendf(nil, "mnk/%dx%dk%d/", g.Rows, g.Cols, g.K)}, pos.Ply()+cachePlies)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -197,5 +198,70 @@ func TestCountTaskStops(t *testing.T) {
 		if err != nil || string(got.Data) != string(want.Data) {
 			t.Errorf("after stopped runs: %s, %v; want %s", got.Data, err, want.Data)
 		}
+	}
+}
+
+// TestRunnersShareTheMemo runs a job's tasks on runners of one worker
+// process (one tasks.Local), at the same time, and on one runner of its
+// own: the results are the same, the runners count on one memo, and a
+// runner given a task of another game moves to a memo of that game.
+func TestRunnersShareTheMemo(t *testing.T) {
+	p := CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: 2}
+	plan, err := Count{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := plan.Tasks()
+	alone := Count{}.NewRunner(tasks.Env{})
+	want := make([]string, len(list))
+	for i, task := range list {
+		out, err := alone.Run(context.Background(), task.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = string(out.Data)
+	}
+	local := &tasks.Local{}
+	runners := []tasks.Runner{Count{}.NewRunner(tasks.Env{Local: local}), Count{}.NewRunner(tasks.Env{Local: local})}
+	got := make([][]string, len(runners))
+	var wg sync.WaitGroup
+	for w, r := range runners {
+		got[w] = make([]string, len(list))
+		wg.Go(func() {
+			for j := range list {
+				i := j
+				if w == 1 {
+					i = len(list) - 1 - j
+				}
+				out, err := r.Run(context.Background(), list[i].Payload)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[w][i] = string(out.Data)
+			}
+		})
+	}
+	wg.Wait()
+	for w := range runners {
+		for i := range list {
+			if got[w][i] != want[i] {
+				t.Errorf("runner %d, task %s: %s, want %s", w, list[i].ID, got[w][i], want[i])
+			}
+		}
+	}
+	m0, m1 := runners[0].(*countRunner).counter.Memo(), runners[1].(*countRunner).counter.Memo()
+	if m0 != m1 {
+		t.Errorf("the runners of one process count on two memos")
+	}
+	other, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: 3, Cols: 3, K: 3}), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
+		t.Fatal(err)
+	}
+	if m := runners[0].(*countRunner).counter.Memo(); m == m0 {
+		t.Errorf("a task of 3x3 after 3x4 counted on the memo of 3x4")
 	}
 }
