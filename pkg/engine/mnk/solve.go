@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 )
 
 // The solver is a negamax alpha-beta search over the three values loss,
@@ -67,30 +68,155 @@ var ErrTooBig = errors.New("board too big for exact solving")
 // not in 20 s (docs/benchmarks.md).
 const MaxSolveCells = 36
 
-// ttEntry is a slot of the transposition table: the full canonical key, so
-// that a hash collision can never lend one position's value to another, and
-// the packed bounds, best move (in the canonical frame) and work.
-type ttEntry struct {
-	x, o uint64
-	meta uint32 // lo+1 (2 bits) | hi+1 (2 bits) << 2 | move+1 (7 bits) << 4 | work (6 bits) << 11
+// SolverTable is the transposition table of Solvers: proven bounds and a
+// best move by canonical position. Solvers of one game may share a table
+// (see SolverTable.NewSolver), each searching on a goroutine of its own:
+// each then finds what the others have proven, as one Solver finds what its
+// earlier calls proved.
+//
+// An entry is one word, read and written atomically, so that sharing needs
+// no lock and a reader never sees half of one entry and half of another.
+// It holds the position exactly, never a lossy hash of it, so that a
+// collision can never lend one position's value to another: the canonical
+// position as a number in base 3 (under 3^36 < 2^58 for the 36 cells the
+// solver takes; the Solver keeps the numbers of the images of its position
+// up to date as it keeps the images) is mixed by a bijection of [0, 2^58);
+// the low bits of the result choose the bucket, and the entry keeps the
+// others (the quotient), from which bucket and quotient give back the
+// position. The rest of the word is the packed bounds, best move (in the
+// canonical frame) and work; a bucket is 8 entries, a cache line. The
+// earlier entries of 24 bytes (the key as two bitboards) held a third as
+// many positions per byte, and could not be written atomically.
+type SolverTable struct {
+	g     *Game
+	slots []uint64 // meta | quotient << metaBits; 0 is empty
+	mask  uint64   // bucket index mask
+	shift uint     // bucket index bits
+	pow3  uint64   // 3^Cols
+	// digit[c] is 3^(r*Cols+col) for the cell c = r*8+col: what a stone of
+	// X adds to the ternary number of a position, twice that for O.
+	digit [64]uint64
 }
 
-const ttBucket = 4
+const (
+	ttBucket = 8
+	keyBits  = 58 // 3^36 < 2^58
+	// Entry: 1 (occupied) | lo+1 << 1 | hi+1 << 3 | move+1 << 5 | work << 12,
+	// then the quotient.
+	metaBits      = 17
+	ttMinBuckets  = 1 << (keyBits + metaBits - 64) // so that the quotient fits
+	ttMaxWorkBits = 31
+)
+
+// NewSolverTable returns an empty table of at most ttBytes bytes (a power
+// of two of 64-byte buckets), but of 128 KiB at least (the quotient must
+// fit its entries); ttBytes < 64 makes a table that holds nothing, for
+// tests that compare the search with and without one.
+func NewSolverTable(g *Game, ttBytes int) *SolverTable {
+	t := &SolverTable{g: g, pow3: 1}
+	for range g.Cols {
+		t.pow3 *= 3
+	}
+	p := uint64(1)
+	for r := range g.Rows {
+		for c := range g.Cols {
+			t.digit[Cell(r, c)] = p
+			p *= 3
+		}
+	}
+	if ttBytes >= ttBucket*8 {
+		nb := ttMinBuckets
+		for nb*2*ttBucket*8 <= ttBytes {
+			nb *= 2
+		}
+		t.slots = make([]uint64, nb*ttBucket)
+		t.mask = uint64(nb - 1)
+		t.shift = uint(bits.TrailingZeros(uint(nb)))
+	}
+	return t
+}
+
+// Bytes returns the memory of the table.
+func (t *SolverTable) Bytes() int { return len(t.slots) * 8 }
+
+// Clear empties the table. No Solver of t may be searching.
+func (t *SolverTable) Clear() { clear(t.slots) }
+
+// NewSolver returns a Solver that consults and fills t. Solvers of one
+// table may search at the same time, each on a goroutine of its own.
+func (t *SolverTable) NewSolver() *Solver {
+	g := t.g
+	s := &Solver{g: g, k1: g.K - 1, tt: t}
+	for c := range 64 {
+		for sym := range 8 {
+			s.inv[sym][c] = -1
+		}
+	}
+	for sym := range g.nsym {
+		for c := range 64 {
+			if p := g.perm[sym][c]; p >= 0 {
+				s.inv[sym][p] = int8(c)
+			}
+		}
+	}
+	return s
+}
+
+// ternary4[x<<4|o] is the number in base 3 whose digits are the four cells
+// of x and o (1 for x, 2 for o), lowest cell first.
+var ternary4 = func() (t [256]uint8) {
+	for i := range t {
+		x, o := i>>4, i&15
+		v, p := 0, 1
+		for c := range 4 {
+			v += (x>>c&1 + 2*(o>>c&1)) * p
+			p *= 3
+		}
+		t[i] = uint8(v)
+	}
+	return t
+}()
+
+// ternary returns p as a number in base 3: the cell in row r and column c
+// is the digit of 3^(r*Cols+c), 1 for X and 2 for O.
+func (t *SolverTable) ternary(p Position) uint64 {
+	var v uint64
+	for r := t.g.Rows - 1; r >= 0; r-- {
+		x, o := p.X>>(8*r)&0xff, p.O>>(8*r)&0xff
+		row := uint64(ternary4[x&15<<4|o&15]) + 81*uint64(ternary4[x>>4<<4|o>>4])
+		v = v*t.pow3 + row
+	}
+	return v
+}
+
+// key returns the bucket index and quotient of a position given as a
+// number in base 3 (see ternary).
+func (t *SolverTable) key(v uint64) (bucket, quotient uint64) {
+	// A bijection of [0, 2^58): odd multipliers and right xorshifts.
+	const m = 1<<keyBits - 1
+	v = v * 0x9e3779b97f4a7c15 & m
+	v ^= v >> 29
+	v = v * 0xbf58476d1ce4e5b9 & m
+	v ^= v >> 32
+	return v & t.mask, v >> t.shift
+}
 
 // Solver computes exact game-theoretic values. It keeps its transposition
 // table across calls, so later calls reuse earlier work (every entry is a
-// proven bound, valid forever). It is not safe for concurrent use.
+// proven bound, valid forever). A Solver is not safe for concurrent use;
+// Solvers sharing a table are.
 type Solver struct {
 	g  *Game
 	k1 int // K-1
 
-	// Current position, its images under the symmetries, and ply.
+	// Current position, its images under the symmetries (and their
+	// numbers in base 3, the table's keys), and ply.
 	pos  Position
 	im   [8]Position
+	tern [8]uint64
 	ply  int
 	inv  [8][64]int8 // inv[s][perm[s][c]] = c
-	tt   []ttEntry
-	mask uint64 // bucket index mask
+	tt   *SolverTable
 	hist [2][64]uint32
 
 	cache       ValueCache
@@ -106,36 +232,15 @@ type Solver struct {
 	cellScore [64]int32
 }
 
-// NewSolver returns a solver for g with a transposition table of at most
-// ttBytes bytes (a power of two of 96-byte buckets); ttBytes < 96 turns the
-// table off, for tests that compare the search with and without it.
-func NewSolver(g *Game, ttBytes int) *Solver {
-	s := &Solver{g: g, k1: g.K - 1}
-	if ttBytes >= ttBucket*24 {
-		nb := 1
-		for nb*2*ttBucket*24 <= ttBytes {
-			nb *= 2
-		}
-		s.tt = make([]ttEntry, nb*ttBucket)
-		s.mask = uint64(nb - 1)
-	}
-	for c := range 64 {
-		for sym := range 8 {
-			s.inv[sym][c] = -1
-		}
-	}
-	for sym := range g.nsym {
-		for c := range 64 {
-			if t := g.perm[sym][c]; t >= 0 {
-				s.inv[sym][t] = int8(c)
-			}
-		}
-	}
-	return s
-}
+// NewSolver returns a solver for g with a transposition table of its own of
+// at most ttBytes bytes (see NewSolverTable).
+func NewSolver(g *Game, ttBytes int) *Solver { return NewSolverTable(g, ttBytes).NewSolver() }
+
+// Table returns the Solver's transposition table.
+func (s *Solver) Table() *SolverTable { return s.tt }
 
 // TTBytes returns the memory of the transposition table.
-func (s *Solver) TTBytes() int { return len(s.tt) * 24 }
+func (s *Solver) TTBytes() int { return s.tt.Bytes() }
 
 // SetCache makes the solver consult cache for positions with at most maxPly
 // stones and store there the exact values it proves at those plies. Only
@@ -152,9 +257,10 @@ func (s *Solver) TTHits() uint64 { return s.ttHits }
 // CacheHits returns how many values came from the cache.
 func (s *Solver) CacheHits() uint64 { return s.cacheHits }
 
-// Clear empties the transposition table and the history.
+// Clear empties the transposition table and the history. No other Solver
+// of the same table may be searching.
 func (s *Solver) Clear() {
-	clear(s.tt)
+	s.tt.Clear()
 	s.hist = [2][64]uint32{}
 }
 
@@ -164,6 +270,9 @@ func (s *Solver) set(p Position) {
 	s.im = im
 	for i := n; i < 8; i++ {
 		s.im[i] = Position{}
+	}
+	for i := range 8 {
+		s.tern[i] = s.tt.ternary(s.im[i])
 	}
 }
 
@@ -271,75 +380,88 @@ func (s *Solver) ttMove(p Position) int {
 			best, bs = im[i], i
 		}
 	}
-	e := s.probe(best)
-	if e == nil {
-		return -1
+	e := s.probe(s.tt.ternary(best))
+	if m := int(e>>5&127) - 1; m >= 0 {
+		return int(s.inv[bs][m])
 	}
-	m := int(e.meta>>4&127) - 1
-	if m < 0 {
-		return -1
-	}
-	return int(s.inv[bs][m])
+	return -1
 }
 
-func (s *Solver) probe(key Position) *ttEntry {
-	if s.tt == nil {
-		return nil
+// probe returns the table's entry for the canonical position whose number
+// in base 3 is key, or 0.
+func (s *Solver) probe(key uint64) uint64 {
+	t := s.tt
+	if t.slots == nil {
+		return 0
 	}
-	b := (hash(key) & s.mask) * ttBucket
-	for i := b; i < b+ttBucket; i++ {
-		if e := &s.tt[i]; e.x == key.X && e.o == key.O && e.meta != 0 {
+	b, q := t.key(key)
+	bucket := t.slots[b*ttBucket : b*ttBucket+ttBucket]
+	for i := range bucket {
+		if e := atomic.LoadUint64(&bucket[i]); e != 0 && e>>metaBits == q {
 			return e
 		}
 	}
-	return nil
+	return 0
 }
 
 // store records bounds [lo, hi] and the best move (canonical frame) of key,
 // replacing in its bucket the same key, else the entry with the least work.
-func (s *Solver) store(key Position, lo, hi int8, move int, work uint64) {
-	if s.tt == nil {
+// Another Solver of the table may replace an entry at the same time: one
+// of the two is lost, neither is damaged.
+func (s *Solver) store(key uint64, lo, hi int8, move int, work uint64) {
+	t := s.tt
+	if t.slots == nil {
 		return
 	}
-	b := (hash(key) & s.mask) * ttBucket
-	w := uint32(min(bits.Len64(work), 63))
-	victim := b
-	for i := b; i < b+ttBucket; i++ {
-		e := &s.tt[i]
-		if e.x == key.X && e.o == key.O && e.meta != 0 {
+	b, q := t.key(key)
+	bucket := t.slots[b*ttBucket : b*ttBucket+ttBucket]
+	w := uint64(min(bits.Len64(work), ttMaxWorkBits))
+	victim, vwork := 0, uint64(1<<63)
+	for i := range bucket {
+		e := atomic.LoadUint64(&bucket[i])
+		if e != 0 && e>>metaBits == q {
 			// Intersect with what is known: bounds only ever tighten.
-			lo = max(lo, int8(e.meta&3)-1)
-			hi = min(hi, int8(e.meta>>2&3)-1)
+			lo = max(lo, int8(e>>1&3)-1)
+			hi = min(hi, int8(e>>3&3)-1)
 			if move < 0 {
-				move = int(e.meta>>4&127) - 1
+				move = int(e>>5&127) - 1
 			}
-			w = max(w, e.meta>>11)
+			w = max(w, e>>12&31)
 			victim = i
 			break
 		}
-		if e.meta>>11 < s.tt[victim].meta>>11 { // empty slots have work 0
-			victim = i
+		if ew := e >> 12 & 31; e == 0 || ew < vwork { // empty slots first
+			victim, vwork = i, ew
+			if e == 0 {
+				vwork = 0
+			}
 		}
 	}
 	if invariants && (lo > hi || lo < -1 || hi > 1) {
 		// Bounds from sound searches always overlap.
-		panic(fmt.Sprintf("mnk: bounds [%d, %d] for %s", lo, hi, s.g.String(key)))
+		panic(fmt.Sprintf("mnk: bounds [%d, %d] for %s", lo, hi, s.g.String(s.pos)))
 	}
-	s.tt[victim] = ttEntry{key.X, key.O, uint32(lo+1) | uint32(hi+1)<<2 | uint32(move+1)<<4 | w<<11}
+	e := 1 | uint64(lo+1)<<1 | uint64(hi+1)<<3 | uint64(move+1)<<5 | w<<12 | q<<metaBits
+	atomic.StoreUint64(&bucket[victim], e)
 }
 
-// make plays cell for the side to move, updating the images.
+// make plays cell for the side to move, updating the images and their
+// numbers in base 3.
 func (s *Solver) make(cell int) {
-	g := s.g
+	g, d := s.g, &s.tt.digit
 	if s.ply&1 == 0 {
 		s.pos.X |= 1 << uint(cell)
 		for i := range g.nsym {
-			s.im[i].X |= 1 << uint(g.perm[i][cell])
+			c := g.perm[i][cell]
+			s.im[i].X |= 1 << uint(c)
+			s.tern[i] += d[c&63]
 		}
 	} else {
 		s.pos.O |= 1 << uint(cell)
 		for i := range g.nsym {
-			s.im[i].O |= 1 << uint(g.perm[i][cell])
+			c := g.perm[i][cell]
+			s.im[i].O |= 1 << uint(c)
+			s.tern[i] += 2 * d[c&63]
 		}
 	}
 	s.ply++
@@ -349,17 +471,21 @@ func (s *Solver) make(cell int) {
 }
 
 func (s *Solver) unmake(cell int) {
-	g := s.g
+	g, d := s.g, &s.tt.digit
 	s.ply--
 	if s.ply&1 == 0 {
 		s.pos.X &^= 1 << uint(cell)
 		for i := range g.nsym {
-			s.im[i].X &^= 1 << uint(g.perm[i][cell])
+			c := g.perm[i][cell]
+			s.im[i].X &^= 1 << uint(c)
+			s.tern[i] -= d[c&63]
 		}
 	} else {
 		s.pos.O &^= 1 << uint(cell)
 		for i := range g.nsym {
-			s.im[i].O &^= 1 << uint(g.perm[i][cell])
+			c := g.perm[i][cell]
+			s.im[i].O &^= 1 << uint(c)
+			s.tern[i] -= 2 * d[c&63]
 		}
 	}
 	if invariants {
@@ -378,6 +504,9 @@ func (s *Solver) check() {
 	for i := range n {
 		if im[i] != s.im[i] {
 			panic(fmt.Sprintf("mnk: solver image %d of %s is %s, want %s", i, s.g.String(s.pos), s.g.String(s.im[i]), s.g.String(im[i])))
+		}
+		if v := s.tt.ternary(im[i]); v != s.tern[i] {
+			panic(fmt.Sprintf("mnk: solver image %d of %s is %d in base 3, want %d", i, s.g.String(s.pos), s.tern[i], v))
 		}
 	}
 }
@@ -473,13 +602,14 @@ func (s *Solver) search(alpha, beta int8) int8 {
 	// to a position of the same value, and one of them is searched.
 	dead := empty &^ live
 
-	key, sym := s.canonical()
+	canon, sym := s.canonical()
+	key := s.tern[sym]
 	ttMove := -1
-	if e := s.probe(key); e != nil {
+	if e := s.probe(key); e != 0 {
 		s.ttHits++
-		lo = max(lo, int8(e.meta&3)-1)
-		hi = min(hi, int8(e.meta>>2&3)-1)
-		if m := int(e.meta>>4&127) - 1; m >= 0 {
+		lo = max(lo, int8(e>>1&3)-1)
+		hi = min(hi, int8(e>>3&3)-1)
+		if m := int(e>>5&127) - 1; m >= 0 {
 			ttMove = int(s.inv[sym][m])
 		}
 	}
@@ -492,7 +622,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 	ply := s.ply
 	cached := s.cache != nil && ply <= s.cacheMaxPly
 	if cached {
-		if v, ok := s.cache.LoadValue(key); ok {
+		if v, ok := s.cache.LoadValue(canon); ok {
 			s.cacheHits++
 			s.store(key, int8(v), int8(v), -1, 1<<40)
 			return int8(v)
@@ -581,7 +711,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 	cm := int(g.perm[sym][bestMove])
 	s.store(key, nlo, nhi, cm, s.nodes-start)
 	if cached && nlo == nhi {
-		s.cache.StoreValue(key, Value(nlo))
+		s.cache.StoreValue(canon, Value(nlo))
 	}
 	return min(max(best, nlo), nhi)
 }

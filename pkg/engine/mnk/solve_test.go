@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -381,4 +382,91 @@ func TestSolveAgainstReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSolverTableKeys checks that the table tells positions apart exactly:
+// the number in base 3 of the fullest 6x6 board fits the bijection's 57
+// bits, and no two of many random positions of 6x6 and 5x7 share a bucket
+// and a quotient in the smallest table (the most quotient bits the entry
+// must hold).
+func TestSolverTableKeys(t *testing.T) {
+	g := MustNew(6, 6, 4)
+	tt := NewSolverTable(g, 64)
+	full := Position{O: g.Mask()}
+	if v := tt.ternary(full); v >= 1<<keyBits || v != pow(3, 36)-1 {
+		t.Errorf("6x6 filled with O is %d in base 3, want 3^36-1 = %d, under 2^%d", v, pow(3, 36)-1, keyBits)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, g := range []*Game{MustNew(6, 6, 4), MustNew(5, 7, 4)} {
+		tt := NewSolverTable(g, 64)
+		if len(tt.slots) != ttMinBuckets*ttBucket {
+			t.Fatalf("smallest table: %d slots, want %d", len(tt.slots), ttMinBuckets*ttBucket)
+		}
+		seen := map[[2]uint64]Position{}
+		for range 200_000 {
+			var p Position
+			for e := g.Mask(); e != 0; e &= e - 1 {
+				switch rng.IntN(3) {
+				case 1:
+					p.X |= e & -e
+				case 2:
+					p.O |= e & -e
+				}
+			}
+			b, q := tt.key(tt.ternary(p))
+			if q >= 1<<(64-metaBits) {
+				t.Fatalf("%s: quotient %#x does not fit %d bits", g.String(p), q, 64-metaBits)
+			}
+			if o, ok := seen[[2]uint64{b, q}]; ok && o != p {
+				t.Fatalf("%s and %s share bucket %d and quotient %#x", g.String(o), g.String(p), b, q)
+			}
+			seen[[2]uint64{b, q}] = p
+		}
+	}
+}
+
+func pow(b, e uint64) uint64 {
+	r := uint64(1)
+	for range e {
+		r *= b
+	}
+	return r
+}
+
+// TestSharedSolverTable solves the positions after two moves of 4,5,4 on
+// four goroutines with Solvers of one table, each in an order of its own,
+// and checks every value against a Solver of its own.
+func TestSharedSolverTable(t *testing.T) {
+	g := MustNew(4, 5, 4)
+	if testing.Short() {
+		g = MustNew(4, 4, 4)
+	}
+	roots := splitPositions(g, 2)
+	want := make([]Value, len(roots))
+	ref := NewSolver(g, 16<<20)
+	for i, p := range roots {
+		v, err := ref.Solve(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = v
+	}
+	table := NewSolverTable(g, 1<<20) // small: entries are replaced while others read them
+	const goroutines = 4
+	var wg sync.WaitGroup
+	for w := range goroutines {
+		s := table.NewSolver()
+		wg.Go(func() {
+			for j := range roots {
+				i := (j + w*len(roots)/goroutines) % len(roots)
+				if w%2 == 1 {
+					i = len(roots) - 1 - i
+				}
+				if v, err := s.Solve(context.Background(), roots[i]); err != nil || v != want[i] {
+					t.Errorf("goroutine %d: %s: value %v (%v), want %v", w, g.String(roots[i]), v, err, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
