@@ -158,7 +158,7 @@ func mnkSolveCommand() *cli.Command {
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
-			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker slot in `MB`"},
+			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {

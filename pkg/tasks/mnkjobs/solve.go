@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -30,12 +31,12 @@ import (
 
 func init() { tasks.Register(Solve{}) }
 
-// DefaultTTMB is the default size of each worker slot's transposition
-// table, in MB.
+// DefaultTTMB is the default size of the transposition table that the
+// slots of a worker process share, in MB.
 const DefaultTTMB = 64
 
-// MaxTTMB bounds the table of a worker slot: every slot of every worker
-// allocates one, and an allocation that fails kills the worker.
+// MaxTTMB bounds the table of a worker process: every worker allocates
+// one, and an allocation that fails kills the worker.
 const MaxTTMB = 4096
 
 // maxSolveSplit bounds the split depth: the tasks grow about 20-fold per
@@ -57,8 +58,8 @@ type SolveParams struct {
 	// SplitDepth is the ply of the tasks, 1 to 3; -1 splits at the root
 	// moves (1).
 	SplitDepth int `json:"split_depth"`
-	// TTMB is the transposition table of each worker slot in MB (0: the
-	// default, 64).
+	// TTMB is the transposition table of each worker process in MB, which
+	// its slots share (0: the default, 64).
 	TTMB int `json:"tt_mb,omitempty"`
 	// RootMoves asks for the value of every first move in the report.
 	RootMoves bool `json:"root_moves,omitempty"`
@@ -75,7 +76,7 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
 	}
 	if p.TTMB < 0 || p.TTMB > MaxTTMB {
-		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker slot (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
+		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
 	}
 	return g, nil
 }
@@ -440,13 +441,41 @@ func cellList(cells [][2]int) string {
 const solvePlies = 2
 
 // NewRunner implements tasks.Kind.
-func (Solve) NewRunner(env tasks.Env) tasks.Runner { return &solveRunner{cache: env.Cache} }
+func (Solve) NewRunner(env tasks.Env) tasks.Runner {
+	r := &solveRunner{cache: env.Cache, tables: &solveTables{}}
+	if env.Local != nil {
+		r.tables = env.Local.Get("mnk.solve/table", func() any { return &solveTables{} }).(*solveTables)
+	}
+	return r
+}
 
-// solveRunner keeps the solver (and its table) of the last game it solved,
-// so that the tasks of a job on one slot share their work.
+// solveTables holds the transposition table of the last game solved, which
+// the runners of one worker process share (tasks.Env.Local): the tasks of a
+// job meet the same positions below their roots, and with a table each the
+// slots of a worker proved them once each. One table at a time bounds the
+// memory to the job's --tt-mb per process, whatever the slots.
+type solveTables struct {
+	mu     sync.Mutex
+	params solveTask // the game and table size; no position
+	table  *mnk.SolverTable
+}
+
+// get returns the table for t's game and size, replacing another's.
+func (s *solveTables) get(t solveTask, g *mnk.Game) *mnk.SolverTable {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := t
+	key.X, key.O = 0, 0
+	if s.table == nil || s.params != key {
+		s.params, s.table = key, mnk.NewSolverTable(g, t.TTMB<<20)
+	}
+	return s.table
+}
+
+// solveRunner solves with a Solver of its own on the shared table.
 type solveRunner struct {
 	cache  tasks.Cache
-	params solveTask
+	tables *solveTables
 	solver *mnk.Solver
 }
 
@@ -463,10 +492,8 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err := g.Valid(pos); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
 	}
-	key := t
-	key.X, key.O = 0, 0
-	if r.solver == nil || r.params != key {
-		r.params, r.solver = key, mnk.NewSolver(g, t.TTMB<<20)
+	if table := r.tables.get(t, g); r.solver == nil || r.solver.Table() != table {
+		r.solver = table.NewSolver()
 	}
 	s := r.solver
 	if r.cache != nil {

@@ -2,11 +2,13 @@ package mnkjobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -140,5 +142,78 @@ func TestSolveCache(t *testing.T) {
 	warm, _ := runSolve(t, p, tasks.Env{Cache: cache})
 	if warm.Value != cold.Value || warm.PositionCacheHits == 0 || warm.Nodes >= cold.Nodes {
 		t.Errorf("warm run: value %s (cold %s), %d hits, %d nodes (cold %d)", warm.Value, cold.Value, warm.PositionCacheHits, warm.Nodes, cold.Nodes)
+	}
+}
+
+// TestRunnersShareTheTable runs a job's tasks on two runners of one worker
+// process (one tasks.Local) at the same time, in opposite orders, and on a
+// runner of its own: the values are the same, the runners search one
+// table, and a runner given a task of another game moves to a table of
+// that game.
+func TestRunnersShareTheTable(t *testing.T) {
+	p := SolveParams{Rows: 4, Cols: 4, K: 3, SplitDepth: 2, TTMB: 1}
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := plan.Tasks()
+	value := func(out tasks.Output) mnk.Value {
+		var r solveResult
+		if err := json.Unmarshal(out.Data, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Value
+	}
+	alone := Solve{}.NewRunner(tasks.Env{})
+	want := make([]mnk.Value, len(list))
+	for i, task := range list {
+		out, err := alone.Run(context.Background(), task.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = value(out)
+	}
+	local := &tasks.Local{}
+	runners := []tasks.Runner{Solve{}.NewRunner(tasks.Env{Local: local}), Solve{}.NewRunner(tasks.Env{Local: local})}
+	got := make([][]mnk.Value, len(runners))
+	var wg sync.WaitGroup
+	for w, r := range runners {
+		got[w] = make([]mnk.Value, len(list))
+		wg.Go(func() {
+			for j := range list {
+				i := j
+				if w == 1 {
+					i = len(list) - 1 - j
+				}
+				out, err := r.Run(context.Background(), list[i].Payload)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[w][i] = value(out)
+			}
+		})
+	}
+	wg.Wait()
+	for w := range runners {
+		for i := range list {
+			if got[w][i] != want[i] {
+				t.Errorf("runner %d, task %s: %v, want %v", w, list[i].ID, got[w][i], want[i])
+			}
+		}
+	}
+	t0, t1 := runners[0].(*solveRunner).solver.Table(), runners[1].(*solveRunner).solver.Table()
+	if t0 != t1 {
+		t.Errorf("the runners of one process search two tables")
+	}
+	other, err := Solve{}.Plan(context.Background(), mustJSON(SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: 1, TTMB: 1}), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
+		t.Fatal(err)
+	}
+	if tt := runners[0].(*solveRunner).solver.Table(); tt == t0 {
+		t.Errorf("a task of 3x3 after 4x4 searched the table of 4x4")
 	}
 }
