@@ -91,9 +91,12 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 
 // TestSolveRerunUsesCaches: a rerun takes every task from the workers'
 // result cache; a new job on the same game with another split (other
-// tasks) finds proven positions in the workers' store of values.
+// tasks), in a new process on the same data (the transposition table in
+// memory, which the worker's slots keep across jobs, gone), finds proven
+// positions in the workers' store of values.
 func TestSolveRerunUsesCaches(t *testing.T) {
-	c := startCluster(t, t.TempDir(), 2)
+	dir := t.TempDir()
+	c := startCluster(t, dir, 2)
 	p := mnkjobs.SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
 	var first, second, deeper solveReport
 	runJob(t, c.Broker, "mnk.solve", p, &first)
@@ -101,6 +104,10 @@ func TestSolveRerunUsesCaches(t *testing.T) {
 	if second.CacheHits < int64(second.Tasks) || second.Value != first.Value {
 		t.Errorf("rerun: %d cache hits for %d tasks, value %s (first %s)", second.CacheHits, second.Tasks, second.Value, first.Value)
 	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c = startCluster(t, dir, 2)
 	p.SplitDepth = 2
 	runJob(t, c.Broker, "mnk.solve", p, &deeper)
 	if deeper.PositionCacheHits == 0 || deeper.Value != first.Value {
