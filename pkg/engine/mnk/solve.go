@@ -146,7 +146,7 @@ func (t *SolverTable) Clear() { clear(t.slots) }
 // table may search at the same time, each on a goroutine of its own.
 func (t *SolverTable) NewSolver() *Solver {
 	g := t.g
-	s := &Solver{g: g, k1: g.K - 1, tt: t}
+	s := &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
 	for c := range 64 {
 		for sym := range 8 {
 			s.inv[sym][c] = -1
@@ -225,6 +225,8 @@ type Solver struct {
 	nodes, ttHits, cacheHits uint64
 	ctx                      context.Context
 	abort                    bool
+	limit                    uint64 // Nodes at which a search stops
+	limited                  bool   // the search stopped at limit
 
 	moves     [65][64]int8
 	scores    [65][64]int32
@@ -250,6 +252,19 @@ func (s *Solver) SetCache(c ValueCache, maxPly int) { s.cache, s.cacheMaxPly = c
 
 // Nodes returns the number of positions searched so far (all calls).
 func (s *Solver) Nodes() uint64 { return s.nodes }
+
+// ErrNodeLimit is the error of a Solve stopped by SetNodeLimit.
+var ErrNodeLimit = errors.New("node limit reached")
+
+// SetNodeLimit makes a search stop, with ErrNodeLimit, once Nodes reaches
+// n (0: no limit): a budget that, unlike a deadline, stops at the same node
+// on every machine.
+func (s *Solver) SetNodeLimit(n uint64) {
+	if n == 0 {
+		n = ^uint64(0)
+	}
+	s.limit = n
+}
 
 // TTHits returns how often the table settled or narrowed a position.
 func (s *Solver) TTHits() uint64 { return s.ttHits }
@@ -288,10 +303,13 @@ func (s *Solver) Solve(ctx context.Context, p Position) (Value, error) {
 	if s.g.Cells() > MaxSolveCells {
 		return 0, ErrTooBig
 	}
-	s.ctx, s.abort = ctx, false
+	s.ctx, s.abort, s.limited = ctx, false, false
 	s.set(p)
 	v := s.search(-1, 1)
 	if s.abort {
+		if s.limited {
+			return 0, ErrNodeLimit
+		}
 		return 0, ctx.Err()
 	}
 	return Value(v), nil
@@ -530,6 +548,10 @@ const pollMask = 1<<14 - 1
 // search returns the value of the current position (ongoing, the last move
 // made no line) for the side to move, fail-soft within (alpha, beta).
 func (s *Solver) search(alpha, beta int8) int8 {
+	if s.nodes == s.limit {
+		s.abort, s.limited = true, true
+		return 0
+	}
 	s.nodes++
 	if s.nodes&pollMask == 0 && s.ctx.Err() != nil {
 		s.abort = true

@@ -1,0 +1,423 @@
+package mnk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The ladder measures where plain search stops being practical: each rung
+// solves the empty board with one idea more than the rung before, and
+// counts its nodes, the calls of its search function, root included. Every
+// rung scores a position whose last move completed k in a row -1 for the
+// side to move and a full board 0, from inside the call (so terminal
+// positions are nodes: minimax on 3x3 visits the 549,946 nodes of the
+// game tree).
+//
+//   - minimax: negamax over every move in row-major order, no pruning.
+//   - alphabeta: negamax over {-1, 0, +1} with the root window (-1, +1),
+//     fail-hard, row-major: for each move v = -node(child, -beta, -alpha);
+//     if v >= beta return beta; if v > alpha then alpha = v; after the
+//     moves return alpha.
+//   - ordered: alphabeta with the moves ordered by the number of k-windows
+//     through their cell, most first, ties row-major.
+//   - tt: ordered plus a transposition table keyed by the exact position,
+//     holding the value, whether it is exact, a lower or an upper bound,
+//     and the best move, which is tried first.
+//   - symmetry: tt keyed by the canonical position under the board's
+//     symmetries (the best move kept in the canonical frame).
+//   - solver: the exact solver of mnk solve (Solver), with its own pruning,
+//     ordering, threat tests and table.
+//   - pns: a proof-number solver (not built yet).
+//
+// Node counts are deterministic: the same rung on the same board with the
+// same table size and budget counts the same nodes on every machine.
+
+// Rungs lists the ladder's rungs in order: each adds one idea to the one
+// before.
+var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns"}
+
+var (
+	// ErrUnknownRung is the error of a rung not in Rungs.
+	ErrUnknownRung = errors.New("unknown rung")
+	// ErrRungUnavailable is the error of a rung not built yet.
+	ErrRungUnavailable = errors.New("rung not available yet")
+)
+
+// RungLimits bound one run of a rung.
+type RungLimits struct {
+	// Nodes stops the run after this many nodes (0: no limit).
+	Nodes uint64
+	// TTBytes is the size of the table of tt, symmetry and solver (0: 64 MB).
+	TTBytes int
+}
+
+// RungResult is what one run of a rung found.
+type RungResult struct {
+	// Value is the value of the empty board for the first player;
+	// meaningless if Stopped.
+	Value Value
+	// Nodes counts the calls of the search function, root included.
+	Nodes uint64
+	// TableEntries is the number of positions the table holds at the end
+	// (0 for rungs without one).
+	TableEntries uint64
+	// Stopped says that the node budget or ctx ended the run first.
+	Stopped bool
+}
+
+// DefaultRungTTBytes is the table size of a rung when RungLimits.TTBytes is 0.
+const DefaultRungTTBytes = 64 << 20
+
+// RunRung solves g from the empty board with one rung. A run stopped by the
+// node budget or by ctx (a deadline) returns Stopped with the nodes reached
+// and a nil error. The solver rung takes at most MaxSolveCells cells (an
+// error wrapping ErrTooBig).
+func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungResult, error) {
+	ttBytes := lim.TTBytes
+	if ttBytes == 0 {
+		ttBytes = DefaultRungTTBytes
+	}
+	switch rung {
+	case "solver":
+		return runSolverRung(ctx, g, lim.Nodes, ttBytes)
+	case "pns":
+		return RungResult{}, fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
+	case "minimax", "alphabeta", "ordered", "tt", "symmetry":
+	default:
+		return RungResult{}, fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
+	}
+	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
+	if r.limit == 0 {
+		r.limit = ^uint64(0)
+	}
+	r.n = 0
+	for c := range 64 {
+		if g.mask>>c&1 != 0 {
+			r.order[r.n] = int8(c)
+			r.n++
+		}
+	}
+	if rung != "minimax" && rung != "alphabeta" {
+		// Most windows first; the sort is stable, so ties stay row-major.
+		slices.SortStableFunc(r.order[:r.n], func(a, b int8) int {
+			return g.windowsThrough(int(b)) - g.windowsThrough(int(a))
+		})
+	}
+	if rung == "tt" || rung == "symmetry" {
+		n := 1
+		for n*2*rungEntrySize <= ttBytes {
+			n *= 2
+		}
+		r.tt = make([]rungEntry, n)
+		r.mask = uint64(n - 1)
+		r.sym = rung == "symmetry"
+		for s := range 8 {
+			for c := range 64 {
+				r.inv[s][c] = -1
+			}
+		}
+		for s := range g.nsym {
+			for c := range 64 {
+				if t := g.perm[s][c]; t >= 0 {
+					r.inv[s][t] = int8(c)
+				}
+			}
+		}
+	}
+	var v int8
+	switch rung {
+	case "minimax":
+		v = r.minimax(Position{}, -1, true)
+	case "alphabeta", "ordered":
+		v = r.alphabeta(Position{}, -1, true, -1, 1)
+	default:
+		v = r.ttSearch(Position{}, -1, true, -1, 1)
+	}
+	res := RungResult{Value: Value(v), Nodes: r.nodes, TableEntries: r.entries, Stopped: r.stop}
+	if res.Stopped {
+		res.Value = 0
+	}
+	return res, nil
+}
+
+// runSolverRung runs the Solver from the empty board.
+func runSolverRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
+	if g.cells > MaxSolveCells {
+		return RungResult{}, fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.cells, MaxSolveCells, ErrTooBig)
+	}
+	s := NewSolver(g, ttBytes)
+	s.SetNodeLimit(limit)
+	v, err := s.Solve(ctx, Position{})
+	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: s.Table().Entries()}
+	if err != nil {
+		if !errors.Is(err, ErrNodeLimit) && ctx.Err() == nil {
+			return RungResult{}, err
+		}
+		res.Value, res.Stopped = 0, true
+	}
+	return res, nil
+}
+
+// windowsThrough returns the number of k-windows through cell.
+func (g *Game) windowsThrough(cell int) int { return int(g.cellOff[cell+1] - g.cellOff[cell]) }
+
+// rungSearch runs the rungs minimax to symmetry.
+type rungSearch struct {
+	g     *Game
+	ctx   context.Context
+	limit uint64
+	nodes uint64
+	stop  bool
+
+	order [64]int8 // the cells in the rung's move order
+	n     int
+
+	tt      []rungEntry
+	mask    uint64
+	entries uint64
+	sym     bool
+	inv     [8][64]int8 // inv[s][perm[s][c]] = c
+}
+
+// rungEntry is a slot of the table of tt and symmetry: the full key, so
+// that no collision lends one position's value to another.
+type rungEntry struct {
+	x, o uint64
+	val  int8
+	flag uint8 // 0: empty
+	move int8  // best move in the key's frame, or -1
+}
+
+const (
+	rungEntrySize = 24
+
+	exactBound = 1
+	lowerBound = 2 // the value is at least val
+	upperBound = 3 // the value is at most val
+)
+
+// enter counts a node; it reports false, and stops the search, when the
+// budget is spent. ctx is polled every 65,536 nodes.
+func (r *rungSearch) enter() bool {
+	if r.stop {
+		return false
+	}
+	if r.nodes == r.limit {
+		r.stop = true
+		return false
+	}
+	r.nodes++
+	if r.nodes&0xffff == 0 && r.ctx.Err() != nil {
+		r.stop = true
+	}
+	return true
+}
+
+// terminal scores p if the game is over: -1 for the side to move if the
+// last move (on cell last, by the other side) completed a line, 0 if the
+// board is full.
+func (r *rungSearch) terminal(p Position, last int, xToMove bool) (int8, bool) {
+	if last >= 0 {
+		mover := p.X
+		if xToMove {
+			mover = p.O
+		}
+		if r.g.LineThrough(mover, last) {
+			return -1, true
+		}
+	}
+	if r.g.mask&^(p.X|p.O) == 0 {
+		return 0, true
+	}
+	return 0, false
+}
+
+func play(p Position, cell int, xToMove bool) Position {
+	if xToMove {
+		p.X |= 1 << uint(cell)
+	} else {
+		p.O |= 1 << uint(cell)
+	}
+	return p
+}
+
+func (r *rungSearch) minimax(p Position, last int, xToMove bool) int8 {
+	if !r.enter() {
+		return 0
+	}
+	if v, ok := r.terminal(p, last, xToMove); ok {
+		return v
+	}
+	best := int8(-2)
+	occupied := p.X | p.O
+	for _, c := range r.order[:r.n] {
+		if occupied>>c&1 != 0 {
+			continue
+		}
+		v := -r.minimax(play(p, int(c), xToMove), int(c), !xToMove)
+		if r.stop {
+			return 0
+		}
+		best = max(best, v)
+	}
+	return best
+}
+
+func (r *rungSearch) alphabeta(p Position, last int, xToMove bool, alpha, beta int8) int8 {
+	if !r.enter() {
+		return 0
+	}
+	if v, ok := r.terminal(p, last, xToMove); ok {
+		return v
+	}
+	occupied := p.X | p.O
+	for _, c := range r.order[:r.n] {
+		if occupied>>c&1 != 0 {
+			continue
+		}
+		v := -r.alphabeta(play(p, int(c), xToMove), int(c), !xToMove, -beta, -alpha)
+		if r.stop {
+			return 0
+		}
+		if v >= beta {
+			return beta
+		}
+		if v > alpha {
+			alpha = v
+		}
+	}
+	return alpha
+}
+
+// slot returns the table slot of key.
+func (r *rungSearch) slot(key Position) *rungEntry {
+	h := key.X*0x9e3779b97f4a7c15 ^ key.O*0xc2b2ae3d27d4eb4f
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	return &r.tt[h&r.mask]
+}
+
+// store records a bound of key's value and its best move (in key's frame,
+// -1 if none), intersected with what the slot knows of the same key; else
+// it replaces the slot.
+func (r *rungSearch) store(key Position, val int8, flag uint8, move int8) {
+	e := r.slot(key)
+	if e.flag == 0 {
+		r.entries++
+	} else if e.x == key.X && e.o == key.O {
+		lo, hi := bounds(val, flag)
+		olo, ohi := bounds(e.val, e.flag)
+		lo, hi = max(lo, olo), min(hi, ohi)
+		switch {
+		case lo == hi:
+			val, flag = lo, exactBound
+		case lo > -1:
+			val, flag = lo, lowerBound
+		default:
+			val, flag = hi, upperBound
+		}
+		if move < 0 {
+			move = e.move
+		}
+	}
+	*e = rungEntry{x: key.X, o: key.O, val: val, flag: flag, move: move}
+}
+
+// bounds returns the interval of values that a bound allows.
+func bounds(val int8, flag uint8) (lo, hi int8) {
+	switch flag {
+	case exactBound:
+		return val, val
+	case lowerBound:
+		return val, 1
+	}
+	return -1, val
+}
+
+func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta int8) int8 {
+	if !r.enter() {
+		return 0
+	}
+	if v, ok := r.terminal(p, last, xToMove); ok {
+		return v
+	}
+	key, sym := p, 0
+	if r.sym {
+		key, sym = r.g.canonical(p)
+	}
+	first := -1
+	if e := r.slot(key); e.flag != 0 && e.x == key.X && e.o == key.O {
+		v := e.val
+		switch e.flag {
+		case exactBound:
+			return min(max(v, alpha), beta)
+		case lowerBound:
+			if v >= beta {
+				return beta
+			}
+			alpha = max(alpha, v)
+		case upperBound:
+			if v <= alpha {
+				return alpha
+			}
+			beta = min(beta, v)
+		}
+		if e.move >= 0 {
+			first = int(e.move)
+			if r.sym {
+				first = int(r.inv[sym][first])
+			}
+		}
+	}
+	frame := func(c int) int8 {
+		if r.sym {
+			return r.g.perm[sym][c]
+		}
+		return int8(c)
+	}
+	alpha0, best := alpha, -1
+	occupied := p.X | p.O
+	for i := -1; i < r.n; i++ {
+		c := first
+		if i >= 0 {
+			c = int(r.order[i])
+			if c == first {
+				continue
+			}
+		}
+		if c < 0 || occupied>>c&1 != 0 {
+			continue
+		}
+		v := -r.ttSearch(play(p, c, xToMove), c, !xToMove, -beta, -alpha)
+		if r.stop {
+			return 0
+		}
+		if v >= beta {
+			r.store(key, beta, lowerBound, frame(c))
+			return beta
+		}
+		if v > alpha {
+			alpha, best = v, c
+		}
+	}
+	if alpha > alpha0 {
+		r.store(key, alpha, exactBound, frame(best))
+	} else {
+		r.store(key, alpha, upperBound, -1)
+	}
+	return alpha
+}
+
+// Entries returns the number of positions the table holds.
+func (t *SolverTable) Entries() uint64 {
+	var n uint64
+	for _, e := range t.slots {
+		if e != 0 {
+			n++
+		}
+	}
+	return n
+}
