@@ -22,7 +22,7 @@ func mnkCommand() *cli.Command {
 		Name:         "mnk",
 		Usage:        "m,n,k-games: m rows, n columns, k in a row (tic-tac-toe is 3x3, k=3)",
 		OnUsageError: onUsageError,
-		Subcommands:  []*cli.Command{mnkCountCommand(), mnkSolveCommand(), mnkSearchCommand(), mnkMinimaxCommand(), mnkSimulateCommand()},
+		Subcommands:  []*cli.Command{mnkCountCommand(), mnkSolveCommand(), mnkSearchCommand(), mnkMinimaxCommand(), mnkSimulateCommand(), mnkVerifyCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
@@ -126,7 +126,7 @@ func mnkCountCommand() *cli.Command {
 
 // submit validates a job's parameters (a usage error if they are wrong:
 // nothing is started) and runs the job.
-func submit(c *cli.Context, kind string, validate func() error, params any) error {
+func submit(c *cli.Context, kind string, validate func() error, params any, adjust ...func(*client.Options)) error {
 	if c.NArg() > 0 {
 		return usagef("mnk %s takes no arguments, got %q", c.Command.Name, c.Args().First())
 	}
@@ -136,6 +136,9 @@ func submit(c *cli.Context, kind string, validate func() error, params any) erro
 	o, err := options(c)
 	if err != nil {
 		return err
+	}
+	for _, f := range adjust {
+		f(&o)
 	}
 	raw, _ := json.Marshal(params)
 	return client.Run(c.Context, o, job.Spec{Kind: kind, Params: raw})
@@ -160,6 +163,8 @@ func mnkSolveCommand() *cli.Command {
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
+			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value, for analyze mnk verify"},
+			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
@@ -170,7 +175,27 @@ func mnkSolveCommand() *cli.Command {
 				return usagef("--tt-mb %d: want 1 or more", c.Int("tt-mb"))
 			}
 			p := mnkjobs.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"), RootMoves: c.Bool("root-moves")}
-			return submit(c, mnkjobs.Solve{}.Name(), func() error { _, err := p.Validate(); return err }, p)
+			var certify []func(*client.Options)
+			if path := c.String("certificate"); path != "" {
+				if c.Bool("detach") {
+					return usagef("--certificate waits for the job's value: it cannot go with --detach")
+				}
+				if c.Int("certificate-positions") < 1 {
+					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
+				}
+				certify = append(certify, func(o *client.Options) {
+					check := o.Check
+					o.Check = func(report []byte) error {
+						if check != nil {
+							if err := check(report); err != nil {
+								return err
+							}
+						}
+						return writeCertificate(c.Context, o.Stderr, o.Quiet, path, mnk.MustNew(rows, cols, k), p.TTMB, c.Int("certificate-positions"), report)
+					}
+				})
+			}
+			return submit(c, mnkjobs.Solve{}.Name(), func() error { _, err := p.Validate(); return err }, p, certify...)
 		},
 	}
 }

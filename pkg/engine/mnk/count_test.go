@@ -86,15 +86,6 @@ func randomGame(g *Game, rng *rand.Rand, n int) (Position, Result) {
 	return p, res
 }
 
-func bitIndex(x uint64) int {
-	for i := range 64 {
-		if x>>i&1 != 0 {
-			return i
-		}
-	}
-	return -1
-}
-
 // TestCountMidgame counts from random positions, not canonical, with one
 // Counter reused across calls, against plain enumeration and against a fresh
 // Counter on a symmetric image.

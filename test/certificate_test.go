@@ -1,0 +1,76 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mnk solve --certificate writes strategies that mnk verify accepts, for a
+// draw and a win; a certificate altered, claiming another value or cut
+// short is refused with exit code 1 and a message naming why or the line.
+func TestCertificateEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ board, k, value string }{{"4x4", "4", "draw"}, {"3x4", "3", "win"}} {
+		cert := filepath.Join(dir, c.board+".cert")
+		stdout, stderr, code := sudokuRun(t, "mnk", "solve", "--board", c.board, "--k", c.k, "--certificate", cert, "--data", filepath.Join(dir, "data"), "--json")
+		if code != 0 || !strings.Contains(stderr, "check it with analyze mnk verify") {
+			t.Fatalf("mnk solve %s --certificate: exit %d\n%s", c.board, code, stderr)
+		}
+		var rep struct{ Value string }
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Value != c.value {
+			t.Fatalf("mnk solve %s: report %q (%v), want value %s on stdout alone", c.board, stdout, err, c.value)
+		}
+		stdout, stderr, code = sudokuRun(t, "mnk", "verify", cert, "--json")
+		var v struct {
+			Value     string
+			Proven    bool
+			Positions int
+		}
+		if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil || !v.Proven || v.Value != c.value || v.Positions == 0 {
+			t.Errorf("mnk verify %s: exit %d, %q %s", cert, code, stdout, stderr)
+		}
+	}
+
+	text, err := os.ReadFile(filepath.Join(dir, "4x4.cert"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	for _, c := range []struct {
+		name, want string
+		edit       func([]string) []string
+	}{
+		{"a draw claimed as a win", "needs a strategy of X to win", func(l []string) []string {
+			l[3] = "value win"
+			return l
+		}},
+		{"X's first move missing", "has no move at ..../..../..../....", func(l []string) []string {
+			// The first move of X's strategy (the empty board's, "0 0
+			// cell", sorted first) gone, and the count one less.
+			f := strings.Fields(l[4])
+			n, _ := strconv.Atoi(f[3])
+			l[4] = fmt.Sprintf("strategy X not-lose %d", n-1)
+			return append(l[:5:5], l[6:]...)
+		}},
+		{"cut short", "line ", func(l []string) []string { return l[:10] }},
+	} {
+		path := filepath.Join(dir, "bad.cert")
+		edited := c.edit(append([]string(nil), lines...))
+		if err := os.WriteFile(path, []byte(strings.Join(edited, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := sudokuRun(t, "mnk", "verify", path)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %s; want exit 1 and %q", c.name, code, stderr, c.want)
+		}
+	}
+	expectUsageErrors(t, []usageCase{
+		{[]string{"mnk", "verify"}, "one certificate FILE"},
+		{[]string{"mnk", "solve", "--certificate", filepath.Join(dir, "x"), "--certificate-positions", "0"}, "--certificate-positions 0"},
+	}, func([]string) bool { return false })
+}
