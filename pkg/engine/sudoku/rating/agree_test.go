@@ -1,0 +1,134 @@
+package rating
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+)
+
+// ratedPuzzle is a line of datasets/sudoku/se-rated-dev.txt.gz.
+type ratedPuzzle struct {
+	line   int
+	puzzle sudoku.Grid
+	rating int // tenths
+}
+
+func readRated(t testing.TB) []ratedPuzzle {
+	f, err := os.Open("../../../../datasets/sudoku/se-rated-dev.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ratedPuzzle
+	sc := bufio.NewScanner(z)
+	for n := 1; sc.Scan(); n++ {
+		fs := strings.Fields(sc.Text())
+		g, err := sudoku.ParseLine(fs[1])
+		if err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		r, err := strconv.ParseFloat(fs[2], 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		out = append(out, ratedPuzzle{n, g, int(math.Round(r * 10))})
+	}
+	return out
+}
+
+// ratedUpTo returns the puzzles rated at most max tenths (all: 0).
+func ratedUpTo(t testing.TB, max int) []ratedPuzzle {
+	var out []ratedPuzzle
+	for _, p := range readRated(t) {
+		if max == 0 || p.rating <= max {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestAgreement rates the Sudoku Explainer corpus, checks every step
+// against the solution, and logs the agreement by band. Under -short it
+// takes the puzzles rated up to 6.0.
+func TestAgreement(t *testing.T) {
+	limit := 0
+	if testing.Short() {
+		limit = 60
+	}
+	puzzles := ratedUpTo(t, limit)
+	s := NewSolver()
+	es := sudoku.NewSolver()
+	type band struct{ n, same, near, unsolved int }
+	bands := map[int]*band{}
+	var all band
+	confusion := map[[2]int]int{}
+	for _, p := range puzzles {
+		sr := es.Classify(p.puzzle)
+		if sr.Outcome != sudoku.Unique {
+			t.Fatalf("line %d: %v", p.line, sr.Outcome)
+		}
+		s.truth = &sr.Solution
+		r := s.Rate(p.puzzle)
+		if s.wrong != "" {
+			t.Errorf("line %d: %s", p.line, s.wrong)
+		}
+		if os.Getenv("RATING_CONFUSION") != "" && r.Rating != p.rating {
+			confusion[[2]int{p.rating, r.Rating}]++
+		}
+		b := bands[p.rating/10]
+		if b == nil {
+			b = &band{}
+			bands[p.rating/10] = b
+		}
+		for _, x := range []*band{b, &all} {
+			x.n++
+			if !r.Solved {
+				x.unsolved++
+			}
+			if r.Rating == p.rating {
+				x.same++
+			}
+			if r.Solved && abs(r.Rating-p.rating) <= 5 {
+				x.near++
+			}
+		}
+	}
+	s.truth = nil
+	keys := make([]int, 0, len(bands))
+	for k := range bands {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	line := func(name string, b *band) string {
+		return fmt.Sprintf("%-8s %5d  same %5.1f%%  within 0.5 %5.1f%%  unsolved %d", name, b.n,
+			100*float64(b.same)/float64(b.n), 100*float64(b.near)/float64(b.n), b.unsolved)
+	}
+	for _, k := range keys {
+		t.Log(line(fmt.Sprintf("%d.x", k), bands[k]))
+	}
+	t.Log(line("all", &all))
+	for k, n := range confusion {
+		if n >= 5 {
+			t.Logf("want %d got %d: %d", k[0], k[1], n)
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,574 @@
+package rating
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+)
+
+// Technique is a kind of step, from the easiest.
+type Technique uint8
+
+// The techniques, in the order the solver tries them.
+const (
+	HiddenSingle Technique = iota
+	DirectPointing
+	DirectClaiming
+	DirectHiddenPair
+	NakedSingle
+	DirectHiddenTriple
+	Pointing
+	Claiming
+	NakedPair
+	XWing
+	HiddenPair
+	NakedTriple
+	Swordfish
+	HiddenTriple
+	TurbotFish
+	XYWing
+	XYZWing
+	UniqueRectangle
+	NakedQuad
+	Jellyfish
+	HiddenQuad
+	BUG
+	XChain
+	YChain
+	AIC
+	Nishio
+	CellForcing
+	RegionForcing
+	DynamicForcing
+	numTechniques
+)
+
+var techniqueNames = [numTechniques]string{
+	"hidden single", "direct pointing", "direct claiming", "direct hidden pair", "naked single",
+	"direct hidden triple", "pointing", "claiming", "naked pair", "x-wing", "hidden pair",
+	"naked triple", "swordfish", "hidden triple", "turbot fish", "xy-wing", "xyz-wing",
+	"unique rectangle", "naked quad", "jellyfish", "hidden quad", "bug", "x-chain", "y-chain",
+	"alternating inference chain", "nishio forcing chain", "cell forcing chain",
+	"region forcing chain", "dynamic forcing chain",
+}
+
+func (t Technique) String() string {
+	if t < numTechniques {
+		return techniqueNames[t]
+	}
+	return fmt.Sprintf("technique(%d)", t)
+}
+
+// Techniques returns every technique's name, from the easiest.
+func Techniques() []string { return techniqueNames[:] }
+
+// Step is one step of a solution, for Explain.
+type Step struct {
+	Technique Technique
+	Rating    int    // tenths of the Explainer scale
+	Text      string // "r3c5: hidden single 7 in box 2"
+}
+
+// Result is what Rate finds.
+type Result struct {
+	// Rating is the hardest step in tenths (23 is 2.3); 0 if the puzzle
+	// was not solved.
+	Rating int
+	// Solved tells whether the techniques solved the puzzle; if not,
+	// Rating is that of the steps made.
+	Solved bool
+	Steps  int
+	// Used has bit t set for each technique t used.
+	Used uint64
+	// Hardest is the technique of the hardest step.
+	Hardest Technique
+}
+
+// Solver rates puzzles; it holds its tables and buffers, so one Solver
+// rates any number of puzzles without allocating. It is not safe for
+// concurrent use.
+type Solver struct {
+	cand   [81]uint16 // candidates of each cell (0 once placed)
+	val    [81]uint8
+	dcells [9]cellSet // the cells where each digit is a candidate
+	left   int
+
+	res     Result
+	explain bool
+	steps   []Step
+
+	// truth, if set, is the solution every step is checked against (tests).
+	truth *sudoku.Grid
+	wrong string
+}
+
+// NewSolver returns a Solver.
+func NewSolver() *Solver { return &Solver{} }
+
+// load sets the grid to the puzzle's givens with all other candidates; ok
+// is false if two givens conflict.
+func (s *Solver) load(g *sudoku.Grid) bool {
+	for i := range s.cand {
+		s.cand[i] = 0x1ff
+		s.val[i] = 0
+	}
+	for d := range s.dcells {
+		s.dcells[d] = allCells
+	}
+	s.left = 81
+	for i, v := range g {
+		if v >= 1 && v <= 9 {
+			if s.cand[i]&(1<<(v-1)) == 0 {
+				return false
+			}
+			s.place(i, int(v))
+		}
+	}
+	return true
+}
+
+func (s *Solver) place(i, d int) {
+	if s.truth != nil && s.wrong == "" && int(s.truth[i]) != d {
+		s.wrong = fmt.Sprintf("placed %d at %s, solution %d", d, cellName(i), s.truth[i])
+	}
+	bit := uint16(1) << (d - 1)
+	s.elim(i, s.cand[i]&^bit)
+	s.val[i] = uint8(d)
+	s.cand[i] = 0
+	s.dcells[d-1] = s.dcells[d-1].andNot(single(i))
+	s.left--
+	peers[i].and(s.dcells[d-1]).each(func(j int) { s.elim(j, bit) })
+}
+
+// elim removes the digits m from cell i's candidates; it tells whether
+// any was there.
+func (s *Solver) elim(i int, m uint16) bool {
+	m &= s.cand[i]
+	if m == 0 {
+		return false
+	}
+	if s.truth != nil && s.wrong == "" && m&(1<<(s.truth[i]-1)) != 0 {
+		s.wrong = fmt.Sprintf("removed %d from %s, the solution's digit", s.truth[i], cellName(i))
+	}
+	s.cand[i] &^= m
+	for ; m != 0; m &= m - 1 {
+		d := bits.TrailingZeros16(m)
+		s.dcells[d] = s.dcells[d].andNot(single(i))
+	}
+	return true
+}
+
+// elimSet removes digit d from the cells of set; it tells whether any
+// was there.
+func (s *Solver) elimSet(set cellSet, d int) bool {
+	set = set.and(s.dcells[d-1])
+	set.each(func(j int) { s.elim(j, 1<<(d-1)) })
+	return !set.empty()
+}
+
+// Rate solves the puzzle with the techniques and rates it. The puzzle
+// should have a unique solution (sudoku.Solver.Classify tells); a puzzle
+// with several is rated by the steps it allows and is not Solved.
+func (s *Solver) Rate(g sudoku.Grid) Result {
+	s.explain = false
+	return s.run(&g)
+}
+
+// Explain is Rate with the steps in words.
+func (s *Solver) Explain(g sudoku.Grid) (Result, []Step) {
+	s.explain, s.steps = true, nil
+	r := s.run(&g)
+	s.explain = false
+	return r, s.steps
+}
+
+func (s *Solver) run(g *sudoku.Grid) Result {
+	s.res = Result{}
+	s.wrong = ""
+	if !s.load(g) {
+		return s.res
+	}
+	for s.left > 0 && s.wrong == "" && s.stepOnce() {
+	}
+	s.res.Solved = s.left == 0
+	return s.res
+}
+
+// stepOnce makes one step with the easiest technique that finds one.
+func (s *Solver) stepOnce() bool {
+	return s.hiddenSingle() || s.directLocking() || s.hiddenSet(2, true) ||
+		s.nakedSingle() || s.hiddenSet(3, true) || s.locking() ||
+		s.nakedSet(2) || s.fish(2) || s.hiddenSet(2, false) ||
+		s.nakedSet(3) || s.fish(3) || s.hiddenSet(3, false) ||
+		s.turbot() || s.xyWing() || s.xyzWing() || s.uniqueRectangle() ||
+		s.nakedSet(4) || s.fish(4) || s.hiddenSet(4, false) || s.bug() ||
+		s.chainSteps()
+}
+
+// record counts a step; text is called only when explaining.
+func (s *Solver) record(t Technique, rating int, text func() string) {
+	s.res.Steps++
+	s.res.Used |= 1 << t
+	if rating > s.res.Rating {
+		s.res.Rating, s.res.Hardest = rating, t
+	}
+	if s.explain {
+		s.steps = append(s.steps, Step{Technique: t, Rating: rating, Text: text()})
+	}
+}
+
+// positions returns the cells of unit u where digit d is a candidate.
+func (s *Solver) positions(u, d int) cellSet { return unitSet[u].and(s.dcells[d-1]) }
+
+func (s *Solver) hiddenSingle() bool {
+	// The last empty cell of a unit (1.0), then a digit's only place in a
+	// box (1.2), then in a row or column (1.5).
+	for u := range 27 {
+		empty, last := 0, 0
+		for _, i := range unitCells[u] {
+			if s.val[i] == 0 {
+				empty++
+				last = i
+			}
+		}
+		if empty == 1 && s.cand[last] != 0 {
+			d := bits.TrailingZeros16(s.cand[last]) + 1
+			s.place(last, d)
+			s.record(HiddenSingle, 10, func() string {
+				return fmt.Sprintf("%s: last empty cell of %s, %d", cellName(last), unitName(u), d)
+			})
+			return true
+		}
+	}
+	for u := range 27 {
+		for d := 1; d <= 9; d++ {
+			p := s.positions(u, d)
+			if p.count() != 1 {
+				continue
+			}
+			i := p.first()
+			s.place(i, d)
+			rating := 12
+			if u >= 9 {
+				rating = 15
+			}
+			s.record(HiddenSingle, rating, func() string {
+				return fmt.Sprintf("%s: hidden single %d in %s", cellName(i), d, unitName(u))
+			})
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Solver) nakedSingle() bool {
+	for i := range 81 {
+		if c := s.cand[i]; c != 0 && c&(c-1) == 0 {
+			d := bits.TrailingZeros16(c) + 1
+			s.place(i, d)
+			s.record(NakedSingle, 23, func() string { return fmt.Sprintf("%s: naked single %d", cellName(i), d) })
+			return true
+		}
+	}
+	return false
+}
+
+// lockedSets calls f with each box-line intersection of a digit's places
+// that eliminates: from the unit "from" (a box for pointing) all places
+// lie in the unit "to"; the eliminated cells are the rest of "to".
+func (s *Solver) lockedSets(f func(from, to, d int, elim cellSet) bool) bool {
+	for pass := range 2 {
+		for from := range 27 {
+			if (pass == 0) != (from < 9) {
+				continue
+			}
+			for d := 1; d <= 9; d++ {
+				p := s.positions(from, d)
+				if p.count() < 2 {
+					continue
+				}
+				for _, to := range cellUnit[p.first()] {
+					if to == from || (from < 9) == (to < 9) || !p.andNot(unitSet[to]).empty() {
+						continue
+					}
+					e := s.positions(to, d).andNot(unitSet[from])
+					if !e.empty() && f(from, to, d, e) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (s *Solver) directLocking() bool {
+	return s.lockedSets(func(from, to, d int, e cellSet) bool {
+		// Direct: the eliminations leave another unit of from's kind
+		// (a box for pointing, a line of to's... of from's kind for
+		// claiming) with one place for d.
+		target, tu := -1, -1
+		for u3 := range 27 {
+			if u3 == from || (u3 < 9) != (from < 9) || (from >= 9 && (u3 < 18) != (from < 18)) || unitSet[u3].and(unitSet[to]).empty() {
+				continue
+			}
+			p3 := s.positions(u3, d)
+			if rest := p3.andNot(unitSet[to]); p3.count() > 1 && rest.count() == 1 {
+				target, tu = rest.first(), u3
+				break
+			}
+		}
+		if target < 0 {
+			return false
+		}
+		s.elimSet(e, d)
+		s.place(target, d)
+		t, rating := DirectPointing, 17
+		if from >= 9 {
+			t, rating = DirectClaiming, 19
+		}
+		s.record(t, rating, func() string {
+			return fmt.Sprintf("%s: %s %d in %s and %s, then hidden single in %s", cellName(target), t, d, unitName(from), unitName(to), unitName(tu))
+		})
+		return true
+	})
+}
+
+func (s *Solver) locking() bool {
+	return s.lockedSets(func(from, to, d int, e cellSet) bool {
+		s.elimSet(e, d)
+		t, rating := Pointing, 26
+		if from >= 9 {
+			t, rating = Claiming, 28
+		}
+		s.record(t, rating, func() string {
+			return fmt.Sprintf("%s %d: in %s only in %s, removed from %s", t, d, unitName(from), unitName(to), cellsText(e))
+		})
+		return true
+	})
+}
+
+func cellsText(e cellSet) string {
+	var b []byte
+	e.each(func(i int) {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, cellName(i)...)
+	})
+	return string(b)
+}
+
+// combos calls f with each subset of n of the items (indexes < len), in
+// lexicographic order, until f returns true.
+func combos(items []int, n int, f func(pick []int) bool) bool {
+	var pick [4]int
+	var rec func(start, k int) bool
+	rec = func(start, k int) bool {
+		if k == n {
+			return f(pick[:n])
+		}
+		for i := start; i <= len(items)-(n-k); i++ {
+			pick[k] = items[i]
+			if rec(i+1, k+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return rec(0, 0)
+}
+
+var nakedRatings = [5]int{0, 0, 30, 36, 50}
+var nakedNames = [5]Technique{0, 0, NakedPair, NakedTriple, NakedQuad}
+
+func (s *Solver) nakedSet(n int) bool {
+	var cells [9]int
+	for u := range 27 {
+		k := 0
+		for _, i := range unitCells[u] {
+			if c := s.cand[i]; c != 0 && bits.OnesCount16(c) <= n {
+				cells[k] = i
+				k++
+			}
+		}
+		if k < n {
+			continue
+		}
+		if combos(cells[:k], n, func(pick []int) bool {
+			var m uint16
+			var in cellSet
+			for _, i := range pick {
+				m |= s.cand[i]
+				in.add(i)
+			}
+			if bits.OnesCount16(m) != n {
+				return false
+			}
+			changed := false
+			unitSet[u].andNot(in).each(func(j int) {
+				if s.elim(j, m) {
+					changed = true
+				}
+			})
+			if changed {
+				s.record(nakedNames[n], nakedRatings[n], func() string {
+					return fmt.Sprintf("%s %s in %s of %s", nakedNames[n], digitsOf(m), cellsText(in), unitName(u))
+				})
+			}
+			return changed
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+var hiddenRatings = [5]int{0, 0, 34, 40, 54}
+var hiddenNames = [5]Technique{0, 0, HiddenPair, HiddenTriple, HiddenQuad}
+
+// hiddenSet finds n digits with the same n places in a unit. Direct (n 2
+// or 3), it counts only if removing the other digits from those places
+// leaves a hidden single in the unit, and places it.
+func (s *Solver) hiddenSet(n int, direct bool) bool {
+	var digits [9]int
+	for u := range 27 {
+		// As the Explainer: a hidden set in a unit of more than 2n empty
+		// cells (direct: more than n).
+		empty := 0
+		for _, i := range unitCells[u] {
+			if s.val[i] == 0 {
+				empty++
+			}
+		}
+		if empty <= n || !direct && empty <= 2*n {
+			continue
+		}
+		k := 0
+		for d := 1; d <= 9; d++ {
+			if c := s.positions(u, d).count(); c >= 1 && c <= n {
+				digits[k] = d
+				k++
+			}
+		}
+		if k < n {
+			continue
+		}
+		if combos(digits[:k], n, func(pick []int) bool {
+			var in cellSet
+			var m uint16
+			for _, d := range pick {
+				in = in.or(s.positions(u, d))
+				m |= 1 << (d - 1)
+			}
+			if in.count() != n {
+				return false
+			}
+			has := false
+			in.each(func(i int) { has = has || s.cand[i]&^m != 0 })
+			if !has {
+				return false
+			}
+			if direct {
+				for d := 1; d <= 9; d++ {
+					if m>>(d-1)&1 != 0 {
+						continue
+					}
+					p := s.positions(u, d)
+					rest := p.andNot(in)
+					if rest.count() == 1 && p.count() > 1 {
+						in.each(func(i int) { s.elim(i, ^m) })
+						i := rest.first()
+						s.place(i, d)
+						t, rating := DirectHiddenPair, 20
+						if n == 3 {
+							t, rating = DirectHiddenTriple, 25
+						}
+						s.record(t, rating, func() string {
+							return fmt.Sprintf("%s: %s %s in %s of %s, then hidden single %d", cellName(i), t, digitsOf(m), cellsText(in), unitName(u), d)
+						})
+						return true
+					}
+				}
+				return false
+			}
+			in.each(func(i int) { s.elim(i, ^m) })
+			s.record(hiddenNames[n], hiddenRatings[n], func() string {
+				return fmt.Sprintf("%s %s in %s of %s", hiddenNames[n], digitsOf(m), cellsText(in), unitName(u))
+			})
+			return true
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+var fishRatings = [5]int{0, 0, 32, 38, 52}
+var fishNames = [5]Technique{0, 0, XWing, Swordfish, Jellyfish}
+
+// fish finds n rows (or columns) where a digit's places lie in n columns
+// (rows), and removes the digit from the rest of those columns (rows).
+func (s *Solver) fish(n int) bool {
+	var lines [9]int
+	for d := 1; d <= 9; d++ {
+		if s.dcells[d-1].count() == 0 {
+			continue
+		}
+		placed := 0
+		for i := range 81 {
+			if int(s.val[i]) == d {
+				placed++
+			}
+		}
+		if placed+2*n > 9 {
+			continue // as the Explainer: 2n places left at least
+		}
+		for _, base := range [2]int{18, 9} {
+			cover := 27 - base // rows cover columns and columns rows
+			k := 0
+			for l := base; l < base+9; l++ {
+				if c := s.positions(l, d).count(); c >= 2 && c <= n {
+					lines[k] = l
+					k++
+				}
+			}
+			if k < n {
+				continue
+			}
+			if combos(lines[:k], n, func(pick []int) bool {
+				var in cellSet
+				for _, l := range pick {
+					in = in.or(s.positions(l, d))
+				}
+				var covers cellSet
+				nc := 0
+				for c := cover; c < cover+9; c++ {
+					if !in.and(unitSet[c]).empty() {
+						covers = covers.or(unitSet[c])
+						nc++
+					}
+				}
+				if nc != n {
+					return false
+				}
+				e := covers.andNot(in).and(s.dcells[d-1])
+				for _, l := range pick {
+					e = e.andNot(unitSet[l])
+				}
+				if e.empty() {
+					return false
+				}
+				s.elimSet(e, d)
+				s.record(fishNames[n], fishRatings[n], func() string {
+					return fmt.Sprintf("%s on %d in %s, removed from %s", fishNames[n], d, cellsText(in), cellsText(e))
+				})
+				return true
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}
