@@ -20,7 +20,7 @@ import (
 // sudokuJobCommands are the Sudoku commands that run as jobs on the
 // pipeline; sudoku.go adds them to the sudoku command.
 func sudokuJobCommands() []*cli.Command {
-	return []*cli.Command{sudokuSolveCommand(), sudokuGenerateCommand()}
+	return []*cli.Command{sudokuSolveCommand(), sudokuRateCommand(), sudokuGenerateCommand()}
 }
 
 // outputPaths checks the output flags of a command before any work starts:

@@ -1,0 +1,274 @@
+package sudokujobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+func init() { tasks.Register(Rate{}) }
+
+// Rate is the "sudoku.rate" kind: it rates every puzzle of corpora on the
+// Sudoku Explainer scale with package rating. Its inputs are cut into
+// tasks as those of "sudoku.solve" are, and its parameters are the same
+// (SolveParams). --out gets "<rating> <puzzle>" a puzzle in input order:
+// the rating as "4.2", or "?" for a puzzle the techniques do not solve,
+// or the outcome word and the reason for a puzzle not uniquely solved
+// (also a reject, as in "sudoku.solve").
+type Rate struct{}
+
+// Name implements tasks.Kind.
+func (Rate) Name() string { return "sudoku.rate" }
+
+// Version implements tasks.Kind.
+func (Rate) Version() int { return 1 }
+
+// rated is one puzzle in a task's result.
+type rated struct {
+	Line    int    `json:"l"`
+	Puzzle  string `json:"p"`
+	Rating  int    `json:"r,omitempty"` // tenths; 0 with Solved false: unrated
+	Solved  bool   `json:"s,omitempty"`
+	Used    uint64 `json:"u,omitempty"`
+	Outcome string `json:"o,omitempty"` // not unique: the outcome, and Reason
+	Reason  string `json:"why,omitempty"`
+}
+
+// Plan implements tasks.Kind: the tasks of "sudoku.solve" for the same
+// parameters.
+func (Rate) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
+	p, err := Solve{}.Plan(ctx, raw, env)
+	if err != nil {
+		return nil, err
+	}
+	sp := p.(*solvePlan)
+	return &ratePlan{sp: sp, results: make([][]rated, len(sp.tasks))}, nil
+}
+
+type ratePlan struct {
+	sp      *solvePlan
+	results [][]rated // by task; nil: not merged
+}
+
+func (rp *ratePlan) Tasks() []tasks.Task { return rp.sp.tasks }
+
+func (rp *ratePlan) Merge(id string, data []byte) error {
+	ti := slices.IndexFunc(rp.sp.tasks, func(t tasks.Task) bool { return t.ID == id })
+	if ti < 0 {
+		return fmt.Errorf("no task %s", id)
+	}
+	var rs []rated
+	if err := json.Unmarshal(data, &rs); err != nil {
+		return fmt.Errorf("result of task %s: %w", id, err)
+	}
+	if len(rs) != rp.sp.pieces[ti].Items {
+		return fmt.Errorf("result of task %s: %d puzzles, want %d", id, len(rs), rp.sp.pieces[ti].Items)
+	}
+	if rs == nil {
+		rs = []rated{}
+	}
+	rp.results[ti] = rs
+	return nil
+}
+
+// RateReport is the report of a "sudoku.rate" job.
+type RateReport struct {
+	Puzzles int `json:"puzzles"`
+	// Rated is the number of puzzles that the techniques solved.
+	Rated int `json:"rated"`
+	// Unrated are unique puzzles the techniques do not solve.
+	Unrated int `json:"unrated"`
+	// Ratings maps a rating ("4.2") to its number of puzzles.
+	Ratings map[string]int `json:"ratings"`
+	// Techniques maps a technique to the number of puzzles that used it.
+	Techniques map[string]int `json:"techniques"`
+	Hardest    []RatedPuzzle  `json:"hardest"`
+	Rejects    []Reject       `json:"rejects"`
+	Files      []string       `json:"files"`
+}
+
+// RatedPuzzle is one of the hardest puzzles of a report.
+type RatedPuzzle struct {
+	File   string  `json:"file"`
+	Line   int     `json:"line"`
+	Puzzle string  `json:"puzzle"`
+	Rating float64 `json:"rating"`
+}
+
+func ratingText(tenths int) string { return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10) }
+
+func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
+	rep := &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, Hardest: []RatedPuzzle{}, Rejects: []Reject{}}
+	for _, in := range rp.sp.params.Inputs {
+		rep.Files = append(rep.Files, in.File)
+	}
+	var out lines
+	var used [64]int
+	type hard struct {
+		RatedPuzzle
+		tenths int
+	}
+	var hardest []hard
+	for ti, rs := range rp.results {
+		file := rp.sp.pieces[ti].File
+		rep.Puzzles += rp.sp.pieces[ti].Items
+		if rs == nil { // the task failed
+			if err := rp.sp.failedChunk(ctx, rp.sp.tasks[ti], &out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for _, r := range rs {
+			switch {
+			case r.Outcome != "":
+				out.reject(file, r.Line, r.Outcome, r.Reason)
+				if rp.sp.params.Out {
+					out.out = fmt.Appendf(out.out, "%s: %s\n", r.Outcome, r.Reason)
+				}
+				continue
+			case !r.Solved:
+				rep.Unrated++
+				if rp.sp.params.Out {
+					out.out = fmt.Appendf(out.out, "? %s\n", r.Puzzle)
+				}
+			default:
+				rep.Rated++
+				rep.Ratings[ratingText(r.Rating)]++
+				if rp.sp.params.Out {
+					out.out = fmt.Appendf(out.out, "%s %s\n", ratingText(r.Rating), r.Puzzle)
+				}
+				h := hard{RatedPuzzle{file, r.Line, r.Puzzle, float64(r.Rating) / 10}, r.Rating}
+				i, _ := slices.BinarySearchFunc(hardest, r.Rating, func(e hard, t int) int {
+					if e.tenths >= t {
+						return -1
+					}
+					return 1
+				})
+				if i < hardestKept {
+					hardest = slices.Insert(hardest, i, h)[:min(len(hardest)+1, hardestKept)]
+				}
+			}
+			for t := range rating.Techniques() {
+				if r.Used>>t&1 != 0 {
+					used[t]++
+				}
+			}
+		}
+	}
+	for t, name := range rating.Techniques() {
+		if used[t] > 0 {
+			rep.Techniques[name] = used[t]
+		}
+	}
+	for _, h := range hardest {
+		rep.Hardest = append(rep.Hardest, h.RatedPuzzle)
+	}
+	rep.Rejects = append(rep.Rejects, out.rejects...)
+	if rp.sp.params.Out {
+		if err := sum.PutOutput(ctx, "out", out.out); err != nil {
+			return nil, err
+		}
+	}
+	if rp.sp.params.Rejects {
+		if err := sum.PutOutput(ctx, "rejects", out.rejected); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// Text implements tasks.Report.
+func (r *RateReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sudoku ratings (Sudoku Explainer scale): %s\n", strings.Join(r.Files, ", "))
+	row := func(label string, n int) { tasks.Row(&b, label, "%s", tasks.Thousands(uint64(n))) }
+	row("puzzles", r.Puzzles)
+	row("rated", r.Rated)
+	row("unrated (need chains)", r.Unrated)
+	row("rejects", len(r.Rejects))
+	keys := make([]string, 0, len(r.Ratings))
+	for k := range r.Ratings {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		x, _ := strconv.ParseFloat(a, 64)
+		y, _ := strconv.ParseFloat(b, 64)
+		return int(10*x) - int(10*y)
+	})
+	if len(keys) > 0 {
+		b.WriteString("  ratings:\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "    %5s  %s\n", k, tasks.Thousands(uint64(r.Ratings[k])))
+		}
+	}
+	if len(r.Techniques) > 0 {
+		b.WriteString("  techniques (puzzles that used each):\n")
+		for _, name := range rating.Techniques() {
+			if n, ok := r.Techniques[name]; ok {
+				fmt.Fprintf(&b, "    %-28s %s\n", name, tasks.Thousands(uint64(n)))
+			}
+		}
+	}
+	if len(r.Hardest) > 0 {
+		b.WriteString("  hardest:\n")
+		for _, h := range r.Hardest {
+			fmt.Fprintf(&b, "    %4.1f  %s:%d  %s\n", h.Rating, h.File, h.Line, h.Puzzle)
+		}
+	}
+	const show = 20
+	if n := len(r.Rejects); n > 0 {
+		fmt.Fprintf(&b, "  rejects: %d\n", n)
+		for _, rj := range r.Rejects[:min(n, show)] {
+			fmt.Fprintf(&b, "    %s:%d: %s: %s\n", rj.File, rj.Line, rj.Outcome, rj.Reason)
+		}
+	}
+	return b.String()
+}
+
+// NewRunner implements tasks.Kind.
+func (Rate) NewRunner(env tasks.Env) tasks.Runner {
+	return &rateRunner{objects: env.Objects, solver: sudoku.NewSolver(), rater: rating.NewSolver()}
+}
+
+type rateRunner struct {
+	objects tasks.Objects
+	solver  *sudoku.Solver
+	rater   *rating.Solver
+}
+
+func (r *rateRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	c, err := decodeChunk(ctx, payload, r.objects)
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.rate task: %w", err))
+	}
+	rs := []rated{}
+	err = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
+		if len(rs)&63 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if it.Err != nil {
+			rs = append(rs, rated{Line: it.Line, Outcome: sudoku.Malformed.String(), Reason: oneLine(it.Err.Error())})
+			return nil
+		}
+		sr := r.solver.Classify(it.Grid)
+		if sr.Outcome != sudoku.Unique {
+			rs = append(rs, rated{Line: it.Line, Outcome: sr.Outcome.String(), Reason: answerOf(&sr)})
+			return nil
+		}
+		res := r.rater.Rate(it.Grid)
+		rs = append(rs, rated{Line: it.Line, Puzzle: it.Grid.String(), Rating: res.Rating, Solved: res.Solved, Used: res.Used})
+		return nil
+	})
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	data, err := json.Marshal(rs)
+	return tasks.Output{Data: data}, err
+}
