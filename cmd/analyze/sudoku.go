@@ -27,7 +27,7 @@ func sudokuCommand() *cli.Command {
 		Name:         "sudoku",
 		Usage:        "Sudoku: solve and check corpora, generate puzzles, benchmark and compare solvers",
 		OnUsageError: onUsageError,
-		Subcommands:  append([]*cli.Command{sudokuBenchCommand(), sudokuCompareCommand()}, sudokuJobCommands()...),
+		Subcommands:  append([]*cli.Command{sudokuBenchCommand(), sudokuCompareCommand(), sudokuExplainCommand()}, sudokuJobCommands()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
+)
+
+func sudokuExplainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "solve one puzzle step by step in words, with its Sudoku Explainer rating",
+		ArgsUsage: "PUZZLE",
+		Description: "PUZZLE is 81 cells on one line (1-9, and '.', '0' or '_' for empty). Each step is the easiest\n" +
+			"technique that makes progress, with its rating; the puzzle's rating is the hardest step.\n\n" +
+			"Example:\n   analyze sudoku explain 570060003030005060601007000053000001000080000900000270000800402080100030200040019",
+		OnUsageError: onUsageError,
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c)
+			if err != nil {
+				return err
+			}
+			g, err := sudoku.ParseLine(arg)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if sr := sudoku.NewSolver().Classify(g); sr.Outcome != sudoku.Unique {
+				return fmt.Errorf("the puzzle is %s, not rated", sr.Outcome)
+			}
+			r, steps := rating.NewSolver().Explain(g)
+			w := c.App.Writer
+			for i, st := range steps {
+				fmt.Fprintf(w, "%3d  %d.%d  %s\n", i+1, st.Rating/10, st.Rating%10, st.Text)
+			}
+			if !r.Solved {
+				fmt.Fprintf(w, "stuck: the puzzle needs techniques not implemented (chains); rating so far %d.%d\n", r.Rating/10, r.Rating%10)
+				return nil
+			}
+			fmt.Fprintf(w, "rating %d.%d (%s)\n", r.Rating/10, r.Rating%10, r.Hardest)
+			return nil
+		},
+	}
+}
