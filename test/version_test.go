@@ -115,7 +115,7 @@ printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '`)
 	}
 	script, _, _ = sudokuRun(t, "completion", "zsh")
 	for line, want := range map[string]string{
-		"analyze sudoku so":          "bench compare generate h help solve",
+		"analyze sudoku so":          "bench compare explain generate h help rate solve",
 		"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
 		"analyze sudoku solve -- x":  "FILES",
 	} {
