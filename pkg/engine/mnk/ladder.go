@@ -75,18 +75,12 @@ const DefaultRungTTBytes = 64 << 20
 // and a nil error. The solver rung takes at most MaxSolveCells cells (an
 // error wrapping ErrTooBig).
 func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungResult, error) {
-	ttBytes := lim.TTBytes
-	if ttBytes == 0 {
-		ttBytes = DefaultRungTTBytes
+	if err := RungTakes(g, rung); err != nil {
+		return RungResult{}, err
 	}
-	switch rung {
-	case "solver":
+	ttBytes := rungTableBytes(g, lim)
+	if rung == "solver" {
 		return runSolverRung(ctx, g, lim.Nodes, ttBytes)
-	case "pns":
-		return RungResult{}, fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
-	case "minimax", "alphabeta", "ordered", "tt", "symmetry":
-	default:
-		return RungResult{}, fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
 	if r.limit == 0 {
@@ -142,11 +136,55 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 	return res, nil
 }
 
+// rungBuilt lists the rungs that exist.
+var rungBuilt = map[string]bool{"minimax": true, "alphabeta": true, "ordered": true, "tt": true, "symmetry": true, "solver": true}
+
+// RungAvailable reports whether rung is a rung of the ladder that is built.
+func RungAvailable(rung string) bool { return rungBuilt[rung] }
+
+// RungTakes returns nil if RunRung can run rung on g, else why not: an
+// error wrapping ErrUnknownRung, ErrRungUnavailable or ErrTooBig (the
+// solver takes at most MaxSolveCells cells).
+func RungTakes(g *Game, rung string) error {
+	switch {
+	case !slices.Contains(Rungs, rung):
+		return fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
+	case !rungBuilt[rung]:
+		return fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
+	case rung == "solver" && g.cells > MaxSolveCells:
+		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.cells, MaxSolveCells, ErrTooBig)
+	}
+	return nil
+}
+
+// rungTableBytes is the size of a rung's table: lim.TTBytes (or the
+// default), but no more than twice what the run can fill, the nodes of its
+// budget or the positions of the board (3^cells), so that a run on a small
+// board does not spend its time clearing 64 MB. The size depends on the
+// board and the limits only, so node counts stay deterministic.
+func rungTableBytes(g *Game, lim RungLimits) int {
+	ttBytes := lim.TTBytes
+	if ttBytes == 0 {
+		ttBytes = DefaultRungTTBytes
+	}
+	fill := uint64(1)
+	for range g.cells {
+		if fill > 1<<40 {
+			break
+		}
+		fill *= 3
+	}
+	if lim.Nodes > 0 {
+		fill = min(fill, lim.Nodes)
+	}
+	if need := 2 * fill * rungEntrySize; need < uint64(ttBytes) {
+		ttBytes = int(max(need, 1<<10))
+	}
+	return ttBytes
+}
+
 // runSolverRung runs the Solver from the empty board.
 func runSolverRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
-	if g.cells > MaxSolveCells {
-		return RungResult{}, fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.cells, MaxSolveCells, ErrTooBig)
-	}
 	s := NewSolver(g, ttBytes)
 	s.SetNodeLimit(limit)
 	v, err := s.Solve(ctx, Position{})

@@ -166,8 +166,16 @@ func TestLadderLimits(t *testing.T) {
 	if _, err := RunRung(context.Background(), g, "negascout", RungLimits{}); !errors.Is(err, ErrUnknownRung) {
 		t.Errorf("an unknown rung: %v, want ErrUnknownRung", err)
 	}
-	if _, err := RunRung(context.Background(), g, "pns", RungLimits{}); !errors.Is(err, ErrRungUnavailable) {
-		t.Errorf("pns: %v, want ErrRungUnavailable", err)
+	if _, err := RunRung(context.Background(), g, "pns", RungLimits{}); RungAvailable("pns") == errors.Is(err, ErrRungUnavailable) {
+		t.Errorf("pns: %v, available %v", err, RungAvailable("pns"))
+	}
+	for _, rung := range Rungs {
+		if err := RungTakes(g, rung); (err == nil) != RungAvailable(rung) {
+			t.Errorf("RungTakes(4,4,4, %s): %v, RungAvailable %v", rung, err, RungAvailable(rung))
+		}
+	}
+	if RungAvailable("negascout") || !errors.Is(RungTakes(g, "negascout"), ErrUnknownRung) || !errors.Is(RungTakes(MustNew(7, 7, 5), "solver"), ErrTooBig) {
+		t.Error("RungAvailable or RungTakes accept an unknown rung, or the solver a board of 49 cells")
 	}
 }
 
