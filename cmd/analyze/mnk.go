@@ -22,7 +22,7 @@ func mnkCommand() *cli.Command {
 		Name:         "mnk",
 		Usage:        "m,n,k-games: m rows, n columns, k in a row (tic-tac-toe is 3x3, k=3)",
 		OnUsageError: onUsageError,
-		Subcommands:  []*cli.Command{mnkCountCommand(), mnkSolveCommand(), mnkSearchCommand(), mnkMinimaxCommand(), mnkSimulateCommand(), mnkVerifyCommand()},
+		Subcommands:  []*cli.Command{mnkCountCommand(), mnkSolveCommand(), mnkSearchCommand(), mnkMinimaxCommand(), mnkSimulateCommand(), mnkSweepCommand(), mnkVerifyCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
