@@ -30,14 +30,14 @@ func mnkSweepCommand() *cli.Command {
 			"report is the same whatever the workers, and a rerun is answered from the cache.\n" +
 			"docs/where-search-stops.md is the default sweep's study.\n\n" +
 			"Examples:\n" +
-			"   analyze mnk sweep --chart sweep.svg                   # the default grid (about 12 minutes on 2 cores)\n" +
+			"   analyze mnk sweep --chart sweep.svg                   # the default grid: 102 cells, minutes on 2 cores\n" +
 			"   analyze mnk sweep --boards 3x3,3x4,4x4 --k 3,4 --algorithms minimax,alphabeta,tt --csv sweep.csv",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "boards", Value: strings.Join(mnkjobs.DefaultSweepBoards, ","), Usage: "the boards `RxC,...`, up to 8x8 (a rung skips those it does not take: the solver takes 36 cells)"},
 			&cli.StringFlag{Name: "k", Value: joinInts(mnkjobs.DefaultSweepKs), Usage: "the lengths `K,...` of the line that wins (a k longer than a board's longer side skips that board)"},
 			&cli.StringFlag{Name: "algorithms", Value: strings.Join(mnkjobs.DefaultSweepAlgorithms(), ","), Usage: "the rungs `RUNG,...` of the ladder, of " + rungList()},
-			&cli.StringFlag{Name: "node-budget", Value: strconv.Itoa(mnkjobs.DefaultSweepNodeBudget), Usage: "stop a cell after `N` nodes (e.g. 200000000, 2e8 or 200M)"},
+			&cli.StringFlag{Name: "node-budget", Value: strconv.Itoa(mnkjobs.DefaultSweepNodeBudget), Usage: "stop a cell after `N` nodes (e.g. 50000000, 5e7 or 50M)"},
 			&cli.StringFlag{Name: "cell-time", Value: mnkjobs.DefaultSweepCellTime.String(), Usage: "stop a cell after `D` (0: no limit); its count then depends on the machine"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultSweepTTMB, Usage: "the table of the tt, symmetry and solver rungs in `MB`, per cell"},
 			&cli.StringFlag{Name: "csv", Usage: "write the rows to `FILE` as CSV"},
@@ -206,7 +206,7 @@ func parseCount(s string) (uint64, error) {
 		if err == nil && f*mult < 1 {
 			return 0, fmt.Errorf("want 1 or more nodes")
 		}
-		return 0, fmt.Errorf("want a whole number of nodes such as 200000000, 2e8 or 200M")
+		return 0, fmt.Errorf("want a whole number of nodes such as 50000000, 5e7 or 50M")
 	}
 	return uint64(f * mult), nil
 }

@@ -40,12 +40,15 @@ var (
 
 // Defaults and limits of the sweep's budgets.
 const (
-	// DefaultSweepNodeBudget stops a cell after this many nodes: with the
-	// default time limit, the default sweep fits in 15 minutes on 2 cores
+	// DefaultSweepNodeBudget stops a cell after this many nodes: enough
+	// for the solver to prove 5,5,5 (31 million), and few enough that
+	// the default sweep fits in 15 minutes on 2 cores
 	// (docs/where-search-stops.md).
-	DefaultSweepNodeBudget = 200_000_000
-	// DefaultSweepCellTime stops a cell that the budget has not stopped.
-	DefaultSweepCellTime = 60 * time.Second
+	DefaultSweepNodeBudget = 50_000_000
+	// DefaultSweepCellTime stops a cell that the budget has not stopped:
+	// a safety net, above the time the slowest rung takes to spend the
+	// budget on a busy machine.
+	DefaultSweepCellTime = 3 * time.Minute
 	// DefaultSweepTTMB is the table of the rungs that have one, in MB.
 	DefaultSweepTTMB = 64
 	// maxSweepTTMB bounds a cell's table (each worker slot has its own).

@@ -132,7 +132,7 @@ func (r *SweepReport) Chart(format string) ([]byte, error) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = powerTicks{}
 		p.X.Tick.Marker = xticks
-		p.X.Min, p.X.Max = xmin-1, xmax+1
+		p.X.Min, p.X.Max = xmin-1.5, xmax+1.5
 		p.Y.Min, p.Y.Max = ymin, ymax
 		p.Add(plotter.NewGrid())
 		budget := plotter.NewFunction(func(float64) float64 { return float64(r.NodeBudget) })
@@ -143,7 +143,7 @@ func (r *SweepReport) Chart(format string) ([]byte, error) {
 			col, shapes := rungStyle(rung)
 			// Stopped cells sit on the budget line, one on another:
 			// each rung's mark is moved a little sideways.
-			shift := (float64(ri) - float64(len(r.Algorithms)-1)/2) * 0.2
+			shift := (float64(ri) - float64(len(r.Algorithms)-1)/2) * 0.4
 			var done, stopped plotter.XYs
 			for _, row := range r.Rows {
 				if row.K != k || row.Algorithm != rung {

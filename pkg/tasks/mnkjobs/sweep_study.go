@@ -145,14 +145,16 @@ func (r *SweepReport) mdFrontier() string {
 		for _, k := range r.Ks {
 			cell := ""
 			for _, f := range r.Frontier {
-				if f.Algorithm == a && f.K == k {
-					cell = "none"
-					if f.Solved != "" {
-						cell = fmt.Sprintf("%s (%d)", f.Solved, f.SolvedCells)
-					}
-					if f.Stopped == "" {
-						cell += ", all"
-					}
+				if f.Algorithm != a || f.K != k {
+					continue
+				}
+				switch {
+				case f.Stopped == "":
+					cell = fmt.Sprintf("every board, to %s", f.Solved)
+				case f.Solved == "":
+					cell = "none; stopped on " + f.Stopped
+				default:
+					cell = fmt.Sprintf("%s; stopped on %s", f.Solved, f.Stopped)
 				}
 			}
 			fmt.Fprintf(&b, " %s |", cell)
@@ -167,7 +169,7 @@ func (r *SweepReport) mdGrowth() string {
 	b.WriteString("| rung | k | factor per cell | boards fitted (cells) | R² | next board | its nodes, predicted | its time, predicted |\n")
 	b.WriteString("|---|---|---:|---|---:|---|---:|---:|\n")
 	for _, g := range r.Growth {
-		next, nodes, secs := "", "", ""
+		next, nodes, secs := "none it takes", "", ""
 		if g.Next != "" {
 			next = fmt.Sprintf("%s (%d)", g.Next, g.NextCells)
 			nodes = Approx(g.PredictedNodes)
