@@ -40,7 +40,7 @@ var sweepKnown = map[string]string{
 // rungs with a table finish 4x4 k=4. Rows come in the order of the
 // boards, k and the ladder, and 3x3 has no k=4.
 func TestSweepKnownValues(t *testing.T) {
-	rep := runSweep(t, SweepParams{Boards: []string{"4x4", "3x4", "3x3"}, Ks: []int{4, 3}, NodeBudget: 5_000_000}, tasks.Summary{})
+	rep := runSweep(t, SweepParams{Boards: []string{"4x4", "3x4", "3x3"}, Ks: []int{4, 3}, NodeBudget: 1_000_000}, tasks.Summary{})
 	algs := DefaultSweepAlgorithms()
 	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver"}; !reflect.DeepEqual(algs, want) {
 		t.Fatalf("default rungs %v, want %v", algs, want)
@@ -228,53 +228,54 @@ func TestSweepGrowth(t *testing.T) {
 // The CSV and chart outputs: the CSV reads back as the rows, the SVG is
 // XML, the PNG an image.
 func TestSweepOutputs(t *testing.T) {
-	for _, format := range []string{"svg", "png"} {
-		outs := &taskstest.Outputs{}
-		rep := runSweep(t, SweepParams{Boards: []string{"3x3", "3x4", "4x4"}, Ks: []int{3, 4}, NodeBudget: 100_000, CSV: true, Chart: format},
-			tasks.Summary{Outputs: outs})
-		chart, ok := outs.Get("chart")
-		if !ok {
-			t.Fatalf("%s: no chart", format)
+	outs := &taskstest.Outputs{}
+	rep := runSweep(t, SweepParams{Boards: []string{"3x3", "3x4", "4x4"}, Ks: []int{3, 4}, NodeBudget: 100_000, CSV: true, Chart: "png"},
+		tasks.Summary{Outputs: outs})
+	data, ok := outs.Get("csv")
+	if !ok {
+		t.Fatalf("no csv")
+	}
+	got, err := readSweepCSV(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rep.Rows) {
+		t.Errorf("csv read back:\n%+v\nwant\n%+v", got, rep.Rows)
+	}
+	chart, ok := outs.Get("chart")
+	if !ok {
+		t.Fatalf("no chart")
+	}
+	img, err := png.Decode(bytes.NewReader(chart))
+	if err != nil {
+		t.Fatalf("png: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 400 {
+		t.Errorf("png: %v, want at least 800x400", b)
+	}
+	svg, err := rep.Chart("svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
 		}
-		switch format {
-		case "svg":
-			dec := xml.NewDecoder(bytes.NewReader(chart))
-			root := ""
-			for {
-				tok, err := dec.Token()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatalf("svg: %v", err)
-				}
-				if se, ok := tok.(xml.StartElement); ok && root == "" {
-					root = se.Name.Local
-				}
-			}
-			if root != "svg" || !bytes.Contains(chart, []byte(">symmetry<")) || !bytes.Contains(chart, []byte(">k = 4<")) {
-				t.Errorf("svg: root %q, want svg with a legend and a panel for k=4", root)
-			}
-		case "png":
-			img, err := png.Decode(bytes.NewReader(chart))
-			if err != nil {
-				t.Fatalf("png: %v", err)
-			}
-			if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 400 {
-				t.Errorf("png: %v, want at least 800x400", b)
-			}
-		}
-		data, ok := outs.Get("csv")
-		if !ok {
-			t.Fatalf("no csv")
-		}
-		got, err := readSweepCSV(data)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("svg: %v", err)
 		}
-		if !reflect.DeepEqual(got, rep.Rows) {
-			t.Errorf("csv read back:\n%+v\nwant\n%+v", got, rep.Rows)
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
 		}
+	}
+	if root != "svg" || !bytes.Contains(svg, []byte(">symmetry<")) || !bytes.Contains(svg, []byte(">k = 4<")) {
+		t.Errorf("svg: root %q, want svg with a legend and a panel for k=4", root)
+	}
+	if _, err := rep.Chart("gif"); err == nil {
+		t.Error("a gif chart was drawn")
 	}
 }
 
