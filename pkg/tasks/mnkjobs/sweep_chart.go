@@ -74,8 +74,14 @@ func (r *SweepReport) Chart(format string) ([]byte, error) {
 		c = s
 		write = func() ([]byte, error) {
 			var b bytes.Buffer
-			_, err := s.WriteTo(&b)
-			return b.Bytes(), err
+			if _, err := s.WriteTo(&b); err != nil {
+				return nil, err
+			}
+			// The text was measured with Liberation Sans, which a
+			// viewer may not have; Arial and Helvetica have its
+			// metrics (Liberation was drawn to match Arial's).
+			return bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
+				[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
 		}
 	case "png":
 		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))
