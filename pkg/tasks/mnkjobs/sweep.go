@@ -3,7 +3,6 @@ package mnkjobs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -62,26 +61,17 @@ const (
 func DefaultSweepAlgorithms() []string {
 	var algs []string
 	for _, rung := range mnk.Rungs {
-		if rungAvailable(rung) {
+		if mnk.RungAvailable(rung) {
 			algs = append(algs, rung)
 		}
 	}
 	return algs
 }
 
-// rungAvailable asks mnk.RunRung whether rung is built, on a 1x1 board
-// (one node).
-func rungAvailable(rung string) bool {
-	_, err := mnk.RunRung(context.Background(), mnk.MustNew(1, 1, 1), rung, mnk.RungLimits{Nodes: 1, TTBytes: 1})
-	return !errors.Is(err, mnk.ErrRungUnavailable) && !errors.Is(err, mnk.ErrUnknownRung)
-}
-
 // rungTakes tells whether rung can solve a board of g's size; if not, why.
-// Only the solver is bounded (mnk.MaxSolveCells); the others take every
-// board of mnk.New.
 func rungTakes(g *mnk.Game, rung string) (bool, string) {
-	if rung == "solver" && g.Cells() > mnk.MaxSolveCells {
-		return false, fmt.Sprintf("%d cells, more than the solver takes (%d)", g.Cells(), mnk.MaxSolveCells)
+	if err := mnk.RungTakes(g, rung); err != nil {
+		return false, err.Error()
 	}
 	return true, ""
 }
@@ -204,7 +194,7 @@ func (p SweepParams) grid() (*sweepGrid, error) {
 		if !slices.Contains(mnk.Rungs, a) {
 			return nil, tasks.Invalid("--algorithms %s: no such rung (want some of %s)", a, strings.Join(mnk.Rungs, ", "))
 		}
-		if !rungAvailable(a) {
+		if !mnk.RungAvailable(a) {
 			return nil, tasks.Invalid("--algorithms %s: the %s rung is not available yet (built: %s)", a, a, strings.Join(DefaultSweepAlgorithms(), ", "))
 		}
 		if slices.Contains(rungs, a) {
