@@ -29,7 +29,12 @@ import (
 //     symmetries (the best move kept in the canonical frame).
 //   - solver: the exact solver of mnk solve (Solver), with its own pruning,
 //     ordering, threat tests and table.
-//   - pns: a proof-number solver (not built yet).
+//   - pns: the proof-number solver (ProofSolver): df-pn asking "does X
+//     win?" then "does O win?", with its threat rules and pairings. Its
+//     nodes are the calls of its search function over both questions (a
+//     node reads the table for each of its children, so a pns node costs
+//     more than an alpha-beta one); its table entries are the (question,
+//     position) pairs it holds.
 //
 // Node counts are deterministic: the same rung on the same board with the
 // same table size and budget counts the same nodes on every machine.
@@ -41,7 +46,8 @@ var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solve
 var (
 	// ErrUnknownRung is the error of a rung not in Rungs.
 	ErrUnknownRung = errors.New("unknown rung")
-	// ErrRungUnavailable is the error of a rung not built yet.
+	// ErrRungUnavailable is the error of a rung not built yet (every rung
+	// of Rungs is built; the error stays for the callers that test it).
 	ErrRungUnavailable = errors.New("rung not available yet")
 )
 
@@ -49,7 +55,8 @@ var (
 type RungLimits struct {
 	// Nodes stops the run after this many nodes (0: no limit).
 	Nodes uint64
-	// TTBytes is the size of the table of tt, symmetry and solver (0: 64 MB).
+	// TTBytes is the size of the table of tt, symmetry, solver and pns (0:
+	// 64 MB).
 	TTBytes int
 }
 
@@ -73,7 +80,7 @@ const DefaultRungTTBytes = 64 << 20
 // RunRung solves g from the empty board with one rung. A run stopped by the
 // node budget or by ctx (a deadline) returns Stopped with the nodes reached
 // and a nil error. The solver rung takes at most MaxSolveCells cells (an
-// error wrapping ErrTooBig).
+// error wrapping ErrTooBig); pns takes every board.
 func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungResult, error) {
 	if err := RungTakes(g, rung); err != nil {
 		return RungResult{}, err
@@ -81,6 +88,9 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 	ttBytes := rungTableBytes(g, lim)
 	if rung == "solver" {
 		return runSolverRung(ctx, g, lim.Nodes, ttBytes)
+	}
+	if rung == "pns" {
+		return runProofRung(ctx, g, lim.Nodes, ttBytes)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
 	if r.limit == 0 {
@@ -137,7 +147,7 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 }
 
 // rungBuilt lists the rungs that exist.
-var rungBuilt = map[string]bool{"minimax": true, "alphabeta": true, "ordered": true, "tt": true, "symmetry": true, "solver": true}
+var rungBuilt = map[string]bool{"minimax": true, "alphabeta": true, "ordered": true, "tt": true, "symmetry": true, "solver": true, "pns": true}
 
 // RungAvailable reports whether rung is a rung of the ladder that is built.
 func RungAvailable(rung string) bool { return rungBuilt[rung] }
@@ -186,6 +196,21 @@ func rungTableBytes(g *Game, lim RungLimits) int {
 // runSolverRung runs the Solver from the empty board.
 func runSolverRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
 	s := NewSolver(g, ttBytes)
+	s.SetNodeLimit(limit)
+	v, err := s.Solve(ctx, Position{})
+	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: s.Table().Entries()}
+	if err != nil {
+		if !errors.Is(err, ErrNodeLimit) && ctx.Err() == nil {
+			return RungResult{}, err
+		}
+		res.Value, res.Stopped = 0, true
+	}
+	return res, nil
+}
+
+// runProofRung runs the ProofSolver from the empty board.
+func runProofRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
+	s := NewProofSolver(g, ttBytes)
 	s.SetNodeLimit(limit)
 	v, err := s.Solve(ctx, Position{})
 	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: s.Table().Entries()}

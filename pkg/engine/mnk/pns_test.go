@@ -1,0 +1,318 @@
+package mnk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// TestProofAgainstMinimax compares the proof-number solver, with a table
+// and with the smallest one (one bucket: entries are replaced all the
+// time), with the exhaustive minimax of Counter.Count on every reachable
+// position of the small games and of 3,4,3, 4,3,3, 3,4,4 and 2,5,2, and on
+// random positions of 4x4 and 4,5,4.
+func TestProofAgainstMinimax(t *testing.T) {
+	games := smallGames()
+	games = append(games, ref{3, 4, 3}, ref{4, 3, 3}, ref{3, 4, 4}, ref{2, 5, 2}, ref{1, 6, 2})
+	ctx := context.Background()
+	for _, r := range games {
+		g := MustNew(r.m, r.n, r.k)
+		c := NewCounter(g)
+		with, without := NewProofSolver(g, 1<<20), NewProofSolver(g, 0)
+		for _, p := range allPositions(g) {
+			want := c.Count(p).Value
+			v1, err1 := with.Solve(ctx, p)
+			v2, err2 := without.Solve(ctx, p)
+			if err1 != nil || err2 != nil || v1 != want || v2 != want {
+				t.Fatalf("%s %s: proof-number solver %v, %v (table), %v, %v (one bucket); minimax %v",
+					refName(r), g.String(p), v1, err1, v2, err2, want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, r := range []ref{{4, 4, 3}, {4, 4, 4}, {4, 5, 4}} {
+		g := MustNew(r.m, r.n, r.k)
+		c := NewCounter(g)
+		s := NewProofSolver(g, 4<<20)
+		n := 300
+		if r.cells() > 16 {
+			n = 40 // the counter's memo grows fast from shallow positions
+		}
+		for range n {
+			plies := g.Cells()/2 + rng.IntN(g.Cells()/2)
+			if r.cells() > 16 {
+				plies = 9 + rng.IntN(8)
+			}
+			p, res := randomGame(g, rng, plies)
+			if res != Ongoing {
+				continue
+			}
+			want := c.Count(p).Value
+			if v, err := s.Solve(ctx, p); err != nil || v != want {
+				t.Fatalf("%s %s: proof-number solver %v (%v), minimax %v", refName(r), g.String(p), v, err, want)
+			}
+			if v, _ := NewProofSolver(g, 0).Solve(ctx, p); v != want {
+				t.Fatalf("%s %s: proof-number solver with one bucket %v, minimax %v", refName(r), g.String(p), v, want)
+			}
+		}
+	}
+}
+
+// TestProofAgainstSolver compares the value of the empty board and of every
+// first move with the alpha-beta Solver's: on every board up to 4x4 for
+// every k, and on a sample of larger boards.
+func TestProofAgainstSolver(t *testing.T) {
+	var games []ref
+	for m := 1; m <= 4; m++ {
+		for n := 1; n <= 4; n++ {
+			for k := 1; k <= max(m, n); k++ {
+				games = append(games, ref{m, n, k})
+			}
+		}
+	}
+	// Boards where alpha-beta also finishes within a few seconds (it takes
+	// minutes on 5,5,5 and does not finish 6,6,5).
+	games = append(games, ref{4, 5, 3}, ref{4, 5, 4}, ref{5, 4, 4}, ref{4, 5, 5}, ref{3, 5, 3}, ref{3, 6, 3},
+		ref{3, 7, 3}, ref{3, 8, 3}, ref{2, 8, 2}, ref{5, 5, 3}, ref{3, 8, 5})
+	if !testing.Short() {
+		games = append(games, ref{5, 5, 4}, ref{6, 5, 4}, ref{4, 6, 4}, ref{3, 8, 4})
+	}
+	ctx := context.Background()
+	for _, r := range games {
+		g := MustNew(r.m, r.n, r.k)
+		ab, pn := NewSolver(g, 16<<20), NewProofSolver(g, 16<<20)
+		want, err := ab.Solve(ctx, Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pn.Solve(ctx, Position{})
+		if err != nil || got != want {
+			t.Errorf("%s: proof-number solver %v (%v), alpha-beta %v", refName(r), got, err, want)
+		}
+		wantMoves, err := ab.MoveValues(ctx, Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotMoves, err := pn.MoveValues(ctx, Position{})
+		if err != nil || fmt.Sprint(gotMoves) != fmt.Sprint(wantMoves) {
+			t.Errorf("%s: first moves %v (%v), alpha-beta %v", refName(r), gotMoves, err, wantMoves)
+		}
+	}
+}
+
+// TestProofKnownValues checks the published values: 3,3,3, 4,4,4, 5,5,4,
+// 5,5,5, 6,6,5 and 7,7,5 draws (7,7,5: Hsu et al. 2020); 4,4,3, 6,5,4
+// first-player wins.
+func TestProofKnownValues(t *testing.T) {
+	cases := []struct {
+		m, n, k int
+		want    Value
+		deep    bool
+	}{
+		{3, 3, 3, Drawn, false}, {4, 4, 3, Win, false}, {4, 4, 4, Drawn, false}, {5, 5, 4, Drawn, false},
+		{6, 5, 4, Win, false}, {5, 5, 5, Drawn, false}, {6, 6, 5, Drawn, false}, {7, 7, 5, Drawn, true},
+	}
+	for _, c := range cases {
+		if c.deep && testing.Short() {
+			t.Logf("%d,%d,%d: skipped under -short; 6,6,5 covers the same code", c.m, c.n, c.k)
+			continue
+		}
+		g := MustNew(c.m, c.n, c.k)
+		s := NewProofSolver(g, 64<<20)
+		v, err := s.Solve(context.Background(), Position{})
+		if err != nil || v != c.want {
+			t.Errorf("%s: value %v (%v), want %v", g.Spec(), v, err, c.want)
+		}
+		t.Logf("%s: %v, %d nodes, %d table entries", g.Spec(), v, s.Nodes(), s.Table().Entries())
+	}
+}
+
+// TestProofPV plays each principal variation out: every move legal, the
+// game ends with the value the solver gave.
+func TestProofPV(t *testing.T) {
+	ctx := context.Background()
+	for _, r := range []ref{{3, 3, 3}, {4, 4, 3}, {3, 4, 3}, {4, 4, 4}, {5, 5, 4}, {5, 5, 5}} {
+		g := MustNew(r.m, r.n, r.k)
+		s := NewProofSolver(g, 16<<20)
+		v, err := s.Solve(ctx, Position{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pv, err := s.PV(ctx, Position{}, v)
+		if err != nil {
+			t.Fatalf("%s: %v", refName(r), err)
+		}
+		p, res := Position{}, Ongoing
+		for _, c := range pv {
+			p, res = g.Play(p, c)
+		}
+		end := map[Result]Value{XWin: Win, OWin: Loss, Draw: Drawn}
+		if w, ok := end[res]; !ok || w != v {
+			t.Errorf("%s: pv %v ends %v, want a game that ends with %v for the first player", refName(r), pv, res, v)
+		}
+	}
+}
+
+// TestPairings checks every pairing the solver finds on random positions,
+// independently of the search that found it: the pairs are disjoint pairs
+// of empty cells and every window free of the defender's stones holds one.
+// The empty 5x5 board with k = 5 has one (twelve pairs, one per line).
+func TestPairings(t *testing.T) {
+	g := MustNew(5, 5, 5)
+	s := NewProofSolver(g, 0)
+	if !s.pairable(0, g.Mask()) || s.pairLen != 12 {
+		t.Errorf("5,5,5 empty board: pairable %v with %d pairs, want 12 pairs", s.pairable(0, g.Mask()), s.pairLen)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	found := 0
+	for _, spec := range []ref{{5, 5, 5}, {6, 6, 5}, {7, 7, 5}, {8, 8, 5}, {6, 6, 4}, {8, 8, 6}} {
+		g := MustNew(spec.m, spec.n, spec.k)
+		s := NewProofSolver(g, 0)
+		for range 3000 {
+			p, res := randomGame(g, rng, rng.IntN(g.Cells()/2))
+			if res != Ongoing {
+				continue
+			}
+			def := p.O // O defends against X
+			if rng.IntN(2) == 0 {
+				def = p.X
+			}
+			empty := g.Empty(p)
+			if !s.pairable(def, empty) {
+				continue
+			}
+			found++
+			var used uint64
+			for _, pr := range s.pairs[:s.pairLen] {
+				if bits.OnesCount64(pr) != 2 || pr&empty != pr || pr&used != 0 {
+					t.Fatalf("%s %s: pair %#x is not two empty cells apart from the others", g.Spec(), g.String(p), pr)
+				}
+				used |= pr
+			}
+			for _, w := range g.windows {
+				if w&def != 0 {
+					continue
+				}
+				covered := false
+				for _, pr := range s.pairs[:s.pairLen] {
+					covered = covered || w&pr == pr
+				}
+				if !covered {
+					t.Fatalf("%s %s: window %#x holds no pair", g.Spec(), g.String(p), w)
+				}
+			}
+		}
+	}
+	if found < 100 {
+		t.Errorf("%d pairings found in random positions, want 100 or more", found)
+	}
+}
+
+// TestProofLimits: a node budget stops the search at exactly that many
+// nodes with ErrNodeLimit, a cancelled context with its error, and the
+// solver, and its table, give the right value afterwards.
+func TestProofLimits(t *testing.T) {
+	g := MustNew(5, 5, 4)
+	s := NewProofSolver(g, 1<<20)
+	s.SetNodeLimit(1000)
+	if _, err := s.Solve(context.Background(), Position{}); !errors.Is(err, ErrNodeLimit) || s.Nodes() != 1000 {
+		t.Errorf("budget 1,000: %v after %d nodes, want ErrNodeLimit after 1,000", err, s.Nodes())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.SetNodeLimit(0)
+	if _, err := s.Solve(ctx, Position{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want %v", err, context.Canceled)
+	}
+	if v, err := s.Solve(context.Background(), Position{}); err != nil || v != Drawn {
+		t.Errorf("after the stops: %v (%v), want a draw", v, err)
+	}
+}
+
+func TestProofAllocs(t *testing.T) {
+	g := MustNew(5, 5, 4)
+	s := NewProofSolver(g, 1<<20)
+	ctx := context.Background()
+	s.Solve(ctx, Position{})
+	if n := testing.AllocsPerRun(3, func() {
+		s.Clear()
+		s.Solve(ctx, Position{})
+	}); n != 0 {
+		t.Errorf("Solve: %v allocations, want 0", n)
+	}
+}
+
+// TestSharedProofTable solves the positions after two moves of 4,5,4 on
+// four goroutines with solvers of one small table, each in an order of its
+// own, and checks every value against a solver of its own.
+func TestSharedProofTable(t *testing.T) {
+	g := MustNew(4, 5, 4)
+	if testing.Short() {
+		g = MustNew(4, 4, 4)
+	}
+	roots := splitPositions(g, 2)
+	want := make([]Value, len(roots))
+	ref := NewProofSolver(g, 16<<20)
+	for i, p := range roots {
+		v, err := ref.Solve(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = v
+	}
+	table := NewProofTable(g, 64<<10) // small: entries are replaced while others read them
+	const goroutines = 4
+	var wg sync.WaitGroup
+	for w := range goroutines {
+		s := table.NewProofSolver()
+		wg.Go(func() {
+			for j := range roots {
+				i := (j + w*len(roots)/goroutines) % len(roots)
+				if w%2 == 1 {
+					i = len(roots) - 1 - i
+				}
+				if v, err := s.Solve(context.Background(), roots[i]); err != nil || v != want[i] {
+					t.Errorf("goroutine %d: %s: value %v (%v), want %v", w, g.String(roots[i]), v, err, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func benchProof(b *testing.B, m, n, k int, want Value, ttBytes int) {
+	g := MustNew(m, n, k)
+	s := NewProofSolver(g, ttBytes)
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		s.Clear() // a cold table every time, without allocating a new one
+		before := s.Nodes()
+		v, err := s.Solve(context.Background(), Position{})
+		if err != nil || v != want {
+			b.Fatalf("value %v (%v), want %v", v, err, want)
+		}
+		nodes += s.Nodes() - before
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+func BenchmarkProof554(b *testing.B) { benchProof(b, 5, 5, 4, Drawn, 64<<20) }
+func BenchmarkProof654(b *testing.B) { benchProof(b, 6, 5, 4, Win, 64<<20) }
+func BenchmarkProof555(b *testing.B) { benchProof(b, 5, 5, 5, Drawn, 64<<20) }
+func BenchmarkProof665(b *testing.B) { benchProof(b, 6, 6, 5, Drawn, 64<<20) }
+
+// BenchmarkProof775 proves 7,7,5 a draw; run it with -benchtime 1x.
+func BenchmarkProof775(b *testing.B) { benchProof(b, 7, 7, 5, Drawn, 256<<20) }
+
+func ExampleProofSolver_Solve() {
+	g := MustNew(6, 6, 5)
+	v, _ := NewProofSolver(g, 16<<20).Solve(context.Background(), Position{})
+	fmt.Println("6,6,5:", v)
+	// Output: 6,6,5: draw
+}
