@@ -13,7 +13,8 @@ import (
 // wrong, exit code 2, nothing started.
 func TestSolveSearchBadInputExitCode2(t *testing.T) {
 	cases := []usageCase{
-		{[]string{"mnk", "solve", "--board", "7x7", "--k", "4"}, "at most 36 cells"},
+		{[]string{"mnk", "solve", "--board", "7x7", "--k", "4", "--method", "alphabeta"}, "at most 36 cells"},
+		{[]string{"mnk", "solve", "--method", "mcts"}, `--method "mcts"`},
 		{[]string{"mnk", "solve", "--split-depth", "0"}, "split depth 0"},
 		{[]string{"mnk", "solve", "--tt-mb", "0"}, "--tt-mb 0"},
 		{[]string{"mnk", "solve", "extra"}, "no arguments"},

@@ -157,9 +157,13 @@ func mnkSolveCommand() *cli.Command {
 		Usage: "the exact value of the game (win, draw or loss for the first player), best first moves and a principal variation",
 		Description: "Examples:\n" +
 			"   analyze mnk solve --board 5x5 --k 4               # a draw\n" +
-			"   analyze mnk solve --board 3x4 --k 3 --root-moves  # the value of every first move",
+			"   analyze mnk solve --board 3x4 --k 3 --root-moves  # the value of every first move\n" +
+			"   analyze mnk solve --board 7x7 --k 5               # a draw, by proof-number search\n\n" +
+			"--method auto picks pns (proof-number search) for k of 5 or more and for boards of more than\n" +
+			"36 cells, alphabeta otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
+			&cli.StringFlag{Name: "method", Value: mnkjobs.MethodAuto, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
@@ -174,7 +178,13 @@ func mnkSolveCommand() *cli.Command {
 			if c.Int("tt-mb") < 1 {
 				return usagef("--tt-mb %d: want 1 or more", c.Int("tt-mb"))
 			}
-			p := mnkjobs.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"), RootMoves: c.Bool("root-moves")}
+			switch m := c.String("method"); m {
+			case mnkjobs.MethodPNS, mnkjobs.MethodAlphaBeta, mnkjobs.MethodAuto:
+			default:
+				return usagef("--method %q: want pns, alphabeta or auto", m)
+			}
+			p := mnkjobs.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"),
+				RootMoves: c.Bool("root-moves"), Method: c.String("method")}
 			var certify []func(*client.Options)
 			if path := c.String("certificate"); path != "" {
 				if c.Bool("detach") {
@@ -182,6 +192,9 @@ func mnkSolveCommand() *cli.Command {
 				}
 				if c.Int("certificate-positions") < 1 {
 					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
+				}
+				if rows*cols > mnk.MaxSolveCells {
+					return usagef("--certificate takes boards of up to %d cells (its strategies are found by the alpha-beta solver), not %dx%d", mnk.MaxSolveCells, rows, cols)
 				}
 				certify = append(certify, func(o *client.Options) {
 					check := o.Check

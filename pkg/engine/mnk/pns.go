@@ -379,9 +379,10 @@ func (s *ProofSolver) PV(ctx context.Context, p Position, v Value) ([]int, error
 	return principalVariation(ctx, s.g, p, v, s.Solve, s.bestMove)
 }
 
-// bestMove returns the table's best move for p in p's frame, or -1: the
-// move that proved the question that decided p's value, or the one most
-// promising when the search left it.
+// bestMove returns, in p's frame, the move with which the side to move
+// reached its goal in one of the questions the table has proven about p,
+// or -1: the winning move if p is won, a move that keeps the opponent from
+// winning if it is drawn.
 func (s *ProofSolver) bestMove(p Position) int {
 	im, n := s.g.images(p)
 	best, bs := im[0], 0
@@ -390,8 +391,8 @@ func (s *ProofSolver) bestMove(p Position) int {
 			best, bs = im[i], i
 		}
 	}
-	for _, attX := range []bool{p.XToMove(), !p.XToMove()} {
-		if phi, delta, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && (phi == 0 || delta == 0) {
+	for _, attX := range [2]bool{p.XToMove(), !p.XToMove()} {
+		if phi, _, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && phi == 0 {
 			return int(s.inv[bs][m])
 		}
 	}

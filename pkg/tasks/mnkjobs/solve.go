@@ -28,6 +28,14 @@ import (
 // sibling tasks: tasks run in any order and on any worker, and an exact
 // value can be cached and reused by any later job, a bound only by the job
 // that asked.
+//
+// A task proves its position with the method of the job: the alpha-beta
+// Solver (boards of up to mnk.MaxSolveCells cells), or the proof-number
+// ProofSolver (every board up to 8x8), whose pairings decide k = 5 in a
+// fraction of the alpha-beta nodes, while alpha-beta's move ordering is
+// quicker on k = 4 (docs/benchmarks.md). "auto" picks by that: pns for k of
+// 5 or more and for boards over mnk.MaxSolveCells cells, alpha-beta
+// otherwise.
 
 func init() { tasks.Register(Solve{}) }
 
@@ -63,11 +71,47 @@ type SolveParams struct {
 	TTMB int `json:"tt_mb,omitempty"`
 	// RootMoves asks for the value of every first move in the report.
 	RootMoves bool `json:"root_moves,omitempty"`
+	// Method is the solver: MethodAlphaBeta (also the empty string),
+	// MethodPNS, or MethodAuto to pick by the board and k (see
+	// SolveParams.Resolve).
+	Method string `json:"method,omitempty"`
+}
+
+// The methods of an "mnk.solve" job.
+const (
+	MethodAlphaBeta = "alphabeta"
+	MethodPNS       = "pns"
+	MethodAuto      = "auto"
+)
+
+// Resolve returns the method that solves the job's tasks: MethodPNS or
+// MethodAlphaBeta. Auto picks pns for k of 5 or more, where pairings
+// decide, and for boards of more than mnk.MaxSolveCells cells, which
+// alpha-beta does not take; alpha-beta otherwise.
+func (p SolveParams) Resolve() string {
+	switch p.Method {
+	case MethodPNS:
+		return MethodPNS
+	case MethodAuto:
+		if p.K >= 5 || p.Rows*p.Cols > mnk.MaxSolveCells {
+			return MethodPNS
+		}
+	}
+	return MethodAlphaBeta
 }
 
 // Validate checks the parameters and returns the game.
 func (p SolveParams) Validate() (*mnk.Game, error) {
-	g, err := newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving", "6x6, 5x7")
+	var g *mnk.Game
+	var err error
+	switch {
+	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
+		return nil, tasks.Invalid("method %q: want %s, %s or %s", p.Method, MethodPNS, MethodAlphaBeta, MethodAuto)
+	case p.Resolve() == MethodPNS:
+		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
+	default:
+		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +135,17 @@ func (Solve) Name() string { return "mnk.solve" }
 func (Solve) Version() int { return 1 }
 
 // solveTask is the payload of one task: a canonical position at the split
-// depth and the table size to solve it with.
+// depth, the table size to solve it with, and the method (empty for
+// alpha-beta, so that the payloads, and the results cached by them, of
+// alpha-beta tasks are those of the jobs before pns).
 type solveTask struct {
-	Rows int    `json:"rows"`
-	Cols int    `json:"cols"`
-	K    int    `json:"k"`
-	X    uint64 `json:"x"`
-	O    uint64 `json:"o"`
-	TTMB int    `json:"tt_mb"`
+	Rows   int    `json:"rows"`
+	Cols   int    `json:"cols"`
+	K      int    `json:"k"`
+	X      uint64 `json:"x"`
+	O      uint64 `json:"o"`
+	TTMB   int    `json:"tt_mb"`
+	Method string `json:"method,omitempty"`
 }
 
 // solveResult is what a task returns: the exact value of its position for
@@ -171,11 +218,15 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 	if ttmb == 0 {
 		ttmb = DefaultTTMB
 	}
+	method := ""
+	if p.Resolve() == MethodPNS {
+		method = MethodPNS
+	}
 	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
 	for ti, i := range sp.where {
 		n := &last[i]
 		n.task = ti
-		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb})
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method})
 		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
 	return sp
@@ -191,6 +242,8 @@ type SolveReport struct {
 	Rows  int    `json:"rows"`
 	Cols  int    `json:"cols"`
 	K     int    `json:"k"`
+	// Method is the solver that proved the tasks: "alphabeta" or "pns".
+	Method string `json:"method"`
 	// Value is "win", "draw" or "loss" for the first player ("unknown" if
 	// tasks failed).
 	Value      string            `json:"value"`
@@ -230,7 +283,7 @@ type SolveTaskDetail struct {
 func (sp *solvePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
 	g := sp.g
 	rep := &SolveReport{
-		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K,
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Method: sp.params.Resolve(),
 		Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
 		SplitDepth: sp.split, TaskDetails: []SolveTaskDetail{},
 	}
@@ -384,6 +437,7 @@ func (r *SolveReport) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
 	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
+	row("method", "%s", methodName(r.Method))
 	row("value (first player)", "%s", r.Value)
 	row("best first moves", "%s", cellList(r.BestMoves))
 	row("principal variation", "%s", cellList(r.PV))
@@ -407,7 +461,9 @@ func (r *SolveReport) Text() string {
 		}
 	}
 	row("nodes", "%s", tasks.Thousands(r.Nodes))
-	row("table hits", "%s", tasks.Thousands(r.TTHits))
+	if r.Method != MethodPNS { // the proof-number solver does not count them
+		row("table hits", "%s", tasks.Thousands(r.TTHits))
+	}
 	row("split depth", "%d", r.SplitDepth)
 	var most SolveTaskDetail
 	for _, t := range r.TaskDetails {
@@ -420,6 +476,14 @@ func (r *SolveReport) Text() string {
 	}
 	row("task time", "%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
 	return b.String()
+}
+
+// methodName says what a method is.
+func methodName(m string) string {
+	if m == MethodPNS {
+		return "pns (proof-number search)"
+	}
+	return m + " (alpha-beta search)"
 }
 
 // cellList formats cells as "(r,c) (r,c) ...".
@@ -456,27 +520,36 @@ func (Solve) NewRunner(env tasks.Env) tasks.Runner {
 // memory to the job's --tt-mb per process, whatever the slots.
 type solveTables struct {
 	mu     sync.Mutex
-	params solveTask // the game and table size; no position
+	params solveTask // the game, table size and method; no position
 	table  *mnk.SolverTable
+	proof  *mnk.ProofTable
 }
 
-// get returns the table for t's game and size, replacing another's.
-func (s *solveTables) get(t solveTask, g *mnk.Game) *mnk.SolverTable {
+// get returns the table for t's game, size and method (an alpha-beta or a
+// proof-number table), replacing another's.
+func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.ProofTable) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
 	key.X, key.O = 0, 0
-	if s.table == nil || s.params != key {
-		s.params, s.table = key, mnk.NewSolverTable(g, t.TTMB<<20)
+	if s.params != key || s.table == nil && s.proof == nil {
+		s.params, s.table, s.proof = key, nil, nil
+		if t.Method == MethodPNS {
+			s.proof = mnk.NewProofTable(g, t.TTMB<<20)
+		} else {
+			s.table = mnk.NewSolverTable(g, t.TTMB<<20)
+		}
 	}
-	return s.table
+	return s.table, s.proof
 }
 
-// solveRunner solves with a Solver of its own on the shared table.
+// solveRunner solves with a Solver or ProofSolver of its own on the shared
+// table.
 type solveRunner struct {
 	cache  tasks.Cache
 	tables *solveTables
 	solver *mnk.Solver
+	proof  *mnk.ProofSolver
 }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -484,7 +557,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err := json.Unmarshal(payload, &t); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: %w", err))
 	}
-	g, err := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB}.Validate()
+	g, err := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB, Method: t.Method}.Validate()
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(err)
 	}
@@ -492,7 +565,11 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err := g.Valid(pos); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
 	}
-	if table := r.tables.get(t, g); r.solver == nil || r.solver.Table() != table {
+	table, proof := r.tables.get(t, g)
+	if proof != nil {
+		return r.runProof(ctx, proof, pos)
+	}
+	if r.solver == nil || r.solver.Table() != table {
 		r.solver = table.NewSolver()
 	}
 	s := r.solver
@@ -518,6 +595,32 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		return tasks.Output{}, err
 	}
 	return tasks.Output{Data: data, CacheHits: int64(res.CacheHits)}, nil
+}
+
+// runProof solves pos with a ProofSolver on the shared table. The
+// proof-number solver keeps no values in the worker's store of proven
+// positions: it proves one question at a time, and most positions below a
+// task's root get only one answered, a bound rather than a value.
+func (r *solveRunner) runProof(ctx context.Context, table *mnk.ProofTable, pos mnk.Position) (tasks.Output, error) {
+	if r.proof == nil || r.proof.Table() != table {
+		r.proof = table.NewProofSolver()
+	}
+	s := r.proof
+	start := time.Now()
+	nodes := s.Nodes()
+	v, err := s.Solve(ctx, pos)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	pv, err := s.PV(ctx, pos, v)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	data, err := json.Marshal(solveResult{Value: v, PV: pv, Nodes: s.Nodes() - nodes, Seconds: time.Since(start).Seconds()})
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
 }
 
 // valueCache stores proven values of shallow positions in the worker's

@@ -55,9 +55,13 @@ func TestSolveMatchesEngine(t *testing.T) {
 				wantBest = append(wantBest, cellRC(m.Cell))
 			}
 		}
-		for _, d := range c.depths {
-			name := fmt.Sprintf("%d,%d,%d split %d", c.m, c.n, c.k, d)
-			rep, ntasks := runSolve(t, SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: d, RootMoves: true}, tasks.Env{})
+		for _, run := range solveRuns(c.depths) {
+			d := run.depth
+			name := fmt.Sprintf("%d,%d,%d split %d %s", c.m, c.n, c.k, d, run.method)
+			rep, ntasks := runSolve(t, SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: d, RootMoves: true, Method: run.method}, tasks.Env{})
+			if rep.Method != run.method {
+				t.Errorf("%s: method %q in the report", name, rep.Method)
+			}
 			if rep.Value != valueWord(want) {
 				t.Errorf("%s: value %s, want %s", name, rep.Value, valueWord(want))
 			}
@@ -72,6 +76,65 @@ func TestSolveMatchesEngine(t *testing.T) {
 			if ntasks > 0 && rep.Nodes == 0 || len(rep.TaskDetails) != ntasks {
 				t.Errorf("%s: %d nodes, %d task details for %d tasks", name, rep.Nodes, len(rep.TaskDetails), ntasks)
 			}
+		}
+	}
+}
+
+// solveRuns are the split depths, each with both methods.
+func solveRuns(depths []int) []struct {
+	depth  int
+	method string
+} {
+	var runs []struct {
+		depth  int
+		method string
+	}
+	for _, d := range depths {
+		for _, m := range []string{MethodAlphaBeta, MethodPNS} {
+			runs = append(runs, struct {
+				depth  int
+				method string
+			}{d, m})
+		}
+	}
+	return runs
+}
+
+// TestSolveProofNumbersPastAlphaBeta: the pns method solves the boards
+// alpha-beta does not finish (6,6,5 and 5,7,5 draws) or does not take
+// (8,5,3, 40 cells, a win), and auto picks it for them.
+func TestSolveProofNumbersPastAlphaBeta(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		want    string
+	}{{6, 6, 5, "draw"}, {5, 7, 5, "draw"}, {8, 5, 3, "win"}} {
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: -1, RootMoves: true, Method: MethodAuto}
+		if p.Resolve() != MethodPNS {
+			t.Errorf("%d,%d,%d: auto picks %s, want pns", c.m, c.n, c.k, p.Resolve())
+		}
+		rep, _ := runSolve(t, p, tasks.Env{})
+		if rep.Value != c.want || rep.Method != MethodPNS || len(rep.MoveValues) != c.m*c.n {
+			t.Errorf("%d,%d,%d: %s by %s, %d move values; want %s by pns, %d move values", c.m, c.n, c.k, rep.Value, rep.Method, len(rep.MoveValues), c.want, c.m*c.n)
+		}
+		checkPV(t, fmt.Sprintf("%d,%d,%d", c.m, c.n, c.k), mnk.MustNew(c.m, c.n, c.k), rep.PV, map[string]mnk.Value{"win": mnk.Win, "draw": mnk.Drawn}[c.want])
+	}
+}
+
+// The rule of auto: pns for k of 5 or more and for boards of more than 36
+// cells, alpha-beta otherwise; the empty method is alpha-beta.
+func TestSolveMethodResolve(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		method  string
+		want    string
+	}{
+		{5, 5, 4, MethodAuto, MethodAlphaBeta}, {6, 6, 4, MethodAuto, MethodAlphaBeta}, {5, 5, 5, MethodAuto, MethodPNS},
+		{3, 8, 4, MethodAuto, MethodAlphaBeta}, {7, 6, 4, MethodAuto, MethodPNS}, {8, 8, 3, MethodAuto, MethodPNS},
+		{6, 6, 5, "", MethodAlphaBeta}, {3, 3, 3, MethodPNS, MethodPNS}, {6, 6, 6, MethodAlphaBeta, MethodAlphaBeta},
+	} {
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, Method: c.method}
+		if got := p.Resolve(); got != c.want {
+			t.Errorf("%d,%d,%d method %q: resolves to %s, want %s", c.m, c.n, c.k, c.method, got, c.want)
 		}
 	}
 }
@@ -103,11 +166,19 @@ func TestSolveParams(t *testing.T) {
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: -1},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: MaxTTMB + 1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Method: "mcts"},
+		{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAlphaBeta},
+		{Rows: 3, Cols: 3, K: 4, SplitDepth: -1, Method: MethodPNS},
 	}
 	for _, p := range bad {
 		_, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
 		if !errorsIsInvalid(err) {
 			t.Errorf("%+v: %v, want an invalid-parameters error", p, err)
+		}
+	}
+	for _, p := range []SolveParams{{Rows: 7, Cols: 7, K: 4, SplitDepth: -1, Method: MethodPNS}, {Rows: 8, Cols: 8, K: 5, SplitDepth: 1, Method: MethodAuto}} {
+		if _, err := p.Validate(); err != nil {
+			t.Errorf("%+v: %v, want valid", p, err)
 		}
 	}
 }
@@ -151,7 +222,13 @@ func TestSolveCache(t *testing.T) {
 // table, and a runner given a task of another game moves to a table of
 // that game.
 func TestRunnersShareTheTable(t *testing.T) {
-	p := SolveParams{Rows: 4, Cols: 4, K: 3, SplitDepth: 2, TTMB: 1}
+	for _, method := range []string{MethodAlphaBeta, MethodPNS} {
+		t.Run(method, func(t *testing.T) { testRunnersShareTheTable(t, method) })
+	}
+}
+
+func testRunnersShareTheTable(t *testing.T, method string) {
+	p := SolveParams{Rows: 4, Cols: 4, K: 3, SplitDepth: 2, TTMB: 1, Method: method}
 	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
 	if err != nil {
 		t.Fatal(err)
@@ -202,18 +279,25 @@ func TestRunnersShareTheTable(t *testing.T) {
 			}
 		}
 	}
-	t0, t1 := runners[0].(*solveRunner).solver.Table(), runners[1].(*solveRunner).solver.Table()
+	table := func(r tasks.Runner) any {
+		if sr := r.(*solveRunner); method == MethodPNS {
+			return sr.proof.Table()
+		} else {
+			return sr.solver.Table()
+		}
+	}
+	t0, t1 := table(runners[0]), table(runners[1])
 	if t0 != t1 {
 		t.Errorf("the runners of one process search two tables")
 	}
-	other, err := Solve{}.Plan(context.Background(), mustJSON(SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: 1, TTMB: 1}), tasks.PlanEnv{})
+	other, err := Solve{}.Plan(context.Background(), mustJSON(SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: 1, TTMB: 1, Method: method}), tasks.PlanEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
 		t.Fatal(err)
 	}
-	if tt := runners[0].(*solveRunner).solver.Table(); tt == t0 {
+	if tt := table(runners[0]); tt == t0 {
 		t.Errorf("a task of 3x3 after 4x4 searched the table of 4x4")
 	}
 }
