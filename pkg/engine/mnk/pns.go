@@ -53,8 +53,12 @@ import (
 //
 // Children are not evaluated when a node is expanded: a child is found in
 // the table, or starts at phi = 1 and delta = 1 if the move makes a threat
-// (the reply is forced) and the number of empty cells left otherwise, so that
-// df-pn follows forcing lines first, as threat-space search does. Each node
+// (the reply is forced), so that df-pn follows forcing lines first, as
+// threat-space search does; otherwise at the number of empty cells left,
+// times 1 + r/4 for the r-th move in the order of the window weights (as
+// the alpha-beta Solver's, 11:3), so that df-pn searches the first moves
+// deeper before it turns to the others. The rank halved the nodes of
+// 7,7,5 against the same delta for all (docs/benchmarks.md). Each node
 // keeps its children's numbers in a per-ply array and reads the table only
 // when it is entered; a child's search returns its numbers, so a table too
 // small to keep them never makes a node loop on stale ones.
@@ -83,6 +87,7 @@ type ProofTable struct {
 	entries []proofEntry
 	mask    uint64 // bucket index mask
 	locks   []sync.Mutex
+	pairs   *pairTable // for the pairing searches of the solvers
 }
 
 // proofEntry is one entry. meta packs the work (low 32 bits), the best move
@@ -115,7 +120,7 @@ func newProofTable(g *Game, ttBytes int) *ProofTable {
 	for nb*2*proofBucket*proofEntrySize <= ttBytes {
 		nb *= 2
 	}
-	return &ProofTable{g: g, entries: make([]proofEntry, nb*proofBucket), mask: uint64(nb - 1)}
+	return &ProofTable{g: g, entries: make([]proofEntry, nb*proofBucket), mask: uint64(nb - 1), pairs: newPairTable(g)}
 }
 
 // Bytes returns the memory of the table.
@@ -240,29 +245,32 @@ type ProofSolver struct {
 	moves     [65][64]int8
 	phi       [65][64]uint32
 	delta     [65][64]uint32
+	seen      [65][64]bool // the child is in the table
 	scores    [64]int32
 	cellScore [64]int32
 	threats   [64]uint64 // windows one stone short of a threat, by the side to move
 
-	// Pairing search scratch: the windows still to cover at each level,
-	// and the pair chosen at each level (the pairing found is
-	// pairs[:pairLen]).
-	pairWin   [pairMaxLevels * pairMaxWindows]uint64
-	pairs     [pairMaxLevels]uint64
+	// Pairing search state: the empty cells, the pair chosen at each
+	// level (the pairing found is pairs[:pairLen]), the steps taken.
+	pairEmpty uint64
+	pairs     [32]uint64
 	pairLen   int
 	pairSteps int
 }
 
 const (
-	// pairMaxWindows bounds the windows a pairing search takes: more than
-	// the 96 of 8,8,5; boards with more (k of 2 or 3 on large boards) are
-	// not searched for pairings.
-	pairMaxWindows = 128
-	pairMaxLevels  = 33 // pairs of at most 64 cells, and the root
-	pairMaxPairs   = 28 // pairs of a window of 8 cells
+	// pairWords is the size of the bitsets of windows of the pairing
+	// search: 256 windows, more than any board has (8,8,2 has 210).
+	pairWords    = 4
+	pairMaxPairs = 28 // pairs of a window of 8 cells
 	// pairBudget bounds the steps of one pairing search: the search is
-	// complete within it, and gives up (no pairing found) past it.
-	pairBudget = 64
+	// complete within it, and gives up (no pairing found) past it. Most
+	// searches that succeed take a step per pair (15 to 20 on 7x7); a
+	// larger budget finds more pairings, and so takes fewer nodes, at a
+	// higher cost per node: on 7,7,5 the time is about the same from 64
+	// to 256, the nodes a third fewer at 256, and on the 8-wide boards,
+	// where a node costs more, 256 is quicker (docs/benchmarks.md).
+	pairBudget = 256
 )
 
 // NewProofSolver returns a solver for g with a table of its own of at most
@@ -352,7 +360,7 @@ func (s *ProofSolver) Prove(ctx context.Context, p Position, xWins bool) (bool, 
 	canon, _ := s.canonical()
 	phi, delta, _, ok := s.tt.probe(canon.X, canon.O, s.attX)
 	if !ok || phi != 0 && delta != 0 {
-		phi, delta = s.mid(proofInf, proofInf)
+		phi, delta = s.mid(proofInf, proofInf, ok)
 	}
 	if !attMover {
 		phi, delta = delta, phi
@@ -527,10 +535,11 @@ const (
 )
 
 // evaluate applies the rules to the current position (the last move made
-// no line). It returns the numbers of a decided node and n = 0, or the n
+// no line); seen says the table holds it undecided, so that a pairing
+// search has failed on it, or on one of its images, before. It returns the numbers of a decided node and n = 0, or the n
 // moves worth searching in s.moves[ply] with the starting numbers of their
 // children in s.phi[ply] and s.delta[ply].
-func (s *ProofSolver) evaluate() (phi, delta uint32, n int) {
+func (s *ProofSolver) evaluate(seen bool) (phi, delta uint32, n int) {
 	g := s.g
 	me, them := s.pos.X, s.pos.O
 	if s.ply&1 == 1 {
@@ -610,7 +619,7 @@ func (s *ProofSolver) evaluate() (phi, delta uint32, n int) {
 			}
 		}
 	}
-	if attMover && s.pairable(them, empty) {
+	if attMover && !seen && s.pairable(them, empty) {
 		return lostPhi, lostDelta, 0
 	}
 
@@ -641,7 +650,7 @@ func (s *ProofSolver) evaluate() (phi, delta uint32, n int) {
 		n = insertMove(moves, sc, n, c, cs[c])
 	}
 	for i := range n {
-		cp[i], cd[i] = 1, uint32(e-1)
+		cp[i], cd[i] = 1, uint32((e-1)*(4+i)/4)
 		if makes>>uint(moves[i])&1 != 0 {
 			cd[i] = 1
 		}
@@ -661,93 +670,81 @@ func (s *ProofSolver) evaluate() (phi, delta uint32, n int) {
 // pairBudget steps and gives up after them: a "no" is not a proof of
 // anything and only means the search goes on.
 func (s *ProofSolver) pairable(def, empty uint64) bool {
-	n := 0
-	for _, w := range s.g.windows {
+	pt := s.tt.pairs
+	if pt == nil {
+		return false // too many windows
+	}
+	var open [pairWords]uint64
+	for i, w := range s.g.windows {
 		if w&def != 0 {
 			continue
 		}
-		e := w & empty
-		if e&(e-1) == 0 {
+		if e := w & empty; e&(e-1) == 0 {
 			return false // fewer than two empty cells: no pair fits
 		}
-		if n == pairMaxWindows {
-			return false
-		}
-		s.pairWin[n] = e
-		n++
+		open[i>>6] |= 1 << uint(i&63)
 	}
-	s.pairSteps = 0
-	if n == 0 {
-		s.pairLen = 0
-		return true
-	}
-	return s.pairSearch(0, n, 0)
+	s.pairSteps, s.pairEmpty = 0, empty
+	return s.pairSearch(0, open, 0)
 }
 
-// pairSearch covers the n windows (their empty cells) at level lv of the
-// scratch with disjoint pairs avoiding the cells used: it takes the window
-// with the fewest free cells (every solution covers it with a pair of its
-// own cells) and tries each pair in it.
-func (s *ProofSolver) pairSearch(lv, n int, used uint64) bool {
-	if n == 0 {
+// pairSearch covers the windows open (a set of indexes in g.windows) with
+// disjoint pairs of empty cells avoiding the cells used: it takes the
+// window with the fewest free cells (every solution covers it with a pair
+// of its own cells) and tries each pair in it, those in the most open
+// windows first.
+func (s *ProofSolver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
+	pt, ws := s.tt.pairs, s.g.windows
+	best, bestFree := -1, 65
+	for wi := range pairWords {
+		for m := open[wi]; m != 0; m &= m - 1 {
+			i := wi<<6 | bits.TrailingZeros64(m)
+			if f := bits.OnesCount64(ws[i] & s.pairEmpty &^ used); f < bestFree {
+				best, bestFree = i, f
+			}
+		}
+	}
+	if best < 0 {
 		s.pairLen = lv
 		return true
 	}
-	s.pairSteps++
-	if s.pairSteps > pairBudget || lv+1 >= pairMaxLevels {
-		return false
-	}
-	ws := s.pairWin[lv*pairMaxWindows : lv*pairMaxWindows+n]
-	best, bestFree := 0, 65
-	for i, w := range ws {
-		if f := bits.OnesCount64(w &^ used); f < bestFree {
-			best, bestFree = i, f
-		}
-	}
 	if bestFree < 2 {
+		return false // the last pair left a window without one
+	}
+	s.pairSteps++
+	if s.pairSteps > pairBudget || lv == len(s.pairs) {
 		return false
 	}
-	next := s.pairWin[(lv+1)*pairMaxWindows:]
-	free := ws[best] &^ used
-	// The pairs of the window, those in the most windows first.
-	var pairs [pairMaxPairs]uint64
-	var cover [pairMaxPairs]int32
+	free := ws[best] & s.pairEmpty &^ used
+	var pairs [pairMaxPairs]uint16 // indexes in pt.wins
+	var cells [pairMaxPairs]uint64
+	var cover [pairMaxPairs]int
 	np := 0
 	for a := free; a != 0; a &= a - 1 {
-		pa := a & -a
+		ca := bits.TrailingZeros64(a)
 		for b := a & (a - 1); b != 0; b &= b - 1 {
-			pair := pa | b&-b
-			var c int32
-			for _, w := range ws {
-				if w&pair == pair {
-					c++
-				}
+			cb := bits.TrailingZeros64(b)
+			pi := pt.index[ca][cb] // both cells are in window best
+			c := 0
+			for wi := range pairWords {
+				c += bits.OnesCount64(open[wi] & pt.wins[pi][wi])
 			}
 			j := np
 			for j > 0 && cover[j-1] < c {
-				pairs[j], cover[j] = pairs[j-1], cover[j-1]
+				pairs[j], cells[j], cover[j] = pairs[j-1], cells[j-1], cover[j-1]
 				j--
 			}
-			pairs[j], cover[j] = pair, c
+			pairs[j], cells[j], cover[j] = pi, 1<<uint(ca)|1<<uint(cb), c
 			np++
 		}
 	}
-	for _, pair := range pairs[:np] {
-		u := used | pair
-		m, ok := 0, true
-		for _, w := range ws {
-			if w&pair == pair {
-				continue // covered
-			}
-			if f := w &^ u; f&(f-1) == 0 {
-				ok = false // no pair fits it any more
-				break
-			}
-			next[m] = w
-			m++
+	for i := range np {
+		next := open
+		for wi := range pairWords {
+			next[wi] &^= pt.wins[pairs[i]][wi]
 		}
-		s.pairs[lv] = pair
-		if ok && s.pairSearch(lv+1, m, u) {
+		s.pairs[lv] = cells[i]
+		if s.pairSearch(lv+1, next, used|cells[i]) {
 			return true
 		}
 		if s.pairSteps > pairBudget {
@@ -757,14 +754,50 @@ func (s *ProofSolver) pairSearch(lv, n int, used uint64) bool {
 	return false
 }
 
+// pairTable holds, for every two cells on a common window, the windows
+// (indexes in g.windows, as a bitset) that hold both: what one pair
+// covers. With it a step of the pairing search costs a few ANDs and
+// popcounts per window instead of a scan of the window list per pair.
+type pairTable struct {
+	index [64][64]uint16 // index[a][b], a < b: the pair's entry in wins
+	wins  [][pairWords]uint64
+}
+
+// newPairTable returns the pair table of g, or nil if g has more windows
+// than a bitset holds.
+func newPairTable(g *Game) *pairTable {
+	if len(g.windows) > pairWords*64 {
+		return nil
+	}
+	pt := &pairTable{wins: make([][pairWords]uint64, 1)} // entry 0: no window
+	for a := range 64 {
+		for b := a + 1; b < 64; b++ {
+			var set [pairWords]uint64
+			any := false
+			for i, w := range g.windows {
+				if w>>uint(a)&1 != 0 && w>>uint(b)&1 != 0 {
+					set[i>>6] |= 1 << uint(i&63)
+					any = true
+				}
+			}
+			if any {
+				pt.index[a][b] = uint16(len(pt.wins))
+				pt.wins = append(pt.wins, set)
+			}
+		}
+	}
+	return pt
+}
+
 // pollMaskPNS sets how often the search polls its context: every 2^12
 // nodes (a node reads the table for each child, so this is about a
 // millisecond, as the alpha-beta solver's 2^14).
 const pollMaskPNS = 1<<12 - 1
 
 // mid searches the current position (ongoing, the last move made no line)
-// until its phi reaches thPhi or its delta thDelta, and returns them.
-func (s *ProofSolver) mid(thPhi, thDelta uint32) (uint32, uint32) {
+// until its phi reaches thPhi or its delta thDelta, and returns them; known
+// says the table holds the position.
+func (s *ProofSolver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 	if s.nodes == s.limit {
 		s.abort, s.limited = true, true
 		return 1, 1
@@ -778,17 +811,18 @@ func (s *ProofSolver) mid(thPhi, thDelta uint32) (uint32, uint32) {
 	}
 	start := s.nodes
 	canon, sym := s.canonical()
-	phi, delta, n := s.evaluate()
+	phi, delta, n := s.evaluate(known)
 	if n == 0 {
 		s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1)
 		return phi, delta
 	}
 	g, ply := s.g, s.ply
-	moves, cp, cd := &s.moves[ply], &s.phi[ply], &s.delta[ply]
+	moves, cp, cd, seen := &s.moves[ply], &s.phi[ply], &s.delta[ply], &s.seen[ply]
 	xToMove := ply&1 == 0
 	for i := range n {
 		c := g.childCanonical(&s.im, g.nsym, int(moves[i]), xToMove)
-		if p, d, _, ok := s.tt.probe(c.X, c.O, s.attX); ok {
+		var p, d uint32
+		if p, d, _, seen[i] = s.tt.probe(c.X, c.O, s.attX); seen[i] {
 			cp[i], cd[i] = p, d
 		}
 	}
@@ -831,7 +865,8 @@ func (s *ProofSolver) mid(thPhi, thDelta uint32) (uint32, uint32) {
 		childDelta := uint32(min(uint64(thPhi), uint64(d2)+1+uint64(d2)/4, proofInf))
 		c := int(moves[best])
 		s.make(c)
-		cp[best], cd[best] = s.mid(childPhi, childDelta)
+		cp[best], cd[best] = s.mid(childPhi, childDelta, seen[best])
+		seen[best] = true
 		s.unmake(c)
 		if s.abort {
 			return phi, delta
