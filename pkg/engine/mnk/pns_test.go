@@ -304,6 +304,7 @@ func benchProof(b *testing.B, m, n, k int, want Value, ttBytes int) {
 
 func BenchmarkProof554(b *testing.B) { benchProof(b, 5, 5, 4, Drawn, 64<<20) }
 func BenchmarkProof654(b *testing.B) { benchProof(b, 6, 5, 4, Win, 64<<20) }
+
 // The proofs of 5,5,5 and 6,6,5 take a few dozen nodes: a small table, so
 // that clearing it does not make the time.
 func BenchmarkProof555(b *testing.B) { benchProof(b, 5, 5, 5, Drawn, 64<<10) }
