@@ -16,7 +16,6 @@ func TestSweepUsageErrors(t *testing.T) {
 	sweep := func(args ...string) []string { return append([]string{"mnk", "sweep"}, args...) }
 	expectUsageErrors(t, []usageCase{
 		{sweep("--algorithms", "minimax,quantum"), "--algorithms quantum: no such rung"},
-		{sweep("--algorithms", "pns"), "--algorithms pns: the pns rung is not available yet"},
 		{sweep("--boards", "7x7", "--algorithms", "solver"), "--boards 7x7: 49 cells, too large for every rung"},
 		{sweep("--boards", "9x9"), "--boards 9x9: rows and columns must be 1 to 8"},
 		{sweep("--node-budget", "0"), `--node-budget "0": want 1 or more nodes`},
@@ -52,8 +51,8 @@ func TestSweepCommand(t *testing.T) {
 		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 			t.Fatalf("%v: %s", err, stdout.String())
 		}
-		if !rep.Complete || len(rep.Rows) != 12 || len(rep.Frontier) != 6 || rep.Growth == nil {
-			t.Fatalf("complete %v, %d rows, %d frontier entries, growth %v; want complete, 12, 6 and a list", rep.Complete, len(rep.Rows), len(rep.Frontier), rep.Growth)
+		if !rep.Complete || len(rep.Rows) != 14 || len(rep.Frontier) != 7 || rep.Growth == nil {
+			t.Fatalf("complete %v, %d rows, %d frontier entries, growth %v; want complete, 14, 7 and a list", rep.Complete, len(rep.Rows), len(rep.Frontier), rep.Growth)
 		}
 		for _, f := range []string{"board", "rows", "cols", "k", "algorithm", "value", "nodes", "seconds", "stopped", "table_entries"} {
 			if _, ok := rep.Rows[0][f]; !ok {
@@ -67,8 +66,8 @@ func TestSweepCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 13 || !strings.HasPrefix(lines[1], "3x3,3,3,9,3,minimax,draw,549946,") {
-			t.Errorf("csv: %d lines, the second %q; want 13, the second 3x3 minimax", len(lines), lines[1])
+		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 15 || !strings.HasPrefix(lines[1], "3x3,3,3,9,3,minimax,draw,549946,") {
+			t.Errorf("csv: %d lines, the second %q; want 15, the second 3x3 minimax", len(lines), lines[1])
 		}
 		img, err := os.ReadFile(chartPath)
 		if err != nil {

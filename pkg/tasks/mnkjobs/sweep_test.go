@@ -42,7 +42,7 @@ var sweepKnown = map[string]string{
 func TestSweepKnownValues(t *testing.T) {
 	rep := runSweep(t, SweepParams{Boards: []string{"4x4", "3x4", "3x3"}, Ks: []int{4, 3}, NodeBudget: 1_000_000}, tasks.Summary{})
 	algs := DefaultSweepAlgorithms()
-	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver"}; !reflect.DeepEqual(algs, want) {
+	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns"}; !reflect.DeepEqual(algs, want) {
 		t.Fatalf("default rungs %v, want %v", algs, want)
 	}
 	var order []string
@@ -54,7 +54,7 @@ func TestSweepKnownValues(t *testing.T) {
 			t.Errorf("row %s %s: no such cell was asked for", cell, r.Algorithm)
 			continue
 		}
-		mustFinish := cell == "3x3 k3" || cell == "4x4 k4" && slices.Contains([]string{"tt", "symmetry", "solver"}, r.Algorithm) ||
+		mustFinish := cell == "3x3 k3" || cell == "4x4 k4" && slices.Contains([]string{"tt", "symmetry", "solver", "pns"}, r.Algorithm) ||
 			cell != "4x4 k4" && r.Algorithm != "minimax"
 		switch {
 		case r.Stopped && mustFinish:
@@ -159,7 +159,6 @@ func TestSweepInvalid(t *testing.T) {
 		want   string
 	}{
 		{func(p *SweepParams) { p.Algorithms = []string{"quantum"} }, "--algorithms quantum: no such rung"},
-		{func(p *SweepParams) { p.Algorithms = []string{"pns"} }, "--algorithms pns: the pns rung is not available yet"},
 		{func(p *SweepParams) { p.Algorithms = []string{"tt", "tt"} }, "--algorithms: tt twice"},
 		{func(p *SweepParams) { p.NodeBudget = 0 }, "--node-budget 0"},
 		{func(p *SweepParams) { p.Boards = []string{"9x9"} }, "--boards 9x9: rows and columns must be 1 to 8"},
