@@ -67,7 +67,7 @@ func (r *SweepReport) mdSettings() string {
 	if r.CellSeconds > 0 {
 		limit = fmt.Sprintf("%g s", r.CellSeconds)
 	}
-	return fmt.Sprintf("Boards %s; k %s; rungs %s. A cell stops at %s nodes or after %s; the tables hold %d MB. "+
+	return fmt.Sprintf("Boards %s; k %s; rungs %s. A cell stops at %s nodes or after %s; tables of at most %d MB. "+
 		"The %d cells took %s of worker time.\n",
 		strings.Join(r.Boards, ", "), joinInts(r.Ks), strings.Join(r.Algorithms, ", "), tasks.Thousands(r.NodeBudget), limit, r.TTMB,
 		len(r.Rows), ApproxSeconds(seconds))
