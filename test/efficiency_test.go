@@ -153,7 +153,7 @@ func BenchmarkEfficiency(b *testing.B) {
 		{"count", []string{"mnk", "count", "--board", "4x4"}, func(rep map[string]any) error {
 			return field(rep, "games", 15038733958272.0)
 		}},
-		{"solve", []string{"mnk", "solve", "--board", "6x5", "-k", "4"}, func(rep map[string]any) error {
+		{"solve", []string{"mnk", "solve", "--board", "6x5", "-k", "4", "--method", "alphabeta"}, func(rep map[string]any) error {
 			return field(rep, "value", "win")
 		}},
 		{"sudoku", []string{"sudoku", "solve", corpus}, func(rep map[string]any) error {

@@ -210,7 +210,7 @@ func BenchmarkKindTaskRate(b *testing.B) {
 	makeCorpus(b, "royle17.txt.gz", 49_158, corpus)
 	for _, k := range []struct{ name, args string }{
 		{"mnk.count", "mnk count --board 4x4"},
-		{"mnk.solve", "mnk solve --board 6x5 -k 4"},
+		{"mnk.solve", "mnk solve --board 6x5 -k 4 --method alphabeta"},
 		{"mnk.simulate", "mnk simulate --board 4x4 -k 3 --games 1000000"},
 		{"nineboard.match", "nineboard match --games 1000"},
 		{"sudoku.solve", "sudoku solve " + corpus},

@@ -159,8 +159,8 @@ func mnkSolveCommand() *cli.Command {
 			"   analyze mnk solve --board 5x5 --k 4               # a draw\n" +
 			"   analyze mnk solve --board 3x4 --k 3 --root-moves  # the value of every first move\n" +
 			"   analyze mnk solve --board 7x7 --k 5               # a draw, by proof-number search\n\n" +
-			"--method auto picks pns (proof-number search) for k of 5 or more and for boards of more than\n" +
-			"36 cells, alphabeta otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
+			"--method auto picks alphabeta for k of 3 or less on boards of up to 36 cells, pns (proof-number\n" +
+			"search) otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.StringFlag{Name: "method", Value: mnkjobs.MethodAuto, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},

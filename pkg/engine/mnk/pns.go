@@ -382,7 +382,14 @@ func (s *ProofSolver) MoveValues(ctx context.Context, p Position) ([]MoveValue, 
 }
 
 // PV returns a principal variation from p, whose exact value for the side
-// to move is v (see Solver.PV).
+// to move is v (see Solver.PV). At each ply it tries first the move with
+// which the table proved the side to move's goal: the line follows the
+// proof, and most of its positions are found proven. Which proof the table
+// holds depends on what its solvers searched before, so another run may
+// give another line of the same value. (The first move in an order fixed
+// by the position that keeps the value would not: but off the proof, the
+// line's positions are proven anew, five times the nodes of the job of
+// 7,7,5.)
 func (s *ProofSolver) PV(ctx context.Context, p Position, v Value) ([]int, error) {
 	return principalVariation(ctx, s.g, p, v, s.Solve, s.bestMove)
 }

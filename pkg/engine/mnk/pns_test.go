@@ -313,6 +313,34 @@ func BenchmarkProof665(b *testing.B) { benchProof(b, 6, 6, 5, Drawn, 64<<10) }
 // BenchmarkProof775 proves 7,7,5 a draw; run it with -benchtime 1x.
 func BenchmarkProof775(b *testing.B) { benchProof(b, 7, 7, 5, Drawn, 16<<20) }
 
+// BenchmarkProof785 proves 7,8,5 a draw; run it with -benchtime 1x.
+func BenchmarkProof785(b *testing.B) { benchProof(b, 7, 8, 5, Drawn, 1<<30) }
+
+// BenchmarkProof885Budget asks "does X win 8,8,5?" with a budget of 24
+// million nodes (about ten minutes on the 2-core machine of
+// docs/benchmarks.md), and reports the proof and disproof numbers of the
+// root where the budget stops the search. The question is open at the
+// budget: the figures say how far the search got, the same on every
+// machine. Run it with -benchtime 1x.
+func BenchmarkProof885Budget(b *testing.B) {
+	g := MustNew(8, 8, 5)
+	s := NewProofSolver(g, 1<<30)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Clear()
+		s.SetNodeLimit(s.Nodes() + 24_000_000)
+		before := s.Nodes()
+		win, err := s.Prove(context.Background(), Position{}, true)
+		pn, dn := s.RootNumbers()
+		b.ReportMetric(float64(s.Nodes()-before)/b.Elapsed().Seconds(), "nodes/s")
+		b.ReportMetric(float64(pn), "root-pn")
+		b.ReportMetric(float64(dn), "root-dn")
+		b.ReportMetric(float64(s.Table().Entries()), "entries")
+		b.Logf("does X win 8,8,5: %v (%v) after %d nodes; root proof number %d, disproof number %d; %d table entries",
+			win, err, s.Nodes()-before, pn, dn, s.Table().Entries())
+	}
+}
+
 func ExampleProofSolver_Solve() {
 	g := MustNew(6, 6, 5)
 	v, _ := NewProofSolver(g, 16<<20).Solve(context.Background(), Position{})

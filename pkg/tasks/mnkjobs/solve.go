@@ -32,10 +32,11 @@ import (
 // A task proves its position with the method of the job: the alpha-beta
 // Solver (boards of up to mnk.MaxSolveCells cells), or the proof-number
 // ProofSolver (every board up to 8x8), whose pairings decide k = 5 in a
-// fraction of the alpha-beta nodes, while alpha-beta's move ordering is
-// quicker on k = 4 (docs/benchmarks.md). "auto" picks by that: pns for k of
-// 5 or more and for boards over mnk.MaxSolveCells cells, alpha-beta
-// otherwise.
+// fraction of the alpha-beta nodes, and which solves the k = 4 boards in a
+// half to a seventh of the time (5,5,4, 6,5,4, 6,6,4, 4,7,4, 5,7,4), while
+// alpha-beta finds the quick wins of k = 3 the sooner (docs/benchmarks.md).
+// "auto" picks by that: alpha-beta for k of 3 or less on boards of at most
+// mnk.MaxSolveCells cells, pns otherwise.
 
 func init() { tasks.Register(Solve{}) }
 
@@ -85,15 +86,14 @@ const (
 )
 
 // Resolve returns the method that solves the job's tasks: MethodPNS or
-// MethodAlphaBeta. Auto picks pns for k of 5 or more, where pairings
-// decide, and for boards of more than mnk.MaxSolveCells cells, which
-// alpha-beta does not take; alpha-beta otherwise.
+// MethodAlphaBeta. Auto picks alpha-beta for k of 3 or less on boards of
+// at most mnk.MaxSolveCells cells, and pns otherwise.
 func (p SolveParams) Resolve() string {
 	switch p.Method {
 	case MethodPNS:
 		return MethodPNS
 	case MethodAuto:
-		if p.K >= 5 || p.Rows*p.Cols > mnk.MaxSolveCells {
+		if p.K >= 4 || p.Rows*p.Cols > mnk.MaxSolveCells {
 			return MethodPNS
 		}
 	}

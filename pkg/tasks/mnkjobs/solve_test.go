@@ -120,16 +120,16 @@ func TestSolveProofNumbersPastAlphaBeta(t *testing.T) {
 	}
 }
 
-// The rule of auto: pns for k of 5 or more and for boards of more than 36
-// cells, alpha-beta otherwise; the empty method is alpha-beta.
+// The rule of auto: alpha-beta for k of 3 or less on boards of at most 36
+// cells, pns otherwise; the empty method is alpha-beta.
 func TestSolveMethodResolve(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k int
 		method  string
 		want    string
 	}{
-		{5, 5, 4, MethodAuto, MethodAlphaBeta}, {6, 6, 4, MethodAuto, MethodAlphaBeta}, {5, 5, 5, MethodAuto, MethodPNS},
-		{3, 8, 4, MethodAuto, MethodAlphaBeta}, {7, 6, 4, MethodAuto, MethodPNS}, {8, 8, 3, MethodAuto, MethodPNS},
+		{5, 5, 4, MethodAuto, MethodPNS}, {6, 6, 4, MethodAuto, MethodPNS}, {5, 5, 5, MethodAuto, MethodPNS},
+		{3, 3, 3, MethodAuto, MethodAlphaBeta}, {6, 6, 3, MethodAuto, MethodAlphaBeta}, {8, 8, 3, MethodAuto, MethodPNS},
 		{6, 6, 5, "", MethodAlphaBeta}, {3, 3, 3, MethodPNS, MethodPNS}, {6, 6, 6, MethodAlphaBeta, MethodAlphaBeta},
 	} {
 		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, Method: c.method}
