@@ -131,6 +131,32 @@ func TestProofKnownValues(t *testing.T) {
 	}
 }
 
+// TestProofSmallTable: with a table that holds a small part of the
+// positions a proof meets (512 entries for 5,5,4, which fills 23,000 in a
+// large one; 2,048 for 7,7,5, which fills 14,000), replacing the entries
+// with the least work keeps the search going: the value is right, in
+// less than five times the nodes.
+func TestProofSmallTable(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, small int
+		want           Value
+	}{{5, 5, 4, 16 << 10, Drawn}, {7, 7, 5, 64 << 10, Drawn}} {
+		g := MustNew(c.m, c.n, c.k)
+		if testing.Short() && g.Cells() > 25 {
+			t.Logf("%s: skipped under -short; 5,5,4 covers the same code", g.Spec())
+			continue
+		}
+		large, small := NewProofSolver(g, 64<<20), NewProofSolver(g, c.small)
+		v1, err1 := large.Solve(context.Background(), Position{})
+		v2, err2 := small.Solve(context.Background(), Position{})
+		if err1 != nil || err2 != nil || v1 != c.want || v2 != c.want || small.Nodes() > 5*large.Nodes() {
+			t.Errorf("%s: %v (%v) in %d nodes with 64 MB, %v (%v) in %d with %d entries; want %v, under five times the nodes",
+				g.Spec(), v1, err1, large.Nodes(), v2, err2, small.Nodes(), len(small.Table().entries), c.want)
+		}
+		t.Logf("%s: %d nodes with 64 MB, %d with %d entries", g.Spec(), large.Nodes(), small.Nodes(), len(small.Table().entries))
+	}
+}
+
 // TestProofPV plays each principal variation out: every move legal, the
 // game ends with the value the solver gave.
 func TestProofPV(t *testing.T) {
