@@ -248,7 +248,7 @@ type ProofSolver struct {
 	seen      [65][64]bool // the child is in the table
 	scores    [64]int32
 	cellScore [64]int32
-	threats   [64]uint64 // windows one stone short of a threat, by the side to move
+	threats   [256]uint64 // windows one stone short of a threat, by the side to move: at most all (210 on 8,8,2)
 
 	// Pairing search state: the empty cells, the pair chosen at each
 	// level (the pairing found is pairs[:pairLen]), the steps taken.

@@ -104,9 +104,36 @@ func TestProofAgainstSolver(t *testing.T) {
 	}
 }
 
+// TestProofEveryBoardSmallK solves every board shape from 1x1 to 8x8
+// with k up to 3 (quick, and the most windows per board: 8,8,2 has 210),
+// against the alpha-beta Solver on the boards it takes; the others (more
+// than 36 cells, so both sides of at least 5) are first-player wins with k
+// of 3 or less.
+func TestProofEveryBoardSmallK(t *testing.T) {
+	ctx := context.Background()
+	for rows := 1; rows <= 8; rows++ {
+		for cols := 1; cols <= 8; cols++ {
+			for k := 1; k <= min(3, max(rows, cols)); k++ {
+				g := MustNew(rows, cols, k)
+				got, err := NewProofSolver(g, 1<<20).Solve(ctx, Position{})
+				if err != nil {
+					t.Fatalf("%s: %v", g.Spec(), err)
+				}
+				want := Win
+				if g.Cells() <= MaxSolveCells {
+					want, _ = NewSolver(g, 1<<20).Solve(ctx, Position{})
+				}
+				if got != want {
+					t.Errorf("%s: proof-number solver %v, want %v", g.Spec(), got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestProofKnownValues checks the published values: 3,3,3, 4,4,4, 5,5,4,
-// 5,5,5, 6,6,5 and 7,7,5 draws (7,7,5: Hsu et al. 2020); 4,4,3, 6,5,4
-// first-player wins.
+// 5,5,5, 6,6,5 and 7,7,5 draws (7,7,5: Hsu et al. 2020); 4,4,3, 6,5,4 and
+// 8,8,4 first-player wins.
 func TestProofKnownValues(t *testing.T) {
 	cases := []struct {
 		m, n, k int
@@ -115,10 +142,11 @@ func TestProofKnownValues(t *testing.T) {
 	}{
 		{3, 3, 3, Drawn, false}, {4, 4, 3, Win, false}, {4, 4, 4, Drawn, false}, {5, 5, 4, Drawn, false},
 		{6, 5, 4, Win, false}, {5, 5, 5, Drawn, false}, {6, 6, 5, Drawn, false}, {7, 7, 5, Drawn, true},
+		{8, 8, 4, Win, true},
 	}
 	for _, c := range cases {
 		if c.deep && testing.Short() {
-			t.Logf("%d,%d,%d: skipped under -short; 6,6,5 covers the same code", c.m, c.n, c.k)
+			t.Logf("%d,%d,%d: skipped under -short; 6,6,5 and 6,5,4 cover the same code", c.m, c.n, c.k)
 			continue
 		}
 		g := MustNew(c.m, c.n, c.k)
