@@ -57,9 +57,9 @@ func (s *Strategy) goal() string {
 // completes a line first), and it follows every reply of the other side.
 // progress, if not nil, is called with the number of positions visited now
 // and then. A certificate grows with every reply it must answer: 4,4,4 (a
-// draw) takes 21,398 moves, 4,5,4 about a million, 5,5,4 more than this
-// machine's memory; past maxPositions positions visited (0: no limit) it
-// stops with ErrCertificateTooBig.
+// draw) takes 21,398 moves, 4,5,4 1,046,938, and 5,5,4 had passed 4.5 GB
+// and 6 minutes without finishing; past maxPositions positions visited (0:
+// no limit) it stops with ErrCertificateTooBig.
 func NewCertificate(ctx context.Context, s *Solver, root Position, maxPositions int, progress func(positions int)) (*Certificate, error) {
 	g := s.g
 	v, err := s.Solve(ctx, root)
@@ -138,18 +138,11 @@ func certificateMove(ctx context.Context, s *Solver, p Position, win bool) (int,
 		}
 	}
 	for e := empty; e != 0; e &= e - 1 {
-		q, r := g.Play(p, bitIndex(e))
-		if r == Draw {
-			if !win {
-				return bitIndex(e), nil
-			}
-			continue
-		}
-		v, err := s.Solve(ctx, q)
+		_, v, err := moveValue(ctx, g, p, bitIndex(e), s.Solve)
 		if err != nil {
 			return 0, err
 		}
-		if v == Loss || !win && v == Drawn {
+		if v == Win || !win && v == Drawn {
 			return bitIndex(e), nil
 		}
 	}

@@ -86,11 +86,13 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 		return RungResult{}, err
 	}
 	ttBytes := rungTableBytes(g, lim)
-	if rung == "solver" {
-		return runSolverRung(ctx, g, lim.Nodes, ttBytes)
-	}
-	if rung == "pns" {
-		return runProofRung(ctx, g, lim.Nodes, ttBytes)
+	switch rung {
+	case "solver":
+		s := NewSolver(g, ttBytes)
+		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
+	case "pns":
+		s := NewProofSolver(g, ttBytes)
+		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
 	if r.limit == 0 {
@@ -117,18 +119,6 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 		r.tt = make([]rungEntry, n)
 		r.mask = uint64(n - 1)
 		r.sym = rung == "symmetry"
-		for s := range 8 {
-			for c := range 64 {
-				r.inv[s][c] = -1
-			}
-		}
-		for s := range g.nsym {
-			for c := range 64 {
-				if t := g.perm[s][c]; t >= 0 {
-					r.inv[s][t] = int8(c)
-				}
-			}
-		}
 	}
 	var v int8
 	switch rung {
@@ -193,27 +183,19 @@ func rungTableBytes(g *Game, lim RungLimits) int {
 	return ttBytes
 }
 
-// runSolverRung runs the Solver from the empty board.
-func runSolverRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
-	s := NewSolver(g, ttBytes)
-	s.SetNodeLimit(limit)
-	v, err := s.Solve(ctx, Position{})
-	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: s.Table().Entries()}
-	if err != nil {
-		if !errors.Is(err, ErrNodeLimit) && ctx.Err() == nil {
-			return RungResult{}, err
-		}
-		res.Value, res.Stopped = 0, true
-	}
-	return res, nil
+// exactSolver is what the solver and pns rungs run: Solver and ProofSolver.
+type exactSolver interface {
+	SetNodeLimit(n uint64)
+	Solve(ctx context.Context, p Position) (Value, error)
+	Nodes() uint64
 }
 
-// runProofRung runs the ProofSolver from the empty board.
-func runProofRung(ctx context.Context, g *Game, limit uint64, ttBytes int) (RungResult, error) {
-	s := NewProofSolver(g, ttBytes)
+// runExactRung runs s from the empty board; entries counts its table's
+// positions at the end.
+func runExactRung(ctx context.Context, s exactSolver, limit uint64, entries func() uint64) (RungResult, error) {
 	s.SetNodeLimit(limit)
 	v, err := s.Solve(ctx, Position{})
-	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: s.Table().Entries()}
+	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: entries()}
 	if err != nil {
 		if !errors.Is(err, ErrNodeLimit) && ctx.Err() == nil {
 			return RungResult{}, err
@@ -241,7 +223,6 @@ type rungSearch struct {
 	mask    uint64
 	entries uint64
 	sym     bool
-	inv     [8][64]int8 // inv[s][perm[s][c]] = c
 }
 
 // rungEntry is a slot of the table of tt and symmetry: the full key, so
@@ -431,7 +412,7 @@ func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta in
 		if e.move >= 0 {
 			first = int(e.move)
 			if r.sym {
-				first = int(r.inv[sym][first])
+				first = int(r.g.inv[sym][first])
 			}
 		}
 	}

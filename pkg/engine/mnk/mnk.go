@@ -120,6 +120,9 @@ type Game struct {
 	// each.
 	perm [8][64]int8
 	zob  [8][2][64]uint64
+	// inv[s] is perm[s] inverted: inv[s][perm[s][c]] = c, -1 off the board
+	// and for symmetries the board does not have.
+	inv [8][64]int8
 
 	// winLo is the first ply at which a line can be completed (2k-1): the
 	// memo stores wins only from there on.

@@ -2,7 +2,6 @@ package mnk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -228,8 +227,7 @@ type ProofSolver struct {
 	g    *Game
 	k1   int
 	tt   *ProofTable
-	inv  [8][64]int8 // inv[s][perm[s][c]] = c
-	attX bool        // the question: does X win (else O)?
+	attX bool // the question: does X win (else O)?
 
 	pos Position
 	im  [8]Position
@@ -282,20 +280,7 @@ func NewProofSolver(g *Game, ttBytes int) *ProofSolver {
 // NewProofSolver returns a solver that consults and fills t.
 func (t *ProofTable) NewProofSolver() *ProofSolver {
 	g := t.g
-	s := &ProofSolver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
-	for sym := range 8 {
-		for c := range 64 {
-			s.inv[sym][c] = -1
-		}
-	}
-	for sym := range g.nsym {
-		for c := range 64 {
-			if p := g.perm[sym][c]; p >= 0 {
-				s.inv[sym][p] = int8(c)
-			}
-		}
-	}
-	return s
+	return &ProofSolver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
 }
 
 // Table returns the solver's table.
@@ -399,86 +384,13 @@ func (s *ProofSolver) PV(ctx context.Context, p Position, v Value) ([]int, error
 // or -1: the winning move if p is won, a move that keeps the opponent from
 // winning if it is drawn.
 func (s *ProofSolver) bestMove(p Position) int {
-	im, n := s.g.images(p)
-	best, bs := im[0], 0
-	for i := 1; i < n; i++ {
-		if less(im[i], best) {
-			best, bs = im[i], i
-		}
-	}
+	best, bs := s.g.canonical(p)
 	for _, attX := range [2]bool{p.XToMove(), !p.XToMove()} {
 		if phi, _, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && phi == 0 {
-			return int(s.inv[bs][m])
+			return int(s.g.inv[bs][m])
 		}
 	}
 	return -1
-}
-
-// moveValues returns the value of every legal move of p with solve.
-func moveValues(ctx context.Context, g *Game, p Position, solve func(context.Context, Position) (Value, error)) ([]MoveValue, error) {
-	var mv []MoveValue
-	for e := g.Empty(p); e != 0; e &= e - 1 {
-		c := bits.TrailingZeros64(e)
-		q, r := g.Play(p, c)
-		var v Value
-		switch r {
-		case XWin, OWin:
-			v = Win
-		case Draw:
-			v = Drawn
-		default:
-			cv, err := solve(ctx, q)
-			if err != nil {
-				return nil, err
-			}
-			v = -cv
-		}
-		mv = append(mv, MoveValue{c, v})
-	}
-	return mv, nil
-}
-
-// principalVariation returns a line of play from p, of value v for the side
-// to move, where each move keeps the value: first is the move to try first
-// (-1 if none).
-func principalVariation(ctx context.Context, g *Game, p Position, v Value,
-	solve func(context.Context, Position) (Value, error), first func(Position) int) ([]int, error) {
-	var pv []int
-	cells := make([]int, 0, 65)
-	for g.Status(p) == Ongoing {
-		cells = cells[:0]
-		if m := first(p); m >= 0 {
-			cells = append(cells, m)
-		}
-		for e := g.Empty(p); e != 0; e &= e - 1 {
-			cells = append(cells, bits.TrailingZeros64(e))
-		}
-		found := false
-		for _, c := range cells {
-			q, r := g.Play(p, c)
-			var cv Value
-			switch r {
-			case XWin, OWin:
-				cv = Win
-			case Draw:
-				cv = Drawn
-			default:
-				w, err := solve(ctx, q)
-				if err != nil {
-					return nil, err
-				}
-				cv = -w
-			}
-			if cv == v {
-				pv, p, v, found = append(pv, c), q, -v, true
-				break
-			}
-		}
-		if !found {
-			return pv, errors.New("mnk: principal variation: no move keeps the value")
-		}
-	}
-	return pv, nil
 }
 
 func (s *ProofSolver) set(p Position) {

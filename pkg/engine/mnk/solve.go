@@ -146,20 +146,7 @@ func (t *SolverTable) Clear() { clear(t.slots) }
 // table may search at the same time, each on a goroutine of its own.
 func (t *SolverTable) NewSolver() *Solver {
 	g := t.g
-	s := &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
-	for c := range 64 {
-		for sym := range 8 {
-			s.inv[sym][c] = -1
-		}
-	}
-	for sym := range g.nsym {
-		for c := range 64 {
-			if p := g.perm[sym][c]; p >= 0 {
-				s.inv[sym][p] = int8(c)
-			}
-		}
-	}
-	return s
+	return &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
 }
 
 // ternary4[x<<4|o] is the number in base 3 whose digits are the four cells
@@ -215,7 +202,6 @@ type Solver struct {
 	im   [8]Position
 	tern [8]uint64
 	ply  int
-	inv  [8][64]int8 // inv[s][perm[s][c]] = c
 	tt   *SolverTable
 	hist [2][64]uint32
 
@@ -325,82 +311,23 @@ type MoveValue struct {
 // MoveValues returns the exact value of every legal move of p (which must
 // be valid and not over), in increasing cell order.
 func (s *Solver) MoveValues(ctx context.Context, p Position) ([]MoveValue, error) {
-	var mv []MoveValue
-	for e := s.g.Empty(p); e != 0; e &= e - 1 {
-		c := bits.TrailingZeros64(e)
-		q, r := s.g.Play(p, c)
-		var v Value
-		switch r {
-		case XWin, OWin:
-			v = Win
-		case Draw:
-			v = Drawn
-		default:
-			cv, err := s.Solve(ctx, q)
-			if err != nil {
-				return nil, err
-			}
-			v = -cv
-		}
-		mv = append(mv, MoveValue{c, v})
-	}
-	return mv, nil
+	return moveValues(ctx, s.g, p, s.Solve)
 }
 
 // PV returns a principal variation from p, whose exact value for the side
 // to move is v: a line of play where each move keeps the value, to the end
 // of the game. Moves are cells.
 func (s *Solver) PV(ctx context.Context, p Position, v Value) ([]int, error) {
-	var pv []int
-	for s.g.Status(p) == Ongoing {
-		found := false
-		// The table's move first: usually right, and then one probe.
-		cells := make([]int, 0, 64)
-		if m := s.ttMove(p); m >= 0 {
-			cells = append(cells, m)
-		}
-		for e := s.g.Empty(p); e != 0; e &= e - 1 {
-			cells = append(cells, bits.TrailingZeros64(e))
-		}
-		for _, c := range cells {
-			q, r := s.g.Play(p, c)
-			var cv Value
-			switch r {
-			case XWin, OWin:
-				cv = Win
-			case Draw:
-				cv = Drawn
-			default:
-				w, err := s.Solve(ctx, q)
-				if err != nil {
-					return nil, err
-				}
-				cv = -w
-			}
-			if cv == v {
-				pv, p, v, found = append(pv, c), q, -v, true
-				break
-			}
-		}
-		if !found {
-			return pv, errors.New("mnk: principal variation: no move keeps the value")
-		}
-	}
-	return pv, nil
+	// The table's move first: usually right, and then one probe.
+	return principalVariation(ctx, s.g, p, v, s.Solve, s.ttMove)
 }
 
 // ttMove returns the table's best move for p in p's frame, or -1.
 func (s *Solver) ttMove(p Position) int {
-	im, n := s.g.images(p)
-	best, bs := im[0], 0
-	for i := 1; i < n; i++ {
-		if less(im[i], best) {
-			best, bs = im[i], i
-		}
-	}
+	best, bs := s.g.canonical(p)
 	e := s.probe(s.tt.ternary(best))
 	if m := int(e>>5&127) - 1; m >= 0 {
-		return int(s.inv[bs][m])
+		return int(s.g.inv[bs][m])
 	}
 	return -1
 }
@@ -632,7 +559,7 @@ func (s *Solver) search(alpha, beta int8) int8 {
 		lo = max(lo, int8(e>>1&3)-1)
 		hi = min(hi, int8(e>>3&3)-1)
 		if m := int(e>>5&127) - 1; m >= 0 {
-			ttMove = int(s.inv[sym][m])
+			ttMove = int(s.g.inv[sym][m])
 		}
 	}
 	if lo >= beta || lo == hi {

@@ -171,12 +171,17 @@ var zobristKeys = func() (k [2][64]uint64) {
 func (g *Game) initSymmetries() {
 	for s := range 8 {
 		for c := range 64 {
-			g.perm[s][c] = -1
+			g.perm[s][c], g.inv[s][c] = -1, -1
+		}
+	}
+	for s := range 8 {
+		for c := range 64 {
 			if s >= g.nsym || g.mask>>c&1 == 0 {
 				continue
 			}
 			t := bits.TrailingZeros64(g.transform1(1<<c, s))
 			g.perm[s][c] = int8(t)
+			g.inv[s][t] = int8(c)
 			g.zob[s][0][c] = zobristKeys[0][t]
 			g.zob[s][1][c] = zobristKeys[1][t]
 		}
