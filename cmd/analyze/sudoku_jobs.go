@@ -85,46 +85,13 @@ func sudokuSolveCommand() *cli.Command {
 			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n\n" +
 			"Example:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt",
 		OnUsageError: onUsageError,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
-			&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
+		Flags: append(append(corpusFlags(),
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
-			&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
-		}, jobFlags()...),
+		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			files := c.Args().Slice()
-			if len(files) == 0 {
-				return usagef("sudoku solve: name at least one puzzle file")
-			}
-			for _, f := range files {
-				st, err := os.Stat(f)
-				if err != nil {
-					return usagef("%s: cannot read: %v", f, err)
-				}
-				if st.IsDir() {
-					return usagef("%s: is a directory, want a puzzle file", f)
-				}
-			}
-			if err := outputPaths(c, files, "out", "rejects"); err != nil {
-				return err
-			}
-			if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudokujobs.MaxChunk) {
-				return usagef("--chunk %d: want 1 to %d", n, sudokujobs.MaxChunk)
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			o.Outputs = map[string]string{}
-			p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}
-			if path := c.String("out"); path != "" {
-				o.Outputs["out"], p.Out = path, true
-			}
-			if path := c.String("rejects"); path != "" {
-				o.Outputs["rejects"], p.Rejects = path, true
-			}
+			var check func(report []byte) error
 			if c.Bool("strict") {
-				o.Check = func(report []byte) error {
+				check = func(report []byte) error {
 					var r sudokujobs.SolveReport
 					if err := json.Unmarshal(report, &r); err != nil {
 						return err
@@ -135,36 +102,84 @@ func sudokuSolveCommand() *cli.Command {
 					return nil
 				}
 			}
-			// Read and name the inputs while the cluster starts.
-			read := make(chan readInputs, 1)
-			go func() { read <- readFiles(files) }()
-			var damaged error
-			err = client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
-				in := <-read
-				if in.err != nil {
-					return job.Spec{}, in.err
-				}
-				damaged = in.damaged
-				total := 0
-				for i, f := range files {
-					total += len(in.inputs[i].Data)
-					name, err := b.Upload(ctx, in.inputs[i])
-					if err != nil {
-						return job.Spec{}, fmt.Errorf("%s: %w", f, err)
-					}
-					p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
-				}
-				if p.Chunk == 0 {
-					p.Chunk = sudokujobs.AutoChunk(total)
-				}
-				params, err := json.Marshal(p)
-				return job.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
-			})
-			// The job ran on the lines before the damage; its report and
-			// outputs are written, and the command fails.
-			return errors.Join(damaged, err)
+			return corpusJob(c, sudokujobs.Solve{}.Name(), sudokujobs.AutoChunk, check)
 		},
 	}
+}
+
+// corpusFlags are the flags of a command that runs a job over puzzle files.
+func corpusFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
+		&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
+		&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
+	}
+}
+
+// corpusJob runs a job of kind over the puzzle files named on the command
+// line (sudoku solve, sudoku rate): it checks them and the corpus flags,
+// reads and names the inputs while the cluster starts, uploads them, sizes
+// the tasks with autoChunk (from the inputs' bytes) unless --chunk is
+// given, and has check, if set, judge the report. Of a damaged input, the
+// job runs on the lines before the damage, its report and outputs are
+// written, and the command fails.
+func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check func(report []byte) error) error {
+	files := c.Args().Slice()
+	if len(files) == 0 {
+		return usagef("sudoku %s: name at least one puzzle file", c.Command.Name)
+	}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return usagef("%s: cannot read: %v", f, err)
+		}
+		if st.IsDir() {
+			return usagef("%s: is a directory, want a puzzle file", f)
+		}
+	}
+	if err := outputPaths(c, files, "out", "rejects"); err != nil {
+		return err
+	}
+	if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudokujobs.MaxChunk) {
+		return usagef("--chunk %d: want 1 to %d", n, sudokujobs.MaxChunk)
+	}
+	o, err := options(c)
+	if err != nil {
+		return err
+	}
+	o.Outputs, o.Check = map[string]string{}, check
+	p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}
+	if path := c.String("out"); path != "" {
+		o.Outputs["out"], p.Out = path, true
+	}
+	if path := c.String("rejects"); path != "" {
+		o.Outputs["rejects"], p.Rejects = path, true
+	}
+	read := make(chan readInputs, 1)
+	go func() { read <- readFiles(files) }()
+	var damaged error
+	err = client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
+		in := <-read
+		if in.err != nil {
+			return job.Spec{}, in.err
+		}
+		damaged = in.damaged
+		total := 0
+		for i, f := range files {
+			total += len(in.inputs[i].Data)
+			name, err := b.Upload(ctx, in.inputs[i])
+			if err != nil {
+				return job.Spec{}, fmt.Errorf("%s: %w", f, err)
+			}
+			p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
+		}
+		if p.Chunk == 0 {
+			p.Chunk = autoChunk(total)
+		}
+		params, err := json.Marshal(p)
+		return job.Spec{Kind: kind, Params: params}, err
+	})
+	return errors.Join(damaged, err)
 }
 
 func sudokuGenerateCommand() *cli.Command {
