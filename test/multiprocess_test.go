@@ -112,13 +112,13 @@ type proc struct {
 
 // start runs a long-lived binary; it is killed when the test ends, and its
 // output is shown if the test failed.
-func start(t *testing.T, name string, args ...string) *proc {
+func start(t testing.TB, name string, args ...string) *proc {
 	t.Helper()
 	return startEnv(t, nil, name, args...)
 }
 
 // startEnv is start with variables added to the environment.
-func startEnv(t *testing.T, env []string, name string, args ...string) *proc {
+func startEnv(t testing.TB, env []string, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(binary(strings.Fields(name)[0]), args...)
@@ -180,7 +180,7 @@ func startNATS(t *testing.T) string {
 
 // startNATSAt starts a nats-server with its JetStream store in storeDir on
 // port ("-1": a free one) and returns its URL and process.
-func startNATSAt(t *testing.T, storeDir, port string) (string, *proc) {
+func startNATSAt(t testing.TB, storeDir, port string) (string, *proc) {
 	t.Helper()
 	dir := t.TempDir() // for the ports file alone
 	p := start(t, "nats-server", "-a", "127.0.0.1", "-p", port, "-js", "-sd", storeDir, "--ports_file_dir", dir)
@@ -189,7 +189,7 @@ func startNATSAt(t *testing.T, storeDir, port string) (string, *proc) {
 
 // natsURL waits for the nats-server p to write its ports file in dir and
 // returns its client URL.
-func natsURL(t *testing.T, p *proc, dir string) string {
+func natsURL(t testing.TB, p *proc, dir string) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // clockTicks is the unit of the CPU times in /proc/PID/stat (USER_HZ,
@@ -34,52 +33,6 @@ func processCPU(tb testing.TB, pid int) float64 {
 		tb.Fatalf("cpu time of process %d: %q", pid, data)
 	}
 	return (utime + stime) / clockTicks
-}
-
-// daemon starts a long-lived binary for a benchmark; it is killed when the
-// benchmark ends.
-func daemon(b *testing.B, name string, args ...string) *exec.Cmd {
-	b.Helper()
-	cmd := exec.Command(binary(name), args...)
-	log, err := os.Create(filepath.Join(b.TempDir(), name+".log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		log.Close()
-	})
-	return cmd
-}
-
-// natsFor starts a nats-server with JetStream for a benchmark and returns
-// its URL.
-func natsFor(b *testing.B) (string, *exec.Cmd) {
-	b.Helper()
-	dir := b.TempDir()
-	cmd := daemon(b, "nats-server", "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", filepath.Join(dir, "js"), "--ports_file_dir", dir)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.ports"))
-		if len(files) == 1 {
-			data, err := os.ReadFile(files[0])
-			var ports struct {
-				Nats []string `json:"nats"`
-			}
-			if err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
-				return ports.Nats[0], cmd
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("nats-server wrote no ports file within 30s")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the ports file, with a deadline
-	}
 }
 
 // transformedCorpus writes to dst every puzzle of src, transformed (see
@@ -162,17 +115,17 @@ func BenchmarkTaskThroughput(b *testing.B) {
 		})
 	}
 	b.Run("cluster", func(b *testing.B) {
-		url, nats := natsFor(b)
 		dir := b.TempDir()
-		coord := daemon(b, "coordinator", "--nats", url, "--data", filepath.Join(dir, "coordinator"))
-		work := daemon(b, "worker", "--nats", url, "--data", filepath.Join(dir, "worker"), "--concurrency", "8")
+		url, nats := startNATSAt(b, filepath.Join(dir, "js"), "-1")
+		coord := start(b, "coordinator", "--nats", url, "--data", filepath.Join(dir, "coordinator"))
+		work := start(b, "worker", "--nats", url, "--data", filepath.Join(dir, "worker"), "--concurrency", "8")
 		var elapsed, client float64
 		var cpu [3]float64
-		procs := []*exec.Cmd{nats, coord, work}
+		procs := []*proc{nats, coord, work}
 		for i := range b.N {
 			var before [3]float64
 			for j, p := range procs {
-				before[j] = processCPU(b, p.Process.Pid)
+				before[j] = processCPU(b, p.cmd.Process.Pid)
 			}
 			// Puzzles of its own for each run: none is answered from the
 			// coordinator's cache of task results.
@@ -181,7 +134,7 @@ func BenchmarkTaskThroughput(b *testing.B) {
 			e, c := throughputRun(b, n, "sudoku", "solve", in, "--chunk", "1", "--nats", url, "-q", "--json")
 			elapsed, client = elapsed+e, client+c
 			for j, p := range procs {
-				cpu[j] += processCPU(b, p.Process.Pid) - before[j]
+				cpu[j] += processCPU(b, p.cmd.Process.Pid) - before[j]
 			}
 		}
 		tasks := float64(n * b.N)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/cputime"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/infile"
 )
@@ -54,7 +55,7 @@ func BenchmarkRoyle17(b *testing.B) {
 	for b.Loop() {
 		for k := range formats {
 			i := (iter + k) % len(formats)
-			start, startCPU := time.Now(), cpuTime()
+			start, startCPU := time.Now(), cputime.Process()
 			text, _, err := infile.ReadFile(paths[i])
 			if err != nil {
 				b.Fatal(err)
@@ -70,7 +71,7 @@ func BenchmarkRoyle17(b *testing.B) {
 				return nil
 			})
 			wall[i] += time.Since(start)
-			cpu[i] += cpuTime() - startCPU
+			cpu[i] += cputime.Process() - startCPU
 			if err != nil || unique != 49158 {
 				b.Fatalf("%s: %d unique puzzles, error %v; want 49158 and none", paths[i], unique, err)
 			}

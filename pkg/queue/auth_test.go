@@ -113,17 +113,12 @@ func TestAuthCheck(t *testing.T) {
 // "right-pw") and the nkey user pub.
 func authServer(t *testing.T, pub string) (*server.Server, *server.Options) {
 	t.Helper()
-	opts := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-		Users: []*server.User{{Username: "alice", Password: "right-pw"}}, Nkeys: []*server.NkeyUser{{Nkey: pub}}}
-	s, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	var opts *server.Options
+	s := startServer(t, func(o *server.Options) {
+		o.Users = []*server.User{{Username: "alice", Password: "right-pw"}}
+		o.Nkeys = []*server.NkeyUser{{Nkey: pub}}
+		opts = o
+	})
 	return s, opts
 }
 

@@ -23,7 +23,19 @@ import (
 // on it.
 func runServer(t testing.TB) *Broker {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	return openOn(t, startServer(t, nil).ClientURL())
+}
+
+// startServer starts a JetStream server on 127.0.0.1 with a store of its
+// own, shut down when the test ends; configure, if set, changes its
+// options first.
+func startServer(t testing.TB, configure func(*server.Options)) *server.Server {
+	t.Helper()
+	opts := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
+	if configure != nil {
+		configure(opts)
+	}
+	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +44,7 @@ func runServer(t testing.TB) *Broker {
 		t.Fatal("server not ready")
 	}
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return openOn(t, s.ClientURL())
+	return s
 }
 
 // openOn opens a Broker on the server at url, closed when the test ends.

@@ -66,21 +66,14 @@ func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 // sending the request again until its context ends (which, for a worker
 // reading job records, is never).
 func TestDeniedRequestEndsAtOnce(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-		Users: []*server.User{
+	s := startServer(t, func(o *server.Options) {
+		o.Users = []*server.User{
 			{Username: "owner", Password: "o"},
 			{Username: "reader", Password: "r", Permissions: &server.Permissions{
 				Publish: &server.SubjectPermission{Deny: []string{"$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>"}},
 			}},
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+		}
+	})
 	ctx := context.Background()
 	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
 	if err != nil {
@@ -111,15 +104,7 @@ func TestDeniedRequestEndsAtOnce(t *testing.T) {
 // A URL that lists several servers, comma-separated, connects to one of
 // them, as nats.Connect reads it.
 func TestURLOfSeveralServers(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	s := startServer(t, nil)
 	b := openOn(t, s.ClientURL()+", "+s.ClientURL())
 	if _, err := b.Submit(context.Background(), job.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/woprlabs/wopr/internal/cputime"
 )
 
 // benchCount counts the whole game with a fresh Counter, and its positions,
@@ -15,7 +17,7 @@ import (
 func benchCount(b *testing.B, g *Game, positions bool) {
 	b.ReportAllocs()
 	var nodes uint64
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		s := NewCounter(g).Count(Position{})
 		if positions {
@@ -26,7 +28,7 @@ func benchCount(b *testing.B, g *Game, positions bool) {
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 	// The process's CPU time, steadier than the wall clock on a shared
 	// machine (the collector's included).
-	b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkCount333 is the full statistics of tic-tac-toe: Count and
@@ -149,7 +151,7 @@ func BenchmarkCountTasks444(b *testing.B) {
 			b.ReportAllocs()
 			var nodes atomic.Uint64
 			positions := 0
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				memo := NewMemo(g)
 				var next atomic.Int64
@@ -179,7 +181,7 @@ func BenchmarkCountTasks444(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(nodes.Load())/b.Elapsed().Seconds(), "nodes/s")
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			// Positions counted: what the memos hold (with private
 			// memos, those of one memo that the others hold too are
 			// counted again), and those counted again that a shared memo

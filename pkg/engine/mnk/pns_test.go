@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"sync"
 	"testing"
 )
 
@@ -304,38 +303,11 @@ func TestProofAllocs(t *testing.T) {
 // four goroutines with solvers of one small table, each in an order of its
 // own, and checks every value against a solver of its own.
 func TestSharedProofTable(t *testing.T) {
-	g := MustNew(4, 5, 4)
-	if testing.Short() {
-		g = MustNew(4, 4, 4)
+	table := func(g *Game) func() solveFunc {
+		tt := NewProofTable(g, 64<<10) // small: entries are replaced while others read them
+		return func() solveFunc { return tt.NewProofSolver().Solve }
 	}
-	roots := splitPositions(g, 2)
-	want := make([]Value, len(roots))
-	ref := NewProofSolver(g, 16<<20)
-	for i, p := range roots {
-		v, err := ref.Solve(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[i] = v
-	}
-	table := NewProofTable(g, 64<<10) // small: entries are replaced while others read them
-	const goroutines = 4
-	var wg sync.WaitGroup
-	for w := range goroutines {
-		s := table.NewProofSolver()
-		wg.Go(func() {
-			for j := range roots {
-				i := (j + w*len(roots)/goroutines) % len(roots)
-				if w%2 == 1 {
-					i = len(roots) - 1 - i
-				}
-				if v, err := s.Solve(context.Background(), roots[i]); err != nil || v != want[i] {
-					t.Errorf("goroutine %d: %s: value %v (%v), want %v", w, g.String(roots[i]), v, err, want[i])
-				}
-			}
-		})
-	}
-	wg.Wait()
+	checkSharedTable(t, func(g *Game) solveFunc { return NewProofSolver(g, 16<<20).Solve }, table)
 }
 
 func benchProof(b *testing.B, m, n, k int, want Value, ttBytes int) {

@@ -437,32 +437,47 @@ func pow(b, e uint64) uint64 {
 // four goroutines with Solvers of one table, each in an order of its own,
 // and checks every value against a Solver of its own.
 func TestSharedSolverTable(t *testing.T) {
+	table := func(g *Game) func() solveFunc {
+		tt := NewSolverTable(g, 1<<20) // small: entries are replaced while others read them
+		return func() solveFunc { return tt.NewSolver().Solve }
+	}
+	checkSharedTable(t, func(g *Game) solveFunc { return NewSolver(g, 16<<20).Solve }, table)
+}
+
+type solveFunc = func(context.Context, Position) (Value, error)
+
+// checkSharedTable solves the positions after two moves of 4,5,4 (4,4,4
+// with -short) with a reference solver, then on four goroutines with
+// solvers of one shared table (shared(g) makes them), each in an order of
+// its own, and checks every value.
+func checkSharedTable(t *testing.T, ref func(g *Game) solveFunc, shared func(g *Game) func() solveFunc) {
+	t.Helper()
 	g := MustNew(4, 5, 4)
 	if testing.Short() {
 		g = MustNew(4, 4, 4)
 	}
 	roots := splitPositions(g, 2)
 	want := make([]Value, len(roots))
-	ref := NewSolver(g, 16<<20)
+	solve := ref(g)
 	for i, p := range roots {
-		v, err := ref.Solve(context.Background(), p)
+		v, err := solve(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want[i] = v
 	}
-	table := NewSolverTable(g, 1<<20) // small: entries are replaced while others read them
+	newSolver := shared(g)
 	const goroutines = 4
 	var wg sync.WaitGroup
 	for w := range goroutines {
-		s := table.NewSolver()
+		solve := newSolver()
 		wg.Go(func() {
 			for j := range roots {
 				i := (j + w*len(roots)/goroutines) % len(roots)
 				if w%2 == 1 {
 					i = len(roots) - 1 - i
 				}
-				if v, err := s.Solve(context.Background(), roots[i]); err != nil || v != want[i] {
+				if v, err := solve(context.Background(), roots[i]); err != nil || v != want[i] {
 					t.Errorf("goroutine %d: %s: value %v (%v), want %v", w, g.String(roots[i]), v, err, want[i])
 				}
 			}

@@ -3,6 +3,8 @@ package sudoku
 import (
 	"testing"
 	"time"
+
+	"github.com/woprlabs/wopr/internal/cputime"
 )
 
 // benchFile classifies every puzzle of a corpus of datasets per op (limit 2,
@@ -14,14 +16,14 @@ func benchFile(b *testing.B, name string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var n, guesses int
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for _, g := range gs {
 			guesses += s.Classify(g).Guesses
 		}
 		n += len(gs)
 	}
-	reportSpeed(b, n, cpuTime()-cpu)
+	reportSpeed(b, n, cputime.Process()-cpu)
 	b.ReportMetric(float64(guesses)/float64(n), "guesses/puzzle")
 }
 
@@ -51,14 +53,14 @@ func BenchmarkSolveRoyle17(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for i := range gs {
 			s.Solve(&gs[i], 2)
 		}
 		n += len(gs)
 	}
-	reportSpeed(b, n, cpuTime()-cpu)
+	reportSpeed(b, n, cputime.Process()-cpu)
 }
 
 // reportSpeed reports puzzles per second of wall time and, where it is

@@ -211,18 +211,40 @@ func TestRunnersShareTheMemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := plan.Tasks()
-	alone := Count{}.NewRunner(tasks.Env{})
+	runners := runOnRunnersOfOneProcess(t, Count{}, plan.Tasks(), func(out tasks.Output) string { return string(out.Data) })
+	m0, m1 := runners[0].(*countRunner).counter.Memo(), runners[1].(*countRunner).counter.Memo()
+	if m0 != m1 {
+		t.Errorf("the runners of one process count on two memos")
+	}
+	other, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: 3, Cols: 3, K: 3}), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
+		t.Fatal(err)
+	}
+	if m := runners[0].(*countRunner).counter.Memo(); m == m0 {
+		t.Errorf("a task of 3x3 after 3x4 counted on the memo of 3x4")
+	}
+}
+
+// runOnRunnersOfOneProcess runs a job's tasks (list) on a runner of kind
+// of its own, then on two runners of one worker process (one tasks.Local)
+// at the same time, in opposite orders, and checks that result gives the
+// same for every task on each; it returns the two runners.
+func runOnRunnersOfOneProcess(t *testing.T, kind tasks.Kind, list []tasks.Task, result func(tasks.Output) string) []tasks.Runner {
+	t.Helper()
+	alone := kind.NewRunner(tasks.Env{})
 	want := make([]string, len(list))
 	for i, task := range list {
 		out, err := alone.Run(context.Background(), task.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[i] = string(out.Data)
+		want[i] = result(out)
 	}
 	local := &tasks.Local{}
-	runners := []tasks.Runner{Count{}.NewRunner(tasks.Env{Local: local}), Count{}.NewRunner(tasks.Env{Local: local})}
+	runners := []tasks.Runner{kind.NewRunner(tasks.Env{Local: local}), kind.NewRunner(tasks.Env{Local: local})}
 	got := make([][]string, len(runners))
 	var wg sync.WaitGroup
 	for w, r := range runners {
@@ -238,7 +260,7 @@ func TestRunnersShareTheMemo(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				got[w][i] = string(out.Data)
+				got[w][i] = result(out)
 			}
 		})
 	}
@@ -250,18 +272,5 @@ func TestRunnersShareTheMemo(t *testing.T) {
 			}
 		}
 	}
-	m0, m1 := runners[0].(*countRunner).counter.Memo(), runners[1].(*countRunner).counter.Memo()
-	if m0 != m1 {
-		t.Errorf("the runners of one process count on two memos")
-	}
-	other, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: 3, Cols: 3, K: 3}), tasks.PlanEnv{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
-		t.Fatal(err)
-	}
-	if m := runners[0].(*countRunner).counter.Memo(); m == m0 {
-		t.Errorf("a task of 3x3 after 3x4 counted on the memo of 3x4")
-	}
+	return runners
 }
