@@ -296,7 +296,12 @@ func (s *DB) Keys(prefix []byte, f func(key []byte) error) error {
 
 // DeletePrefix removes every key with the given prefix.
 func (s *DB) DeletePrefix(prefix []byte) error {
-	if err := s.Flush(); err != nil {
+	// Badger refuses every write while it drops a prefix, and a batch it
+	// refuses is lost with its pending entries: mu keeps this store's
+	// flushes (and so its writers) waiting until the drop is done.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flushLocked(); err != nil {
 		return err
 	}
 	if err := s.db.DropPrefix(prefix); err != nil {

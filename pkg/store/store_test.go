@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -254,5 +255,55 @@ func TestPutCopiesAndPutOwnedKeeps(t *testing.T) {
 	}
 	if ok, _ := db.Has([]byte("c")); ok {
 		t.Error("a key changed after PutOwned was stored under its new name")
+	}
+}
+
+// Writes flushed while another job's results are dropped are kept: Badger
+// refuses writes while it drops a prefix, and a batch it refused would be
+// lost with its pending entries. (A coordinator lost the cached result of
+// a job that finished while the job before it was being forgotten.)
+func TestWritesDuringDeletePrefixAreKept(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 300
+	done := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if err := db.Put(fmt.Appendf(nil, "result/%d/x", i), []byte("r")); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	writes := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if err := db.Put(fmt.Appendf(nil, "cache/%d", i), []byte("v")); err != nil {
+				writes <- err
+				return
+			}
+			if err := db.Flush(); err != nil {
+				writes <- err
+				return
+			}
+		}
+		writes <- nil
+	}()
+	for i := range n {
+		if err := db.DeletePrefix(fmt.Appendf(nil, "result/%d/", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(<-done, <-writes); err != nil {
+		t.Fatalf("writes while prefixes were dropped: %v", err)
+	}
+	for i := range n {
+		if _, ok, err := db.Get(fmt.Appendf(nil, "cache/%d", i)); err != nil || !ok {
+			t.Fatalf("cache/%d written while prefixes were dropped: found %v (%v), want it kept", i, ok, err)
+		}
 	}
 }
