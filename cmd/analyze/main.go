@@ -78,6 +78,7 @@ func newApp() *cli.App {
 			os.Exit(2)
 		},
 		Commands: append(games(),
+			serveCommand(),
 			jobsCommand(),
 			statusCommand(),
 			reportCommand(),
