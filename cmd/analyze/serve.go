@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -37,8 +38,8 @@ func serveCommand() *cli.Command {
 			}
 			addr := c.String("addr")
 			host, port, err := net.SplitHostPort(addr)
-			if err != nil || port == "" {
-				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
+			if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+				return usagef("--addr %q: want HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080", addr)
 			}
 			if c.Int("max-games") < 1 {
 				return usagef("--max-games %d: want 1 or more", c.Int("max-games"))

@@ -1,0 +1,65 @@
+package test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// servingOn waits for analyze serve to print its address and returns the
+// base URL.
+func servingOn(t *testing.T, p *proc) string {
+	t.Helper()
+	re := regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)/`)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if m := re.FindStringSubmatch(p.out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("analyze serve exited: %v\n%s", p.err, p.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("analyze serve printed no address within a minute:\n%s", p.out.String())
+		}
+	}
+}
+
+// analyze serve binds 127.0.0.1 by default, serves the pages with their
+// security headers, and stops cleanly on an interrupt.
+func TestServeEmbedded(t *testing.T) {
+	p := start(t, "analyze serve", "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--workers", "1")
+	url := servingOn(t, p)
+	for _, path := range []string{"/", "/play", "/nineboard", "/sudoku", "/jobs"} {
+		res, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s, want 200", path, res.Status)
+		}
+		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("GET %s: Content-Security-Policy %q", path, csp)
+		}
+	}
+	if err := p.stop(t, syscall.SIGINT); err != nil {
+		t.Errorf("analyze serve after an interrupt: %v, want exit 0\n%s", err, p.out.String())
+	}
+}
+
+func TestServeUsageErrors(t *testing.T) {
+	expectUsageErrors(t, []usageCase{
+		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
+		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "--addr"},
+		{[]string{"serve", "--max-games", "0"}, "--max-games"},
+		{[]string{"serve", "--idle-game", "1s"}, "--idle-game"},
+		{[]string{"serve", "extra"}, "no arguments"},
+		{[]string{"serve", "--nats", "ftp://x"}, "--nats"},
+	}, always)
+}
