@@ -1,12 +1,442 @@
 package web
 
-import "net/http"
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
-// nineGame is one nine-board tic-tac-toe game against the engine.
-type nineGame struct{}
+	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+)
+
+// Nine-board tic-tac-toe at /nineboard: the person against a match player
+// of nineboardjobs (random, or the engine at a depth or a time), as analyze
+// nineboard play plays it. Boards and cells are 1 to 9 in the API, as the
+// referee protocol and the terminal write them ("5:3"). In first-triple
+// the referee makes X's first move at random, as in matches. Moves and
+// replies are made as for the m,n,k games (see play.go): the search runs
+// outside the game's lock with the game marked thinking, and a failed
+// reply takes the person's move back.
+
+const (
+	// nineDefaultOpponent replies in milliseconds, the same move every
+	// time in the same position (analyze nineboard play's default).
+	nineDefaultOpponent = "engine:depth=8"
+	// nineAnalysisDepth is the analysis's search: deeper than the default
+	// opponent and still quick (the terminal's hint).
+	nineAnalysisDepth = 10
+)
+
+// nineLines are the lines of a 3x3 board (and of the grid of boards) as
+// 9-bit masks, cell c bit c.
+var nineLines = [8]uint16{0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124}
+
+// nineGame is one nine-board game against the engine. mu guards every
+// field but the immutable ones.
+type nineGame struct {
+	variant nineboard.Variant
+	human   nineboard.Player
+	opp     nineboardjobs.Player
+
+	mu       sync.Mutex
+	b        *nineboard.Board
+	moves    []nineboard.Move
+	opening  int // moves made by the referee
+	thinking bool
+	rng      *rand.Rand
+}
+
+// nineNew is the body of POST /api/nineboard/games.
+type nineNew struct {
+	Human    string `json:"human"`
+	Opponent string `json:"opponent"`
+	Variant  string `json:"variant"`
+}
+
+// nineMove is the body of POST /api/nineboard/games/{id}/moves: board and
+// cell, 1 to 9 each.
+type nineMove struct {
+	Board *int `json:"board"`
+	Cell  *int `json:"cell"`
+}
+
+// nineState is a game as the API shows it.
+type nineState struct {
+	ID       string `json:"id"`
+	Variant  string `json:"variant"`
+	Human    string `json:"human"`
+	Opponent string `json:"opponent"`
+	// Boards are the nine boards, board 1 first, each a string of its
+	// nine cells (row-major) of "X", "O" and ".".
+	Boards []string `json:"boards"`
+	// Won says who won each board (ultimate), "X", "O" or ".".
+	Won    string `json:"won"`
+	ToMove string `json:"to_move"`
+	// Playable are the boards (1-9) the side to move may play in.
+	Playable []int  `json:"playable"`
+	Result   string `json:"result"`
+	Why      string `json:"why"`
+	// WinningLine is the winning cells as [board, cell] (first-triple);
+	// WinningBoards the boards in a row (ultimate).
+	WinningLine   [][2]int `json:"winning_line"`
+	WinningBoards []int    `json:"winning_boards"`
+	Moves         [][2]int `json:"moves"`
+	RefereeMoves  int      `json:"referee_moves"`
+	Thinking      bool     `json:"thinking"`
+}
+
+// nineAnalysis is the engine's view of a position.
+type nineAnalysis struct {
+	Engine  string   `json:"engine"`
+	ToMove  string   `json:"to_move"`
+	Best    [2]int   `json:"best"`
+	PV      [][2]int `json:"pv"`
+	Value   string   `json:"value"` // "win" or "loss" when forced, else ""
+	Plies   int      `json:"plies,omitempty"`
+	Score   int      `json:"score"`
+	Depth   int      `json:"depth"`
+	Nodes   uint64   `json:"nodes"`
+	Seconds float64  `json:"seconds"`
+	Summary string   `json:"summary"`
+}
 
 func (s *Server) nineboardRoutes() {
 	s.mux.HandleFunc("GET /nineboard", func(w http.ResponseWriter, r *http.Request) {
 		s.page(w, "nineboard.html", map[string]any{"Title": "Nine-board", "Nav": "nineboard"})
 	})
+	s.mux.HandleFunc("POST /api/nineboard/games", s.nineCreate)
+	s.mux.HandleFunc("GET /api/nineboard/games/{id}", func(w http.ResponseWriter, r *http.Request) {
+		g, id, ok := s.nineGet(w, r)
+		if !ok {
+			return
+		}
+		g.mu.Lock()
+		st := g.state(id)
+		g.mu.Unlock()
+		writeJSON(w, http.StatusOK, st)
+	})
+	s.mux.HandleFunc("POST /api/nineboard/games/{id}/moves", s.nineMove)
+	s.mux.HandleFunc("GET /api/nineboard/games/{id}/analysis", s.nineAnalyse)
+}
+
+func (s *Server) nineGet(w http.ResponseWriter, r *http.Request) (*nineGame, string, bool) {
+	id := r.PathValue("id")
+	g, ok := s.nine.get(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no game %q (unknown, or forgotten after %v idle)", id, s.o.IdleGame))
+	}
+	return g, id, ok
+}
+
+// newNineGame checks the parameters of a game; the error names the field.
+func newNineGame(p nineNew) (*nineGame, error) {
+	g := &nineGame{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	var err error
+	if p.Variant == "" {
+		p.Variant = nineboard.FirstTriple.String()
+	}
+	if g.variant, err = nineboard.ParseVariant(p.Variant); err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(p.Human) {
+	case "", "x":
+		g.human = nineboard.X
+	case "o":
+		g.human = nineboard.O
+	default:
+		return nil, fmt.Errorf("human %q: want \"x\" (you move first) or \"o\"", p.Human)
+	}
+	if p.Opponent == "" {
+		p.Opponent = nineDefaultOpponent
+	}
+	if g.opp, err = nineboardjobs.ParsePlayer(p.Opponent); err != nil {
+		return nil, fmt.Errorf("opponent: %v", err)
+	}
+	if g.opp.Time > maxOpponentTime {
+		return nil, fmt.Errorf("opponent %s: at most %v a move here", g.opp, maxOpponentTime)
+	}
+	g.b = nineboard.NewBoard(g.variant)
+	if g.variant == nineboard.FirstTriple {
+		g.play(nineboard.RandomOpening(g.rng))
+		g.opening = 1
+	}
+	return g, nil
+}
+
+func (s *Server) nineCreate(w http.ResponseWriter, r *http.Request) {
+	var p nineNew
+	if !readJSON(w, r, &p) {
+		return
+	}
+	g, err := newNineGame(p)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	// The game is no one else's until it is stored: no lock needed.
+	if g.b.Side() != g.human {
+		b := *g.b
+		m, err := g.reply(r.Context(), &b)
+		if err != nil {
+			s.replyError(w, r, err)
+			return
+		}
+		g.play(m)
+	}
+	id := s.nine.add(g)
+	writeJSON(w, http.StatusCreated, g.state(id))
+}
+
+func (s *Server) nineMove(w http.ResponseWriter, r *http.Request) {
+	g, id, ok := s.nineGet(w, r)
+	if !ok {
+		return
+	}
+	var m nineMove
+	if !readJSON(w, r, &m) {
+		return
+	}
+	if m.Board == nil || m.Cell == nil {
+		writeError(w, http.StatusBadRequest, `want {"board": B, "cell": C}, 1 to 9 each`)
+		return
+	}
+	g.mu.Lock()
+	status, why := g.refuse(*m.Board, *m.Cell)
+	if status != 0 {
+		g.mu.Unlock()
+		writeError(w, status, why)
+		return
+	}
+	g.play(nineboard.NewMove(*m.Board-1, *m.Cell-1))
+	if g.b.Result() != nineboard.Ongoing {
+		st := g.state(id)
+		g.mu.Unlock()
+		writeJSON(w, http.StatusOK, st)
+		return
+	}
+	g.thinking = true
+	b := *g.b
+	g.mu.Unlock()
+
+	reply, err := g.reply(r.Context(), &b)
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.thinking = false
+	if err != nil {
+		g.b.Unmake()
+		g.moves = g.moves[:len(g.moves)-1]
+		s.replyError(w, r, err)
+		return
+	}
+	g.play(reply)
+	writeJSON(w, http.StatusOK, g.state(id))
+}
+
+// refuse says why the person may not play cell of board (1-9 each) now,
+// with the status to answer, or returns 0. g.mu is held.
+func (g *nineGame) refuse(board, cell int) (int, string) {
+	b := g.b
+	switch {
+	case b.Result() != nineboard.Ongoing:
+		return http.StatusConflict, "the game is over: " + nineResultWords(b.Result())
+	case g.thinking || b.Side() != g.human:
+		return http.StatusConflict, fmt.Sprintf("out of turn: it is %s's move, wopr's", strings.ToUpper(b.Side().String()))
+	case board < 1 || board > 9:
+		return http.StatusBadRequest, fmt.Sprintf("board %d: want 1 to 9", board)
+	case cell < 1 || cell > 9:
+		return http.StatusBadRequest, fmt.Sprintf("cell %d: want 1 to 9", cell)
+	}
+	m := nineboard.NewMove(board-1, cell-1)
+	if b.Legal(m) {
+		return 0, ""
+	}
+	if next := b.Next(); next != nineboard.AnyBoard && next != board-1 {
+		return http.StatusConflict, fmt.Sprintf("wrong board: %s: play in board %d", m, next+1)
+	}
+	if _, taken := b.At(board-1, cell-1); taken {
+		return http.StatusConflict, fmt.Sprintf("cell %s is taken", m)
+	}
+	return http.StatusConflict, fmt.Sprintf("board %d is closed (won or full): play in another", board)
+}
+
+func nineResultWords(r nineboard.Result) string {
+	switch r {
+	case nineboard.XWin:
+		return "X won"
+	case nineboard.OWin:
+		return "O won"
+	}
+	return "a draw"
+}
+
+func (g *nineGame) play(m nineboard.Move) {
+	g.b.Make(m)
+	g.moves = append(g.moves, m)
+}
+
+// reply is the opponent's move in b (a copy of the game's board: the
+// search runs without the game's lock), under ctx and replyLimit.
+func (g *nineGame) reply(ctx context.Context, b *nineboard.Board) (nineboard.Move, error) {
+	if !g.opp.Engine {
+		return b.RandomMove(g.rng), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, replyLimit)
+	defer cancel()
+	m := nineboard.NoMove
+	err := withEngine(ctx, func() error {
+		info := nineboard.NewSearcher(nineboardjobs.TTBits).Search(ctx, b, nineboard.Limits{Depth: g.opp.Depth, Time: g.opp.Time})
+		if err := ctx.Err(); err != nil {
+			return err // a search cut short is not the player's move
+		}
+		m = info.Move
+		return nil
+	})
+	if err != nil {
+		return m, err
+	}
+	if !b.Legal(m) {
+		return m, fmt.Errorf("player %s chose %v, not a legal move", g.opp, m)
+	}
+	return m, nil
+}
+
+// state is the game as the API shows it. g.mu is held.
+func (g *nineGame) state(id string) nineState {
+	b := g.b
+	st := nineState{ID: id, Variant: g.variant.String(), Human: g.human.String(), Opponent: g.opp.String(),
+		Boards: make([]string, 9), Playable: []int{}, WinningLine: [][2]int{}, WinningBoards: []int{},
+		Moves: make([][2]int, len(g.moves)), RefereeMoves: g.opening, Thinking: g.thinking}
+	var won strings.Builder
+	for bd := range 9 {
+		var cells strings.Builder
+		for c := range 9 {
+			p, taken := b.At(bd, c)
+			switch {
+			case !taken:
+				cells.WriteByte('.')
+			case p == nineboard.X:
+				cells.WriteByte('X')
+			default:
+				cells.WriteByte('O')
+			}
+		}
+		st.Boards[bd] = cells.String()
+		switch {
+		case b.Won(nineboard.X)>>bd&1 != 0:
+			won.WriteByte('X')
+		case b.Won(nineboard.O)>>bd&1 != 0:
+			won.WriteByte('O')
+		default:
+			won.WriteByte('.')
+		}
+	}
+	st.Won = won.String()
+	for i, m := range g.moves {
+		st.Moves[i] = [2]int{m.Board() + 1, m.Cell() + 1}
+	}
+	last := b.LastMove()
+	switch r := b.Result(); r {
+	case nineboard.Ongoing:
+		st.ToMove = b.Side().String()
+		var buf [81]nineboard.Move
+		var open uint16
+		for _, m := range b.Moves(buf[:0]) {
+			open |= 1 << m.Board()
+		}
+		for ; open != 0; open &= open - 1 {
+			st.Playable = append(st.Playable, bits.TrailingZeros16(open)+1)
+		}
+	case nineboard.Draw:
+		st.Result = "draw"
+		if g.variant == nineboard.FirstTriple {
+			st.Why = fmt.Sprintf("%s is sent to board %d, which is full", strings.ToUpper(b.Side().String()), last.Cell()+1)
+		} else {
+			st.Why = "no board is left to play in"
+		}
+	default:
+		winner := nineboard.X
+		if r == nineboard.OWin {
+			winner = nineboard.O
+		}
+		st.Result = winner.String()
+		if g.variant == nineboard.FirstTriple {
+			st.Why = fmt.Sprintf("three in a row in board %d", last.Board()+1)
+			for _, c := range linesThrough(b.Cells(winner, last.Board()), last.Cell()) {
+				st.WinningLine = append(st.WinningLine, [2]int{last.Board() + 1, c + 1})
+			}
+		} else {
+			st.Why = "three boards in a row"
+			st.WinningBoards = linesThrough(b.Won(winner), last.Board())
+			for i := range st.WinningBoards {
+				st.WinningBoards[i]++
+			}
+		}
+	}
+	return st
+}
+
+// linesThrough returns the cells (0-8) of the lines of a 3x3 board that
+// mask fills through cell, in order.
+func linesThrough(mask uint16, cell int) []int {
+	var in uint16
+	for _, l := range nineLines {
+		if mask&l == l && l>>cell&1 != 0 {
+			in |= l
+		}
+	}
+	out := []int{}
+	for ; in != 0; in &= in - 1 {
+		out = append(out, bits.TrailingZeros16(in))
+	}
+	return out
+}
+
+func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
+	g, _, ok := s.nineGet(w, r)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	b := *g.b
+	g.mu.Unlock()
+	if b.Result() != nineboard.Ongoing {
+		writeError(w, http.StatusConflict, "the game is over: "+nineResultWords(b.Result())+"; nothing to analyse")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), replyLimit)
+	defer cancel()
+	var info nineboard.Info
+	start := time.Now()
+	err := withEngine(ctx, func() error {
+		info = nineboard.NewSearcher(nineboardjobs.TTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
+		return ctx.Err()
+	})
+	if err != nil {
+		s.replyError(w, r, err)
+		return
+	}
+	me, them := strings.ToUpper(b.Side().String()), strings.ToUpper((b.Side() ^ 1).String())
+	a := nineAnalysis{Engine: fmt.Sprintf("engine:depth=%d", nineAnalysisDepth), ToMove: b.Side().String(), PV: [][2]int{},
+		Best: [2]int{info.Move.Board() + 1, info.Move.Cell() + 1}, Score: info.Score, Depth: info.Depth, Nodes: info.Nodes,
+		Seconds: time.Since(start).Seconds()}
+	for _, m := range info.PV {
+		a.PV = append(a.PV, [2]int{m.Board() + 1, m.Cell() + 1})
+	}
+	switch {
+	case info.Score > nineboard.MateBound:
+		a.Value, a.Plies = "win", nineboard.Mate-info.Score
+		a.Summary = fmt.Sprintf("%s wins in %s (depth %d)", me, pliesWords(a.Plies), info.Depth)
+	case info.Score < -nineboard.MateBound:
+		a.Value, a.Plies = "loss", nineboard.Mate+info.Score
+		a.Summary = fmt.Sprintf("%s wins in %s (depth %d)", them, pliesWords(a.Plies), info.Depth)
+	default:
+		a.Summary = fmt.Sprintf("score %+d for %s (heuristic, depth %d)", info.Score, me, info.Depth)
+	}
+	writeJSON(w, http.StatusOK, a)
 }
