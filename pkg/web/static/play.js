@@ -162,6 +162,7 @@ class GamePage {
       else $("#status").textContent = "No game.";
     } finally {
       this.setBusy(false);
+      this.status();
     }
   }
 
