@@ -36,6 +36,18 @@ func TestBrowserNineboard(t *testing.T) {
 	}
 	b.screenshot("wrong-board")
 
+	// The evaluation: a line from a playable board, its moves numbered on
+	// the boards.
+	b.run("evaluate", chromedp.Click(chromedp.CSS("#analyse")))
+	waitFor(b, "the evaluation", `document.querySelectorAll("#pv li").length > 0`)
+	if got := b.text("#eval-summary"); !strings.Contains(got, "depth 10") {
+		t.Errorf("evaluation %q: want the engine's search, 10 plies deep", got)
+	}
+	if n := eval[int](b, `document.querySelectorAll("#board .mini.playable .cell.best").length`); n != 1 {
+		t.Errorf("%d best moves marked in the playable board, want 1", n)
+	}
+	b.screenshot("evaluation")
+
 	playToTheEnd := func() string {
 		for range 41 {
 			if eval[string](b, `document.querySelector("#status").dataset.outcome`) != "" {

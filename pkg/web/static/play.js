@@ -190,6 +190,7 @@ class GamePage {
 
   async analyse() {
     if (!this.state || this.busy) return;
+    this.error("");
     this.clearAnalysis();
     $("#eval-summary").textContent = "Thinking…";
     try {
