@@ -280,6 +280,15 @@ func TestJobsAPI(t *testing.T) {
 			}
 			apiErrorOf(t, w)
 		}
+		// A page of another site cannot have a browser submit a job.
+		req := httptest.NewRequest("POST", "/api/jobs", strings.NewReader(`{"kind": "mnk.count"}`))
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, req)
+		if w.Code != http.StatusForbidden {
+			t.Errorf("a cross-site POST /api/jobs: %d %s, want 403", w.Code, w.Body)
+		}
+		apiErrorOf(t, w)
 		if w := do(t, s, "GET", "/jobs/20261201-120000-abcdef", ""); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "no job") {
 			t.Errorf("GET /jobs/ of an unknown job: %d, want 404 and a page saying so", w.Code)
 		}

@@ -32,6 +32,7 @@ function fmtTime(iso) {
 function fmtValue(v) {
   if (Array.isArray(v)) return v.map(fmtValue).join(",");
   if (v && typeof v === "object") return JSON.stringify(v);
+  if (typeof v === "number" && Math.abs(v) >= 10000) return fmtInt(v);
   return String(v);
 }
 
@@ -151,12 +152,14 @@ function jobsPage() {
     tbody.insertBefore(tr, before ? before.tr : null);
     rows.set(j.id, { tr, job: j });
     $("#no-jobs").hidden = true;
+    $("#jobs-table").hidden = false;
   };
 
   const poll = async () => {
     const d = await api("GET", "/api/jobs");
     d.jobs.forEach(upsert);
     $("#no-jobs").hidden = rows.size > 0;
+    $("#jobs-table").hidden = rows.size === 0;
     $("#list-error").textContent = "";
   };
   poll().catch((e) => { $("#list-error").textContent = e.message; });
