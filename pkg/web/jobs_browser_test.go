@@ -58,6 +58,24 @@ func TestBrowserJobs(t *testing.T) {
 	}
 	b.screenshot("sweep-report")
 
+	// A sweep that would run for a minute (minimax on 4x4, stopped by its
+	// cell time), followed live and cancelled from its page.
+	b.run("submit a long sweep",
+		chromedp.Navigate(b.url+"/jobs"),
+		chromedp.Click(`//label[input[@value="mnk.sweep"]]`),
+		chromedp.SetValue(`fieldset[data-kind="mnk.sweep"] input[name=boards]`, "4x4"),
+		chromedp.SetValue(`fieldset[data-kind="mnk.sweep"] input[name=ks]`, "4"),
+		chromedp.SetValue(`fieldset[data-kind="mnk.sweep"] input[name=node_budget]`, "1000G"),
+		chromedp.Click(`input[name=algorithms][value=alphabeta]`),
+		chromedp.Click("#submit"),
+		chromedp.WaitVisible("#state .state-running"))
+	b.screenshot("running")
+	b.run("cancel it", chromedp.Click("#cancel"), chromedp.WaitVisible("#state .state-cancelled"))
+	if msg := b.text("#report-body"); !strings.Contains(msg, "cancelled") {
+		t.Errorf("report of a cancelled job %q, want it to say the job was cancelled", msg)
+	}
+	b.screenshot("cancelled")
+
 	// A Sudoku corpus uploaded from the form.
 	corpus := filepath.Join(t.TempDir(), "two.txt")
 	if err := os.WriteFile(corpus, []byte("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\nnot a puzzle\n"), 0o644); err != nil {
