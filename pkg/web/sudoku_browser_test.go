@@ -189,3 +189,57 @@ func repeats(givens string, i int, c byte) bool {
 func sameUnit(i, j int) bool {
 	return i/9 == j/9 || i%9 == j%9 || (i/27 == j/27 && i%9/3 == j%9/3)
 }
+
+// TestBrowserSudokuPaste pastes puzzles: a malformed one and one with
+// several solutions are refused with their reasons, a good one is played
+// from a fresh clock, with the arrows and digits.
+func TestBrowserSudokuPaste(t *testing.T) {
+	s := newTestServer(t, nil)
+	b := newBrowser(t, s)
+	b.run("open /sudoku", chromedp.Navigate(b.url+"/sudoku"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#sdk-grid').dataset.id`),
+		chromedp.Click(chromedp.CSS("#sdk-paste-box summary")), chromedp.WaitVisible(chromedp.CSS("#sdk-paste")))
+	for _, tc := range []struct{ puzzle, want string }{
+		{sudokuEasy[:80], "80 cells, want 81"},
+		{sudokuNoGivens[:79] + "12", "the puzzle has several solutions: r"},
+	} {
+		b.run("paste "+tc.puzzle, chromedp.SetValue(chromedp.CSS("#sdk-paste"), tc.puzzle), chromedp.Click(chromedp.CSS("#sdk-load")),
+			chromedp.Poll[chromedp.Void](`document.querySelector('#sdk-paste-error').textContent`))
+		if got := b.text("#sdk-paste-error"); !strings.Contains(got, tc.want) {
+			t.Errorf("pasted %s: error %q, want it to contain %q", tc.puzzle, got, tc.want)
+		}
+	}
+	b.screenshot("refused")
+	first := eval[string](b, `document.querySelector('#sdk-grid').dataset.id`)
+	b.run("paste a good one", chromedp.SetValue(chromedp.CSS("#sdk-paste"), sudokuEasy), chromedp.Click(chromedp.CSS("#sdk-load")),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#sdk-grid').dataset.id !== %q`, first)))
+	grid, givens := shownGrid(b)
+	if want := strings.ReplaceAll(sudokuEasy, "0", "."); grid != want || givens != want {
+		t.Errorf("after paste the page shows %s, givens %s; want %s", grid, givens, want)
+	}
+	if info := b.text("#sdk-info"); !strings.HasPrefix(info, "pasted · rating ") {
+		t.Errorf("info %q, want a pasted, rated puzzle", info)
+	}
+	if clock := b.text("#sdk-timer"); !strings.HasPrefix(clock, "0:0") {
+		t.Errorf("timer %q on a new puzzle, want it restarted", clock)
+	}
+	// The page selects the first empty cell, r1c1; two to the right is
+	// r1c3, a given 3; one down from there, r2c3, empty: 7 is its digit.
+	b.run("arrows and a digit", chromedp.KeyEvent(kb.ArrowRight+kb.ArrowRight+kb.ArrowDown+"7"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('.sdk-cell[data-i="11"]').textContent === "7"`))
+	if sel := eval[int](b, `Number(document.querySelector('.sdk-cell.sel').dataset.i)`); sel != 11 {
+		t.Errorf("selected cell %d, want 11 (r2c3)", sel)
+	}
+	b.screenshot("pasted")
+
+	// A reload resumes the game with its entries.
+	id := eval[string](b, `document.querySelector('#sdk-grid').dataset.id`)
+	b.run("reload", chromedp.Navigate(b.url+"/sudoku"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#sdk-grid').dataset.id`))
+	if got := eval[string](b, `document.querySelector('#sdk-grid').dataset.id`); got != id {
+		t.Errorf("after a reload the page plays game %s, want %s", got, id)
+	}
+	if grid, _ := shownGrid(b); grid[11] != '7' {
+		t.Errorf("after a reload r2c3 shows %c, want the 7 entered", grid[11])
+	}
+}

@@ -248,8 +248,8 @@
     S.redo = [];
     S.mistakes = new Set();
     S.hint = null;
-    S.done = saved ? saved.done : "";
-    S.elapsed = saved ? saved.elapsed : 0;
+    S.done = saved && (saved.done === "solved" || saved.done === "revealed") ? saved.done : "";
+    S.elapsed = saved && saved.elapsed > 0 ? saved.elapsed : 0;
     S.started = S.done ? 0 : Date.now();
     S.sel = S.givens.findIndex((v) => v === 0);
     hintBox.hidden = true;
@@ -443,6 +443,10 @@
   $("#sdk-hint").addEventListener("click", hint);
   $("#sdk-solve").addEventListener("click", solve);
 
+  function validCells(a, most) {
+    return Array.isArray(a) && a.length === 81 && a.every((v) => Number.isInteger(v) && v >= 0 && v <= most);
+  }
+
   // Resume the game this browser was playing, else start one.
   async function start() {
     let saved = null;
@@ -451,10 +455,14 @@
     } catch (e) {
       saved = null;
     }
-    if (saved && typeof saved.id === "string" && Array.isArray(saved.values) && saved.values.length === 81) {
+    if (saved && typeof saved.id === "string" && validCells(saved.values, 9) && validCells(saved.marks, 511)) {
       try {
-        load(await api("GET", "/api/sudoku/games/" + encodeURIComponent(saved.id)), saved);
-        return;
+        const game = await api("GET", "/api/sudoku/games/" + encodeURIComponent(saved.id));
+        // The saved entries must keep the givens.
+        if ([...game.puzzle].every((c, i) => c === "." || Number(c) === saved.values[i])) {
+          load(game, saved);
+          return;
+        }
       } catch (e) {
         // Forgotten by the server: a new puzzle.
       }
