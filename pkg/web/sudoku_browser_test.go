@@ -174,6 +174,22 @@ func TestBrowserSudoku(t *testing.T) {
 		t.Errorf("conflicts %q on the solved grid, want none", got)
 	}
 	b.screenshot("solved")
+
+	// A fiendish puzzle from the button, on a restarted clock, and a hint
+	// for it.
+	b.run("new fiendish puzzle", chromedp.SetValue(chromedp.CSS("#sdk-level"), "fiendish"), chromedp.Click(chromedp.CSS("#sdk-new")),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#sdk-grid').dataset.id !== %q`, id)),
+		chromedp.Click(chromedp.CSS("#sdk-hint")), chromedp.WaitVisible(chromedp.CSS("#sdk-hint-box .title")))
+	if info := b.text("#sdk-info"); !strings.HasPrefix(info, "fiendish · rating ") {
+		t.Errorf("info %q, want a fiendish puzzle", info)
+	}
+	if clock := b.text("#sdk-timer"); !strings.HasPrefix(clock, "0:0") {
+		t.Errorf("timer %q on a new puzzle, want it restarted", clock)
+	}
+	if grid, givens := shownGrid(b); grid != givens || eval[bool](b, `document.querySelector('#sdk-grid').classList.contains('solved')`) {
+		t.Errorf("the new puzzle shows %s (givens %s) or as solved, want its givens only", grid, givens)
+	}
+	b.screenshot("fiendish-hint")
 }
 
 // repeats reports whether digit c is a given of a unit of cell i.

@@ -323,3 +323,34 @@ func TestSudokuPage(t *testing.T) {
 		}
 	}
 }
+
+// TestSudokuHintBefore: where the next placement needs eliminations first,
+// the hint gives them before it.
+func TestSudokuHintBefore(t *testing.T) {
+	hard, _ := sudokuLevelNamed("hard")
+	p, err := generateSudoku(&expiring{Context: context.Background(), left: 1000}, rand.New(rand.NewPCG(3, 4)), hard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Play the placements up to the first elimination.
+	grid := p.Puzzle
+	_, steps := rating.NewSolver().Explain(grid)
+	first := ""
+	for _, st := range steps {
+		m := sudokuPlacement.FindStringSubmatch(st.Text)
+		if m == nil {
+			first = st.Text
+			break
+		}
+		i := int(m[1][0]-'1')*9 + int(m[2][0]-'1')
+		grid[i] = p.Solution[i]
+	}
+	if first == "" {
+		t.Fatalf("puzzle %s rated %d: no elimination among its steps", p.Puzzle, p.Rating)
+	}
+	g := &sudokuGame{puzzle: p.Puzzle, solution: p.Solution, rating: p.Rating}
+	h := g.hintFor(grid)
+	if h.Kind != "step" || len(h.Before) == 0 || h.Before[0] != first || grid[h.Cell] != 0 || len(h.Related) == 0 {
+		t.Errorf("hint %+v, want a placement after %q, naming related cells", h, first)
+	}
+}
