@@ -66,21 +66,9 @@ const (
 // noCluster is the answer of the jobs API on a server without a cluster.
 const noCluster = "no cluster is connected: the jobs API needs analyze serve's cluster"
 
-// crossOrigin refuses the requests that change something (submit, cancel)
-// when a browser sends them from another site's page: a page anywhere could
-// otherwise have its visitors' browsers submit jobs to a server on their
-// machine (a form can post text that parses as JSON, or a multipart
-// upload, without asking the server first).
-var crossOrigin = http.NewCrossOriginProtection()
-
-// withConn answers 503 when the server has no cluster, and 403 to a
-// cross-origin browser's request that is not a GET.
+// withConn answers 503 when the server has no cluster.
 func (s *Server) withConn(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := crossOrigin.Check(r); err != nil {
-			writeError(w, http.StatusForbidden, "refused: "+err.Error())
-			return
-		}
 		if s.o.Conn == nil {
 			writeError(w, http.StatusServiceUnavailable, noCluster)
 			return

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/client"
@@ -133,12 +134,24 @@ func (s *Server) Handler() http.Handler {
 				writeError(w, http.StatusInternalServerError, "internal error")
 			}
 		}()
-		if r.Header.Get("Accept") != "text/event-stream" {
+		if err := crossOrigin.Check(r); err != nil {
+			writeError(w, http.StatusForbidden, "refused: "+err.Error())
+			return
+		}
+		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(handlerTimeout))
 		}
 		s.mux.ServeHTTP(w, r)
 	})
 }
+
+// crossOrigin refuses the requests that change something (a move, a new
+// game, a job submitted or cancelled) when a browser sends them from
+// another site's page: a page anywhere could otherwise have its visitors'
+// browsers play, submit jobs or upload to a server on their machine (a form
+// can post text that parses as JSON, or a multipart upload, without asking
+// the server first). GET, HEAD and OPTIONS pass.
+var crossOrigin = http.NewCrossOriginProtection()
 
 // contentSecurityPolicy allows the server's own scripts, styles, images
 // and connections, and nothing inline or from elsewhere.

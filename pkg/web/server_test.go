@@ -136,3 +136,34 @@ func TestGameStoreBoundedAndExpires(t *testing.T) {
 		t.Error("an unknown id found")
 	}
 }
+
+// A page of another site cannot have a browser change anything: a move,
+// a new game, a job. The server's own pages and programs without a
+// browser's Sec-Fetch-Site or Origin (curl, tests) can.
+func TestCrossSiteRequestsRefused(t *testing.T) {
+	s := newTestServer(t, nil)
+	body := `{"rows": 3, "cols": 3, "k": 3, "human": "x", "opponent": "random"}`
+	for _, site := range []string{"cross-site", "same-site"} {
+		req := httptest.NewRequest("POST", "/api/mnk/games", strings.NewReader(body))
+		req.Header.Set("Sec-Fetch-Site", site)
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, req)
+		if w.Code != http.StatusForbidden {
+			t.Errorf("POST /api/mnk/games from a %s page: %d, want 403", site, w.Code)
+		}
+		apiErrorOf(t, w)
+	}
+	if n := s.mnk.len(); n != 0 {
+		t.Errorf("%d games made by refused requests", n)
+	}
+	req := httptest.NewRequest("POST", "/api/mnk/games", strings.NewReader(body))
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusCreated {
+		t.Errorf("POST /api/mnk/games from the server's own page: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := do(t, s, "POST", "/api/mnk/games", body); w.Code != http.StatusCreated {
+		t.Errorf("POST /api/mnk/games without a browser's headers: %d %s, want 201", w.Code, w.Body)
+	}
+}
