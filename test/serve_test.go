@@ -1,6 +1,8 @@
 package test
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -62,4 +64,54 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "extra"}, "no arguments"},
 		{[]string{"serve", "--nats", "ftp://x"}, "--nats"},
 	}, always)
+}
+
+// analyze serve --nats is a client of a cluster: a job submitted through
+// its API runs on the cluster's coordinator and workers (other processes)
+// and its report is the one analyze prints for the same job.
+func TestServeOnCluster(t *testing.T) {
+	want := reference(t)
+	c := startCluster(t)
+	p := start(t, "analyze serve", "serve", "--addr", "127.0.0.1:0", "--nats", c.url)
+	url := servingOn(t, p)
+	res, err := http.Post(url+"/api/jobs", "application/json",
+		strings.NewReader(`{"kind": "mnk.count", "params": {"rows": 4, "cols": 4, "split_depth": 3}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /api/jobs: %s %s, want 202", res.Status, body)
+	}
+	var sub struct{ ID string }
+	if err := json.Unmarshal(body, &sub); err != nil || sub.ID == "" {
+		t.Fatalf("POST /api/jobs answered %q: %v", body, err)
+	}
+	id := sub.ID
+	// The CLI, on the same cluster, follows the web's job to its report.
+	sameFigures(t, c.report(t, id), want)
+	res, err = http.Get(url + "/api/jobs/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got struct {
+		State  string          `json:"state"`
+		Text   string          `json:"text"`
+		Report json.RawMessage `json:"report"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.State != "done" || !strings.Contains(got.Text, "15,038,733,958,272") {
+		t.Errorf("GET /api/jobs/%s: state %q, text %q; want done and 15,038,733,958,272 games", id, got.State, got.Text)
+	}
+	sameFigures(t, parseReport(t, string(got.Report)), want)
+	// analyze with the same parameters on the same cluster: the same figures.
+	out, err := run(t, "analyze", append(countArgs, "--nats", c.url)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFigures(t, parseReport(t, out), want)
 }
