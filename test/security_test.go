@@ -12,8 +12,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -494,6 +496,25 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 			look(bin+" "+strings.Join(args, " "), r.stdout+r.stderr)
 		}
 	}
+
+	// The web face on the cluster, the password in its URL: every page and
+	// every answer of the jobs API, and its log.
+	serve := startEnv(t, logs, "analyze serve", "serve", "--addr", "127.0.0.1:0", "--nats", inURL)
+	base := servingOn(t, serve)
+	for _, path := range []string{"/", "/play", "/nineboard", "/sudoku", "/jobs", "/jobs/" + id, "/jobs/20261201-000000-abcdef",
+		"/api/jobs", "/api/jobs/" + id, "/api/jobs/nope", "/static/jobs.js", "/static/wopr.js"} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		look("analyze serve: GET "+path, string(body))
+	}
+	if err := serve.stop(t, syscall.SIGINT); err != nil {
+		t.Errorf("analyze serve: %v", err)
+	}
+	look("analyze serve's output", serve.out.String())
 
 	// What is stored: the job record and the lease, read as an admin.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
