@@ -112,6 +112,9 @@ func TestReadCertificateErrors(t *testing.T) {
 		{certificateMagic + "\ngame 3,3,3\nroot .../.../...\nvalue maybe\n", "line 4: value \"maybe\""},
 		{certificateMagic + "\ngame 3,3,3\nroot .../.../...\nvalue draw\nstrategy X not-lose 2\n0 0 4\n", "line 6: the file ends inside"},
 		{certificateMagic + "\ngame 3,3,3\nroot .../.../...\nvalue draw\nstrategy X not-lose 1\nzz 0 4\n", "line 6: want \"X O cell\""},
+		{certificateMagic2 + "\ngame 3,3,3\nroot .../.../...\nvalue draw\nstrategy X not-lose 1\n0 0 pairs 1-2 3/4\n", "line 6: pair \"3/4\""},
+		{certificateMagic2 + "\ngame 3,3,3\nroot .../.../...\nvalue draw\nstrategy X not-lose 2\n0 0 pairs 1-2\n0 0 4\n", "line 7: a second line for the position 0 0"},
+		{certificateMagic + "\ngame 3,3,3\nroot .../.../...\nvalue draw\nstrategy X not-lose 1\n0 0 pairs 1-2\n", "line 6: a pairing in a certificate of version 1"},
 	} {
 		if _, err := ReadCertificate(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.text, err, c.want)

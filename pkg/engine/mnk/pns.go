@@ -836,3 +836,30 @@ func (s *ProofSolver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 	s.tt.store(canon.X, canon.O, s.attX, phi, delta, int(g.perm[sym][moves[best]]), s.nodes-start+1)
 	return phi, delta
 }
+
+// pairing returns a pairing of the defender (X if defX) at p, found by the
+// pairing search on each image of p in turn, since an image can succeed
+// where another fails within the budget: the pairs as sets of two cells in
+// p's frame, or false.
+func (s *ProofSolver) pairing(p Position, defX bool) ([]uint64, bool) {
+	g := s.g
+	im, n := g.images(p)
+	for sym := range n {
+		q := im[sym]
+		def := q.O
+		if defX {
+			def = q.X
+		}
+		if !s.pairable(def, g.Empty(q)) {
+			continue
+		}
+		pairs := make([]uint64, s.pairLen)
+		for i, pr := range s.pairs[:s.pairLen] {
+			for m := pr; m != 0; m &= m - 1 {
+				pairs[i] |= 1 << uint(g.inv[sym][bits.TrailingZeros64(m)])
+			}
+		}
+		return pairs, true
+	}
+	return nil, false
+}
