@@ -15,13 +15,15 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/infile"
+	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
 )
 
 // writeCertificate extracts, in this process, the strategies that prove the
-// value of g's empty board, checks that they prove the value the job
-// reported, and writes them to path (through a temporary file, so that a
-// certificate is never half written).
-func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path string, g *mnk.Game, ttMB, maxPositions int, report []byte) error {
+// value of g's empty board, with a solver of the job's method (mnkjobs.MethodPNS
+// or MethodAlphaBeta), checks that they prove the value the job reported,
+// and writes them to path (through a temporary file, so that a certificate
+// is never half written).
+func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path string, g *mnk.Game, method string, ttMB, maxPositions int, report []byte) error {
 	var rep struct {
 		Value string `json:"value"`
 	}
@@ -32,7 +34,7 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 		stderr = os.Stderr
 	}
 	if ttMB == 0 {
-		ttMB = 64
+		ttMB = mnkjobs.DefaultTTMB
 	}
 	start := time.Now()
 	last := start
@@ -42,9 +44,17 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 			fmt.Fprintf(stderr, "certificate: %d positions so far\n", n)
 		}
 	}
-	cert, err := mnk.NewCertificate(ctx, mnk.NewSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
+	var cert *mnk.Certificate
+	var err error
+	hint := "a strategy must answer every reply of the other side, and alpha-beta certificates grow fast past 4x5; --method pns gives smaller ones (docs/games.md)"
+	if method == mnkjobs.MethodPNS {
+		cert, err = mnk.NewProofCertificate(ctx, mnk.NewProofSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
+		hint = "a strategy must answer every reply of the other side until a pairing or the end of the game (docs/games.md)"
+	} else {
+		cert, err = mnk.NewCertificate(ctx, mnk.NewSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
+	}
 	if errors.Is(err, mnk.ErrCertificateTooBig) {
-		return fmt.Errorf("certificate: %w (--certificate-positions): a strategy must answer every reply of the other side, and certificates grow fast past 4x5 (docs/games.md)", err)
+		return fmt.Errorf("certificate: %w (--certificate-positions): %s", err, hint)
 	}
 	if err != nil {
 		return fmt.Errorf("certificate: %w", err)
@@ -71,8 +81,8 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 		return fmt.Errorf("certificate: %w", err)
 	}
 	if !quiet {
-		fmt.Fprintf(stderr, "certificate: %s: %d strategies, %d moves, in %.1f s; check it with analyze mnk verify %s\n",
-			path, len(cert.Strategies), cert.Size(), time.Since(start).Seconds(), path)
+		fmt.Fprintf(stderr, "certificate: %s: %d strategies, %d moves, %d pairings, in %.1f s; check it with analyze mnk verify %s\n",
+			path, len(cert.Strategies), cert.Size(), cert.Pairings(), time.Since(start).Seconds(), path)
 	}
 	return nil
 }
@@ -83,10 +93,12 @@ func mnkVerifyCommand() *cli.Command {
 		Usage:     "check a certificate of mnk solve --certificate by playing its strategies against every reply",
 		ArgsUsage: "FILE",
 		Description: "Examples:\n" +
-			"   analyze mnk solve --board 4x4 --k 4 --certificate 444.cert\n" +
-			"   analyze mnk verify 444.cert\n\n" +
+			"   analyze mnk solve --board 7x7 --k 5 --certificate 775.cert\n" +
+			"   analyze mnk verify 775.cert\n\n" +
 			"The check uses only the rules of the game, not the solver: a win is proven by a strategy of the\n" +
-			"winner that wins against every defence, a draw by a strategy of each side that never loses.\n" +
+			"winner that wins against every defence, a draw by a strategy of each side that never loses. A\n" +
+			"strategy that does not lose may end in a pairing: pairs of empty cells such that every line the\n" +
+			"other side could still fill holds a pair, which the check verifies line by line.\n" +
 			"Exit code 0 if the certificate proves its value, 1 if it does not or cannot be read.",
 		OnUsageError: onUsageError,
 		Flags:        []cli.Flag{jsonFlag},
@@ -111,12 +123,12 @@ func mnkVerifyCommand() *cli.Command {
 			if c.Bool("json") {
 				return json.NewEncoder(c.App.Writer).Encode(map[string]any{
 					"file": path, "game": cert.Game.Spec(), "root": cert.Game.String(cert.Root), "value": cert.Value.String(),
-					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "positions": positions,
+					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "positions": positions,
 					"seconds": time.Since(start).Seconds(),
 				})
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies, %d moves; %d positions checked in %.2f s)\n",
-				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), cert.Size(), positions, time.Since(start).Seconds())
+			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies, %d moves, %d pairings; %d positions checked in %.2f s)\n",
+				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), cert.Size(), cert.Pairings(), positions, time.Since(start).Seconds())
 			return err
 		},
 	}

@@ -167,8 +167,8 @@ func mnkSolveCommand() *cli.Command {
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
-			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value, for analyze mnk verify"},
-			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each)"},
+			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
+			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
@@ -193,8 +193,9 @@ func mnkSolveCommand() *cli.Command {
 				if c.Int("certificate-positions") < 1 {
 					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
 				}
-				if rows*cols > mnk.MaxSolveCells {
-					return usagef("--certificate takes boards of up to %d cells (its strategies are found by the alpha-beta solver), not %dx%d", mnk.MaxSolveCells, rows, cols)
+				method := p.Resolve()
+				if method == mnkjobs.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
+					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", mnk.MaxSolveCells, rows, cols)
 				}
 				certify = append(certify, func(o *client.Options) {
 					check := o.Check
@@ -204,7 +205,7 @@ func mnkSolveCommand() *cli.Command {
 								return err
 							}
 						}
-						return writeCertificate(c.Context, o.Stderr, o.Quiet, path, mnk.MustNew(rows, cols, k), p.TTMB, c.Int("certificate-positions"), report)
+						return writeCertificate(c.Context, o.Stderr, o.Quiet, path, mnk.MustNew(rows, cols, k), method, p.TTMB, c.Int("certificate-positions"), report)
 					}
 				})
 			}
