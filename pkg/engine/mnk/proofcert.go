@@ -8,8 +8,9 @@ import (
 
 // NewProofCertificate extracts, with a proof-number solver of g, the
 // strategies that prove the value of root. Where the side of a strategy
-// that does not lose has a pairing (see Strategy.Pairings), or where the
-// other side can no longer complete a line, the strategy stops: that is
+// that does not lose has a pairing (see Strategy.Pairings) and the other
+// side is to move, or where the other side can no longer complete a line,
+// the strategy stops: that is
 // what keeps the certificates of the k = 5 draws small, as the pairings
 // keep the solver's proofs small. Elsewhere it follows every reply of the
 // other side, and at each position of its own side it takes a move that
@@ -103,6 +104,12 @@ func (x *proofExtractor) walk(p Position, r Result) error {
 		if attackerHopeless(x.lines, g.K, them, me, g.Empty(p), !toMove) {
 			return nil
 		}
+	}
+	// A pairing is looked for only where the other side is to move, as
+	// the solver does: on 7,7,5 searching where the side is to move as
+	// well found none that the next ply would not, and took three times
+	// as long (docs/benchmarks.md).
+	if !st.Win && !toMove {
 		if pairs, ok := x.s.pairing(p, st.X); ok {
 			out := make([]Pair, len(pairs))
 			for i, pr := range pairs {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"strings"
 	"testing"
@@ -81,6 +82,31 @@ func TestProofCertificateTooBig(t *testing.T) {
 	_, err := NewProofCertificate(context.Background(), NewProofSolver(MustNew(5, 5, 4), 16<<20), Position{}, 100, nil)
 	if !errors.Is(err, ErrCertificateTooBig) {
 		t.Errorf("5,5,4 within 100 positions: %v, want ErrCertificateTooBig", err)
+	}
+}
+
+// A pairing where its own side is to move proves as much (the side moves
+// anywhere first, and the pairs left still cover the lines): the pairing
+// of X on the empty 5x5 board, X to move, stands for X's whole strategy.
+func TestProofCertificatePairingOfTheSideToMove(t *testing.T) {
+	g := MustNew(5, 5, 5)
+	c := proofCertify(t, g, 1<<20)
+	pairs, ok := NewProofSolver(g, 0).pairing(Position{}, true)
+	if !ok {
+		t.Fatal("5,5,5: no pairing of X on the empty board")
+	}
+	for _, st := range c.Strategies {
+		if st.X {
+			st.Moves = map[Position]int8{}
+			st.Pairings = map[Position][]Pair{{}: nil}
+			for _, pr := range pairs {
+				st.Pairings[Position{}] = append(st.Pairings[Position{}], Pair{int8(bitIndex(pr)), int8(63 - bits.LeadingZeros64(pr))})
+			}
+		}
+	}
+	back, _ := text(t, c)
+	if n, err := back.Verify(context.Background()); err != nil || n != 2 {
+		t.Errorf("5,5,5 with X's pairing at the root: %d positions, %v; want 2 and nil", n, err)
 	}
 }
 
