@@ -555,8 +555,11 @@ func (v *verifier) checkPairing(p Position, pairs []Pair) error {
 	cells := make([]uint64, len(pairs))
 	for i, pr := range pairs {
 		for _, c := range pr {
-			if c < 0 || c > 63 || empty>>uint(c)&1 == 0 {
-				return fail("pairs the cell %d, which is not an empty cell of the board", c)
+			if c < 0 || c > 63 {
+				return fail("pairs the cell %d, which is not a cell", c)
+			}
+			if empty>>uint(c)&1 == 0 {
+				return fail("pairs the cell %s, which is not an empty cell of the board", cellName(int(c)))
 			}
 			if used>>uint(c)&1 != 0 {
 				return fail("uses the cell %s twice", cellName(int(c)))

@@ -170,7 +170,7 @@ func TestProofCertificateRefusesBadProofs(t *testing.T) {
 		}
 		taken := bitIndex(key.X | key.O)
 		pairs[0][0] = int8(taken)
-		refused(t, "a pair on a taken cell", c, fmt.Sprintf("pairs the cell %d, which is not an empty cell", taken))
+		refused(t, "a pair on a taken cell", c, fmt.Sprintf("pairs the cell %s, which is not an empty cell", cellName(taken)))
 		done = true
 		break
 	}
