@@ -10,14 +10,13 @@ import (
 // strategies that prove the value of root. Where the side of a strategy
 // that does not lose has a pairing (see Strategy.Pairings) and the other
 // side is to move, or where the other side can no longer complete a line,
-// the strategy stops: that is
-// what keeps the certificates of the k = 5 draws small, as the pairings
-// keep the solver's proofs small. Elsewhere it follows every reply of the
-// other side, and at each position of its own side it takes a move that
-// completes a line, else the block of the other side's line, else a move
-// making two threats, else the move with which the solver's table proved
-// the position, else the first move (row-major) whose position the solver
-// proves again. Positions the table lost are proven again, so a small
+// the strategy stops: that is what keeps the certificates of the k = 5
+// draws small, as the pairings keep the solver's proofs small. Elsewhere
+// it follows every reply of the other side, and at each position of its
+// own side it takes a move that completes a line, else the block of the
+// other side's line, else a move making two threats, else the move with
+// which the solver's table proved the position, else the first move
+// (row-major) whose position the solver proves again. Positions the table lost are proven again, so a small
 // table costs time, not correctness; the certificate is only as good as
 // Verify finds it. Past maxPositions positions visited (0: no limit) it
 // stops with ErrCertificateTooBig. progress, if not nil, is called with
