@@ -33,14 +33,22 @@ const (
 	NakedQuad
 	Jellyfish
 	HiddenQuad
+	ThreeStrongLinks
+	WXYZWing
 	BUG
+	FourStrongLinks
+	VWXYZWing
+	AlignedPairExclusion
+	UVWXYZWing
 	XChain
 	YChain
 	AIC
+	TUVWXYZWing
 	Nishio
 	CellForcing
 	RegionForcing
 	DynamicForcing
+	DynamicForcingPlus
 	numTechniques
 )
 
@@ -48,9 +56,11 @@ var techniqueNames = [numTechniques]string{
 	"hidden single", "direct pointing", "direct claiming", "direct hidden pair", "naked single",
 	"direct hidden triple", "pointing", "claiming", "naked pair", "x-wing", "hidden pair",
 	"naked triple", "swordfish", "hidden triple", "turbot fish", "xy-wing", "xyz-wing",
-	"unique rectangle", "naked quad", "jellyfish", "hidden quad", "bug", "x-chain", "y-chain",
-	"alternating inference chain", "nishio forcing chain", "cell forcing chain",
-	"region forcing chain", "dynamic forcing chain",
+	"unique rectangle", "naked quad", "jellyfish", "hidden quad", "three strong links",
+	"wxyz-wing", "bug", "four strong links", "vwxyz-wing", "aligned pair exclusion",
+	"uvwxyz-wing", "x-chain", "y-chain", "alternating inference chain", "tuvwxyz-wing",
+	"nishio forcing chain", "cell forcing chain", "region forcing chain",
+	"dynamic forcing chain", "dynamic forcing chain (+)",
 }
 
 func (t Technique) String() string {
@@ -101,6 +111,8 @@ type Solver struct {
 	// truth, if set, is the solution every step is checked against (tests).
 	truth *sudoku.Grid
 	wrong string
+
+	ch chainer
 }
 
 // NewSolver returns a Solver.
@@ -195,16 +207,22 @@ func (s *Solver) run(g *sudoku.Grid) Result {
 	return s.res
 }
 
-// stepOnce makes one step with the easiest technique that finds one. Chains
-// and forcing chains (6.5 and up) are not written yet: a puzzle that needs
-// them stops here unsolved, and is reported unrated.
+// stepOnce makes one step with the first technique, in the Explainer's
+// order, that finds one; each technique applies its own easiest step.
 func (s *Solver) stepOnce() bool {
 	return s.hiddenSingle() || s.directLocking() || s.hiddenSet(2, true) ||
 		s.nakedSingle() || s.hiddenSet(3, true) || s.locking() ||
 		s.nakedSet(2) || s.fish(2) || s.hiddenSet(2, false) ||
 		s.nakedSet(3) || s.fish(3) || s.hiddenSet(3, false) ||
-		s.turbot() || s.xyWing() || s.xyzWing() || s.uniqueRectangle() ||
-		s.nakedSet(4) || s.fish(4) || s.hiddenSet(4, false) || s.bug()
+		s.strongLinks(2) || s.xyWing() || s.xyzWing() || s.uniqueLoops() ||
+		s.nakedSet(4) || s.fish(4) || s.hiddenSet(4, false) ||
+		s.strongLinks(3) || s.alsWing(3) || s.bug() || s.strongLinks(4) ||
+		s.alsWing(4) || s.alignedPair() || s.alsWing(5) ||
+		s.staticChains() || s.alsWing(6) ||
+		s.forcing(Nishio, 75, false, true, true, 0) ||
+		s.forcing(CellForcing, 80, true, false, false, 0) ||
+		s.forcing(DynamicForcing, 85, true, true, false, 0) ||
+		s.forcing(DynamicForcingPlus, 90, true, true, false, 1)
 }
 
 // record counts a step; text is called only when explaining.
