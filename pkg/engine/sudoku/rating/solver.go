@@ -382,7 +382,7 @@ func cellsText(e cellSet) string {
 // combos calls f with each subset of n of the items (indexes < len), in
 // lexicographic order, until f returns true.
 func combos(items []int, n int, f func(pick []int) bool) bool {
-	var pick [4]int
+	var pick [9]int
 	var rec func(start, k int) bool
 	rec = func(start, k int) bool {
 		if k == n {

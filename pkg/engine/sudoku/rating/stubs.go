@@ -6,6 +6,3 @@ func (s *Solver) strongLinks(n int) bool {
 	}
 	return false
 }
-func (s *Solver) uniqueLoops() bool  { return s.uniqueRectangle() }
-func (s *Solver) alsWing(k int) bool { return false }
-func (s *Solver) alignedPair() bool  { return false }
