@@ -112,7 +112,8 @@ type Solver struct {
 	truth *sudoku.Grid
 	wrong string
 
-	ch chainer
+	ch      chainer
+	linkBuf []sLink
 }
 
 // NewSolver returns a Solver.

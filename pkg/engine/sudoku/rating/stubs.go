@@ -1,8 +1,0 @@
-package rating
-
-func (s *Solver) strongLinks(n int) bool {
-	if n == 2 {
-		return s.turbot()
-	}
-	return false
-}
