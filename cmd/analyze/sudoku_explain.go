@@ -36,7 +36,7 @@ func sudokuExplainCommand() *cli.Command {
 				fmt.Fprintf(w, "%3d  %d.%d  %s\n", i+1, st.Rating/10, st.Rating%10, st.Text)
 			}
 			if !r.Solved {
-				fmt.Fprintf(w, "stuck: the puzzle needs techniques not implemented (chains); rating so far %d.%d\n", r.Rating/10, r.Rating%10)
+				fmt.Fprintf(w, "stuck: the puzzle needs techniques not implemented (nested forcing chains); rating so far %d.%d\n", r.Rating/10, r.Rating%10)
 				return nil
 			}
 			fmt.Fprintf(w, "rating %d.%d (%s)\n", r.Rating/10, r.Rating%10, r.Hardest)

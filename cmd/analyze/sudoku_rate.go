@@ -12,18 +12,20 @@ func sudokuRateCommand() *cli.Command {
 		Usage:     "rate whole corpora on the Sudoku Explainer scale with human techniques",
 		ArgsUsage: "FILE...",
 		Description: "Each puzzle is solved step by step with the easiest technique that makes progress, and rated by\n" +
-			"its hardest step (Sudoku Explainer's ER: 1.2 hidden single ... 5.6 BUG). FILEs are read as by\n" +
+			"its hardest step (Sudoku Explainer's ER: 1.2 hidden single ... 8.5+ dynamic forcing chains). FILEs are read as by\n" +
 			"`sudoku solve`. --out gets one line per puzzle in input order: \"<rating> <puzzle>\", \"? <puzzle>\"\n" +
-			"for a puzzle that needs techniques not implemented (chains), or the outcome and the reason for a\n" +
+			"for a puzzle that needs techniques not implemented (nested forcing chains), or the outcome and the reason for a\n" +
 			"puzzle not uniquely solved (also written to --rejects). The report has a histogram of ratings,\n" +
 			"the puzzles that needed each technique, and the hardest puzzles with their lines.\n\n" +
 			"Example:\n   analyze sudoku rate datasets/sudoku/top1465.txt.gz --out ratings.txt",
 		OnUsageError: onUsageError,
 		Flags:        append(corpusFlags(), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			// Rating runs at 1,250 to 3,700 puzzles/s (BenchmarkRate in
-			// pkg/engine/sudoku/rating), solving at about 125,000: small chunks.
-			chunk := func(total int) int { return min(sudokujobs.AutoChunk(total), 500) }
+			// Rating runs at hundreds to thousands of puzzles/s up to 6.0
+			// and takes up to seconds a puzzle with forcing chains
+			// (BenchmarkRate in pkg/engine/sudoku/rating), solving at about
+			// 125,000: small chunks.
+			chunk := func(total int) int { return min(sudokujobs.AutoChunk(total), 100) }
 			return corpusJob(c, sudokujobs.Rate{}.Name(), chunk, nil)
 		},
 	}

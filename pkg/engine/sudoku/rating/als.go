@@ -34,7 +34,7 @@ func (s *Solver) alsWing(k int) bool {
 		if n < k {
 			continue
 		}
-		combos(cells[:n], k, func(pick []int) bool {
+		combos(&s.pick, cells[:n], k, func(pick []int) bool {
 			var union uint16
 			var set, range_ cellSet
 			big := 0

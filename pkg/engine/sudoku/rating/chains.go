@@ -83,30 +83,28 @@ func (ns *nodeSet) parents(x int32) []int32 {
 
 // chainer holds the buffers of the chaining techniques.
 type chainer struct {
-	work    [81]uint16 // candidates during a dynamic propagation
-	source  [81]uint16 // candidates before it
-	qOn     []int32
-	qOff    []int32
-	par     []int32
-	mark    [nNodes]uint32
-	gen     uint32
-	stack   []int32
-	onRes   [nCand]*nodeSet // outcomes of "candidate on", per step
-	spare   []*nodeSet
-	offRes  nodeSet
-	regRes  [9]*nodeSet
-	stepGen int
+	work   [81]uint16 // candidates during a dynamic propagation
+	source [81]uint16 // candidates before it
+	qOn    []int32
+	qOff   []int32
+	par    []int32
+	mark   [nNodes]uint32
+	gen    uint32
+	stack  []int32
+	onRes  [nCand]*nodeSet // outcomes of "candidate on", per step
+	spare  []*nodeSet
+	offRes nodeSet
+	regRes [9]*nodeSet
 
 	// the static chains (cycles and forcing chains): node instances with
 	// one parent each.
-	inst     []chainInst
-	instOn   [nCand]int32 // instance of each candidate on, -1 if none
-	instOff  [nCand]int32
-	pendOn   []int32
-	pendOff  []int32
-	cycles   []int32
-	fchains  []int32
-	cellsBuf []int
+	inst    []chainInst
+	instOn  [nCand]int32 // instance of each candidate on, -1 if none
+	instOff [nCand]int32
+	pendOn  []int32
+	pendOff []int32
+	cycles  []int32
+	fchains []int32
 }
 
 type chainInst struct {
@@ -545,5 +543,8 @@ func (s *Solver) applyChainHint(h *chainHint) {
 	})
 }
 
-// advancedOffs is level 1 of the dynamic chains: stub.
+// advancedOffs is where level 1 of the dynamic chains (the Explainer's
+// "Dynamic Forcing Chains (+)", 9.0 and up) would add the eliminations of
+// locked candidates, hidden and naked pairs and X-wings to a propagation.
+// It is not written: the solver does not call the level.
 func (s *Solver) advancedOffs(ns *nodeSet) bool { return false }

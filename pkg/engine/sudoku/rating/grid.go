@@ -3,20 +3,25 @@
 // makes progress, and rates it on the Sudoku Explainer scale. A puzzle's
 // rating is its hardest step (the Explainer's ER).
 //
-// The techniques, their order and their ratings follow Sudoku Explainer
-// 1.2.1 as Sukaku Explainer grades by default: singles (1.0 to 2.3, with
-// the "direct" locked candidates and hidden sets that lead straight to a
-// single), locked candidates (2.6, 2.8), naked and hidden sets (3.0 to
-// 5.4), fish (3.2, 3.8, 5.2), two strong links (turbot fish, 4.0 to 4.3),
-// XY- and XYZ-wings (4.2, 4.4), unique rectangles (4.5 and up), BUG (5.6
-// and up), then chains: X-, Y- and alternating chains (6.5 to 7.x),
-// Nishio (7.5 and up), cell and region forcing chains (8.0 and up) and
-// dynamic forcing chains (8.5 and up), each with the Explainer's length
-// supplement. A rated step never removes a digit of the solution
-// (checked in the tests against every puzzle's unique solution).
+// The techniques, their order and their ratings follow Sukaku Explainer
+// with its default settings: singles (1.0 to 2.3, with the "direct"
+// locked candidates and hidden sets that lead straight to a single),
+// locked candidates (2.6, 2.8), naked and hidden sets (3.0 to 5.4), fish
+// (3.2, 3.8, 5.2), strong-link fish of two to four links, grouped or not
+// (4.0 to 6.1), XY- and XYZ-wings (4.2, 4.4), unique loops (4.5 to 5.x),
+// BUG (5.6 and up), WXYZ- to TUVWXYZ-wings (5.5 to 7.5), aligned pair
+// exclusion (6.2), then chains: X-, Y- and XY-cycles and forcing chains
+// (6.5 to 7.x), Nishio (7.5 and up), cell and region forcing chains (8.0
+// and up) and dynamic forcing chains (8.5 and up), each with the
+// Explainer's length supplement. The Explainer's aligned triple exclusion,
+// its dynamic forcing chains (+) and its nested forcing chains are not
+// written: a puzzle that needs them is left unsolved. A rated step never
+// removes a digit of the solution (checked in the tests against every
+// puzzle's unique solution).
 //
 // The grid is a candidate bitmask per cell (bit d-1 for digit d); cell
-// sets are 128-bit masks. Nothing allocates per step.
+// sets are 128-bit masks. Rating a puzzle up to 6.0 allocates nothing;
+// the chains reuse their buffers from one puzzle to the next.
 package rating
 
 import "math/bits"

@@ -42,32 +42,77 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// TestTechniques rates one puzzle of each band of se-rated-dev up to 6.0
-// whose rating agrees, and checks that its hardest technique is the one
-// of that rating; TestAgreement checks every step of every puzzle against
-// the solution.
+// TestTechniques finds, for each technique, a puzzle of se-rated-dev
+// whose hardest step is that technique and whose rating agrees with the
+// Explainer's: the technique applies where the Explainer's does, at its
+// rating (TestAgreement checks every step against the solution). Under
+// -short it looks at the puzzles rated up to 6.0 and the techniques they
+// need.
 func TestTechniques(t *testing.T) {
-	want := map[int]Technique{25: DirectHiddenTriple, 26: Pointing, 28: Claiming, 30: NakedPair, 32: XWing,
-		34: HiddenPair, 36: NakedTriple, 38: Swordfish, 42: XYWing, 44: XYZWing, 50: NakedQuad, 52: Jellyfish}
+	limit := 0
+	// No puzzle of the file has a hidden quad or four strong links as
+	// its hardest step.
+	want := []Technique{DirectHiddenTriple, Pointing, Claiming, NakedPair, XWing, HiddenPair,
+		NakedTriple, Swordfish, HiddenTriple, TurbotFish, XYWing, XYZWing, UniqueRectangle,
+		NakedQuad, Jellyfish, ThreeStrongLinks, WXYZWing, BUG}
+	if testing.Short() {
+		limit = 60
+		t.Log("-short: techniques of puzzles rated up to 6.0 only")
+	} else {
+		want = append(want, VWXYZWing, AlignedPairExclusion, UVWXYZWing, XChain, YChain, AIC,
+			Nishio, CellForcing, RegionForcing, DynamicForcing)
+	}
 	s := NewSolver()
-	found := map[int]bool{}
-	for _, p := range ratedUpTo(t, 60) {
-		tech, ok := want[p.rating]
-		if !ok || found[p.rating] {
-			continue
+	found := map[Technique]int{}
+	for _, p := range ratedUpTo(t, limit) {
+		if len(found) == len(want) {
+			break
 		}
 		r := s.Rate(p.puzzle)
-		if r.Rating != p.rating {
-			continue
-		}
-		found[p.rating] = true
-		if r.Hardest != tech {
-			t.Errorf("line %d, rated %d: hardest %v, want %v", p.line, p.rating, r.Hardest, tech)
+		if r.Rating == p.rating {
+			if _, ok := found[r.Hardest]; !ok {
+				found[r.Hardest] = p.line
+			}
 		}
 	}
-	for rating, tech := range want {
-		if !found[rating] {
-			t.Errorf("no puzzle rated %d by both (%v)", rating, tech)
+	for _, tech := range want {
+		if _, ok := found[tech]; !ok {
+			t.Errorf("%v: no puzzle whose hardest step it is with the Explainer's rating", tech)
+		}
+	}
+}
+
+// techniqueFuncs are the techniques one by one, for tests that call them
+// directly.
+func techniqueFuncs(s *Solver) map[string]func() bool {
+	return map[string]func() bool{
+		"hidden single": s.hiddenSingle, "direct locking": s.directLocking,
+		"direct hidden pair": func() bool { return s.hiddenSet(2, true) }, "naked single": s.nakedSingle,
+		"locking": s.locking, "naked pair": func() bool { return s.nakedSet(2) },
+		"x-wing": func() bool { return s.fish(2) }, "hidden pair": func() bool { return s.hiddenSet(2, false) },
+		"two strong links": func() bool { return s.strongLinks(2) }, "xy-wing": s.xyWing, "xyz-wing": s.xyzWing,
+		"unique loops": s.uniqueLoops, "jellyfish": func() bool { return s.fish(4) },
+		"three strong links": func() bool { return s.strongLinks(3) }, "wxyz-wing": func() bool { return s.alsWing(3) },
+		"bug": s.bug, "four strong links": func() bool { return s.strongLinks(4) },
+		"vwxyz-wing": func() bool { return s.alsWing(4) }, "aligned pair": s.alignedPair,
+		"uvwxyz-wing": func() bool { return s.alsWing(5) }, "tuvwxyz-wing": func() bool { return s.alsWing(6) },
+		"static chains": s.staticChains,
+		"nishio":        func() bool { return s.forcing(Nishio, 75, false, true, true, 0) },
+		"multiple":      func() bool { return s.forcing(CellForcing, 80, true, false, false, 0) },
+		"dynamic":       func() bool { return s.forcing(DynamicForcing, 85, true, true, false, 0) },
+	}
+}
+
+// TestTechniquesWhereNot: called one by one on a solved grid, no
+// technique finds a step.
+func TestTechniquesWhereNot(t *testing.T) {
+	es := sudoku.NewSolver()
+	sol := es.Classify(mustParse(t, easy)).Solution
+	s := NewSolver()
+	for name, f := range techniqueFuncs(s) {
+		s.load(&sol)
+		if f() {
+			t.Errorf("%s: found a step on a solved grid, want none", name)
 		}
 	}
 }

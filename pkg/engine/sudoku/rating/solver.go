@@ -112,8 +112,9 @@ type Solver struct {
 	truth *sudoku.Grid
 	wrong string
 
-	ch      chainer
-	linkBuf []sLink
+	ch   chainer
+	pick [9]int // combos' subsets
+	sl   slSearch
 }
 
 // NewSolver returns a Solver.
@@ -222,8 +223,7 @@ func (s *Solver) stepOnce() bool {
 		s.staticChains() || s.alsWing(6) ||
 		s.forcing(Nishio, 75, false, true, true, 0) ||
 		s.forcing(CellForcing, 80, true, false, false, 0) ||
-		s.forcing(DynamicForcing, 85, true, true, false, 0) ||
-		s.forcing(DynamicForcingPlus, 90, true, true, false, 1)
+		s.forcing(DynamicForcing, 85, true, true, false, 0)
 }
 
 // record counts a step; text is called only when explaining.
@@ -380,24 +380,37 @@ func cellsText(e cellSet) string {
 	return string(b)
 }
 
-// combos calls f with each subset of n of the items (indexes < len), in
-// lexicographic order, until f returns true.
-func combos(items []int, n int, f func(pick []int) bool) bool {
-	var pick [9]int
-	var rec func(start, k int) bool
-	rec = func(start, k int) bool {
-		if k == n {
-			return f(pick[:n])
-		}
-		for i := start; i <= len(items)-(n-k); i++ {
-			pick[k] = items[i]
-			if rec(i+1, k+1) {
-				return true
-			}
-		}
+// combos calls f with each subset of n of the items, in lexicographic
+// order, until f returns true. The subset is passed in buf, which the
+// caller owns (a Solver's pick): passing a slice of a local array to f
+// would move the array to the heap at every call.
+func combos(buf *[9]int, items []int, n int, f func(pick []int) bool) bool {
+	if n > len(items) {
 		return false
 	}
-	return rec(0, 0)
+	var idx [9]int
+	for i := range n {
+		idx[i] = i
+	}
+	for {
+		for i := range n {
+			buf[i] = items[idx[i]]
+		}
+		if f(buf[:n]) {
+			return true
+		}
+		i := n - 1
+		for i >= 0 && idx[i] == len(items)-n+i {
+			i--
+		}
+		if i < 0 {
+			return false
+		}
+		idx[i]++
+		for j := i + 1; j < n; j++ {
+			idx[j] = idx[j-1] + 1
+		}
+	}
 }
 
 var nakedRatings = [5]int{0, 0, 30, 36, 50}
@@ -416,7 +429,7 @@ func (s *Solver) nakedSet(n int) bool {
 		if k < n {
 			continue
 		}
-		if combos(cells[:k], n, func(pick []int) bool {
+		if combos(&s.pick, cells[:k], n, func(pick []int) bool {
 			var m uint16
 			var in cellSet
 			for _, i := range pick {
@@ -475,7 +488,7 @@ func (s *Solver) hiddenSet(n int, direct bool) bool {
 		if k < n {
 			continue
 		}
-		if combos(digits[:k], n, func(pick []int) bool {
+		if combos(&s.pick, digits[:k], n, func(pick []int) bool {
 			var in cellSet
 			var m uint16
 			for _, d := range pick {
@@ -557,7 +570,7 @@ func (s *Solver) fish(n int) bool {
 			if k < n {
 				continue
 			}
-			if combos(lines[:k], n, func(pick []int) bool {
+			if combos(&s.pick, lines[:k], n, func(pick []int) bool {
 				var in cellSet
 				for _, l := range pick {
 					in = in.or(s.positions(l, d))

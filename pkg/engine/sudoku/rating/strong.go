@@ -141,120 +141,156 @@ func (s *Solver) strongLinksOf(d int, out []sLink) []sLink {
 	return out
 }
 
+// slSearch is the state of the strong-link search.
+type slSearch struct {
+	n, d  int
+	links []sLink
+	chain [4]int
+	flip  [4]bool
+	found bool
+	best  slHint
+}
+
+type slHint struct {
+	rating, n int
+	d         int
+	e         cellSet
+}
+
 func (s *Solver) strongLinks(n int) bool {
-	type hint struct {
-		rating, n int
-		d         int
-		e         cellSet
-		text      string
-	}
-	var best hint
-	found := false
-	var links []sLink
-	var chain [4]int
-	var flip [4]bool
+	st := &s.sl
+	st.n, st.found = n, false
 	for d := 1; d <= 9; d++ {
 		if s.dcells[d-1].empty() {
 			continue
 		}
-		links = s.strongLinksOf(d, s.linkBuf[:0])
-		s.linkBuf = links
-		var rec func(k int, used cellSet, shares cellSet)
-		rec = func(k int, used cellSet, shares cellSet) {
-			if k == n {
-				first, last := &links[chain[0]], &links[chain[n-1]]
-				start, end := first.a, last.b
-				if flip[0] {
-					start = first.b
-				}
-				if flip[n-1] {
-					end = last.a
-				}
-				v := allCells
-				start.or(end).each(func(c int) { v = v.and(peers[c]) })
-				v = v.andNot(start).andNot(end)
-				grouped, box, rows, cols := false, false, false, false
-				for _, li := range chain[:n] {
-					l := &links[li]
-					v = v.andNot(unitSet[l.u])
-					grouped = grouped || l.grouped
-					switch {
-					case l.u < 9:
-						box = true
-					case l.u < 18:
-						rows = true
-					default:
-						cols = true
-					}
-				}
-				ring := groupUnit(start.or(end)) >= 0
-				if !ring {
-					v = v.andNot(shares)
-				}
-				e := v.and(s.dcells[d-1])
-				if e.empty() {
-					return
-				}
-				rating := []int{2: 40, 3: 54, 4: 58}[n]
-				switch {
-				case grouped:
-					rating += 3
-				case !box && !(rows && cols):
-				case box && rows && cols:
-					rating += 2
-				default:
-					rating++
-				}
-				cnt := e.count()
-				if found && (rating > best.rating || rating == best.rating && cnt <= best.n) {
-					return
-				}
-				best, found = hint{rating: rating, n: cnt, d: d, e: e}, true
-				best.text = fmt.Sprintf("%d strong links on %d", n, d)
-				return
-			}
-			for li := range links {
-				l := &links[li]
-				if !l.places.and(used).empty() {
-					continue
-				}
-				dup := false
-				for _, x := range chain[:k] {
-					dup = dup || links[x].u == l.u
-				}
-				if dup {
-					continue
-				}
-				for _, fl := range [2]bool{false, true} {
-					a := l.a
-					if fl {
-						a = l.b
-					}
-					sh := shares
-					if k > 0 {
-						prev := &links[chain[k-1]]
-						pb := prev.b
-						if flip[k-1] {
-							pb = prev.a
-						}
-						u := groupUnit(pb.or(a))
-						if u < 0 {
-							continue
-						}
-						sh = sh.or(unitSet[u])
-					}
-					chain[k], flip[k] = li, fl
-					rec(k+1, used.or(l.places), sh)
-				}
-			}
-		}
-		rec(0, cellSet{}, cellSet{})
+		st.d = d
+		st.links = s.strongLinksOf(d, st.links[:0])
+		s.slRec(0, cellSet{}, cellSet{})
 	}
-	if !found {
+	if !st.found {
 		return false
 	}
+	best := st.best
 	s.elimSet(best.e, best.d)
 	t := [5]Technique{2: TurbotFish, 3: ThreeStrongLinks, 4: FourStrongLinks}[n]
-	s.record(t, best.rating, func() string { return fmt.Sprintf("%s, removed from %s", best.text, cellsText(best.e)) })
+	s.record(t, best.rating, func() string {
+		return fmt.Sprintf("%d strong links on %d, removed from %s", n, best.d, cellsText(best.e))
+	})
 	return true
+}
+
+// slRec extends the chain of k links; used holds their places, shares the
+// units of their weak links.
+func (s *Solver) slRec(k int, used, shares cellSet) {
+	st := &s.sl
+	n, links := st.n, st.links
+	if k == n {
+		s.slFound(shares)
+		return
+	}
+	// reach: the cells that share a unit with all of the last end.
+	reach := allCells
+	var pb cellSet
+	if k > 0 {
+		prev := &links[st.chain[k-1]]
+		pb = prev.b
+		if st.flip[k-1] {
+			pb = prev.a
+		}
+		for x := pb; !x.empty(); {
+			c := x.first()
+			x = x.andNot(single(c))
+			reach = reach.and(peers[c].or(single(c)))
+		}
+	}
+	for li := range links {
+		l := &links[li]
+		if !l.places.and(used).empty() {
+			continue
+		}
+		dup := false
+		for _, x := range st.chain[:k] {
+			dup = dup || links[x].u == l.u
+		}
+		if dup {
+			continue
+		}
+		for _, fl := range [2]bool{false, true} {
+			a := l.a
+			if fl {
+				a = l.b
+			}
+			sh := shares
+			if k > 0 {
+				if !a.andNot(reach).empty() {
+					continue
+				}
+				u := groupUnit(pb.or(a))
+				if u < 0 {
+					continue
+				}
+				sh = sh.or(unitSet[u])
+			}
+			st.chain[k], st.flip[k] = li, fl
+			s.slRec(k+1, used.or(l.places), sh)
+		}
+	}
+}
+
+// slFound rates a complete chain and keeps it if it is the best so far.
+func (s *Solver) slFound(shares cellSet) {
+	st := &s.sl
+	n, links := st.n, st.links
+	first, last := &links[st.chain[0]], &links[st.chain[n-1]]
+	start, end := first.a, last.b
+	if st.flip[0] {
+		start = first.b
+	}
+	if st.flip[n-1] {
+		end = last.a
+	}
+	v := allCells
+	for x := start.or(end); !x.empty(); {
+		c := x.first()
+		x = x.andNot(single(c))
+		v = v.and(peers[c])
+	}
+	v = v.andNot(start).andNot(end)
+	grouped, box, rows, cols := false, false, false, false
+	for _, li := range st.chain[:n] {
+		l := &links[li]
+		v = v.andNot(unitSet[l.u])
+		grouped = grouped || l.grouped
+		switch {
+		case l.u < 9:
+			box = true
+		case l.u < 18:
+			rows = true
+		default:
+			cols = true
+		}
+	}
+	if groupUnit(start.or(end)) < 0 {
+		v = v.andNot(shares) // not a ring
+	}
+	e := v.and(s.dcells[st.d-1])
+	if e.empty() {
+		return
+	}
+	rating := [5]int{2: 40, 3: 54, 4: 58}[n]
+	switch {
+	case grouped:
+		rating += 3
+	case !box && !(rows && cols):
+	case box && rows && cols:
+		rating += 2
+	default:
+		rating++
+	}
+	cnt := e.count()
+	if st.found && (rating > st.best.rating || rating == st.best.rating && cnt <= st.best.n) {
+		return
+	}
+	st.best, st.found = slHint{rating: rating, n: cnt, d: st.d, e: e}, true
 }

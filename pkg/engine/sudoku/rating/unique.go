@@ -35,7 +35,11 @@ func (s *Solver) uniqueLoops() bool {
 		loop[0] = i
 		var in cellSet
 		in.add(i)
-		s.loopSearch(&loop, 1, in, pair, 2, 0, -1, &best)
+		var units [27]uint8
+		for _, u := range cellUnit[i] {
+			units[u]++
+		}
+		s.loopSearch(&loop, 1, in, &units, pair, 2, 0, -1, &best)
 	}
 	if !best.ok {
 		return false
@@ -62,8 +66,10 @@ func (s *Solver) uniqueLoops() bool {
 // loopSearch extends the path loop[:n] (the Explainer's checkForLoops):
 // through a unit of another kind than the last, to a cell holding both
 // digits of the pair; extra digits are allowed in two cells, or in more
-// if they all add the same one.
-func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, pair uint16, allowed int, ex uint16, lastKind int, best *ulHint) {
+// if they all add the same one. A loop is found from its first bivalue
+// cell only, and a path with three cells in a unit is dropped: neither
+// changes what is found.
+func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, units *[27]uint8, pair uint16, allowed int, ex uint16, lastKind int, best *ulHint) {
 	cell := loop[n-1]
 	for kind, u := range cellUnit[cell] {
 		if kind == lastKind {
@@ -77,8 +83,15 @@ func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, pair uint16, allow
 			if in.has(next) || s.cand[next]&pair != pair {
 				continue
 			}
-			nex := (ex | s.cand[next]) &^ pair
 			card := bits.OnesCount16(s.cand[next])
+			if card == 2 && next < loop[0] {
+				continue
+			}
+			cu := &cellUnit[next]
+			if units[cu[0]] >= 2 || units[cu[1]] >= 2 || units[cu[2]] >= 2 {
+				continue
+			}
+			nex := (ex | s.cand[next]) &^ pair
 			if card == 2 || bits.OnesCount16(nex) == 1 || allowed > 0 {
 				na := allowed
 				if card > 2 {
@@ -86,7 +99,13 @@ func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, pair uint16, allow
 				}
 				loop[n] = next
 				in.add(next)
-				s.loopSearch(loop, n+1, in, pair, na, nex, kind, best)
+				units[cu[0]]++
+				units[cu[1]]++
+				units[cu[2]]++
+				s.loopSearch(loop, n+1, in, units, pair, na, nex, kind, best)
+				units[cu[0]]--
+				units[cu[1]]--
+				units[cu[2]]--
 				in = in.andNot(single(next))
 			}
 		}
@@ -224,7 +243,7 @@ func (s *Solver) loopType3(c1, c2 int, pair, extra uint16, base int, consider fu
 				}
 			}
 			if degree*2 <= empty && degree >= ne {
-				combos(others[:k], degree-1, func(pick []int) bool {
+				combos(&s.pick, others[:k], degree-1, func(pick []int) bool {
 					naked := common
 					union := extra
 					for _, j := range pick {
@@ -260,7 +279,7 @@ func (s *Solver) loopType3(c1, c2 int, pair, extra uint16, base int, consider fu
 						nr++
 					}
 				}
-				combos(rem[:nr], degree-2, func(pick []int) bool {
+				combos(&s.pick, rem[:nr], degree-2, func(pick []int) bool {
 					hidden := pair
 					for _, d := range pick {
 						hidden |= 1 << d
@@ -419,7 +438,7 @@ func (s *Solver) bug() bool {
 			var cells [9]int
 			k := 0
 			rc.each(func(c int) { cells[k] = c; k++ })
-			if combos(cells[:k], degree-1, func(pick []int) bool {
+			if combos(&s.pick, cells[:k], degree-1, func(pick []int) bool {
 				var m uint16
 				var set cellSet
 				for _, c := range pick {
