@@ -60,8 +60,11 @@ func ratedUpTo(t testing.TB, max int) []ratedPuzzle {
 }
 
 // TestAgreement rates the Sudoku Explainer corpus, checks every step
-// against the solution, and logs the agreement by band. Under -short it
-// takes the puzzles rated up to 6.0.
+// against the solution, logs the agreement by band and fails below the
+// agreement reached. Under -short it takes the puzzles rated up to 6.0
+// (seconds); the whole file takes about 12 minutes on one core, most of
+// it in the forcing chains of 8.x and 9.x. RATING_EVERY=n rates every
+// n-th puzzle only (no floors), RATING_CONFUSION=1 logs the differences.
 func TestAgreement(t *testing.T) {
 	limit := 0
 	if testing.Short() {
@@ -130,6 +133,9 @@ func TestAgreement(t *testing.T) {
 	// The floors are what the rater reached on 2026-12-01: a change that
 	// loses agreement fails here.
 	floors := map[int]float64{2: 95.0, 3: 92.4, 4: 99.5, 5: 99.0}
+	if !testing.Short() {
+		floors[6], floors[7], floors[8], floors[9] = 95.5, 84.0, 94.0, 99.0
+	}
 	if os.Getenv("RATING_EVERY") == "" {
 		for k, floor := range floors {
 			if b := bands[k]; b != nil {
@@ -155,7 +161,7 @@ func TestAgreement(t *testing.T) {
 
 // allFullFloor is the share of the whole file rated as the Explainer
 // does, reached on 2026-12-01.
-const allFullFloor = 90.0
+const allFullFloor = 94.0
 
 func abs(x int) int {
 	if x < 0 {
