@@ -62,15 +62,32 @@ func ratedUpTo(t testing.TB, max int) []ratedPuzzle {
 // TestAgreement rates the Sudoku Explainer corpus, checks every step
 // against the solution, logs the agreement by band and fails below the
 // agreement reached. Under -short it takes the puzzles rated up to 6.0
-// (seconds); the whole file takes about 12 minutes on one core, most of
-// it in the forcing chains of 8.x and 9.x. RATING_EVERY=n rates every
-// n-th puzzle only (no floors), RATING_CONFUSION=1 logs the differences.
+// (seconds). Without it, every puzzle up to 7.9 and every tenth of those
+// rated 8.0 and up, whose forcing chains take most of the time: the whole
+// file takes about 12 minutes on one core, too long for every run of the
+// suite; RATING_ALL=1 rates all of it (the figures of docs/sudoku.md).
+// RATING_EVERY=n rates every n-th puzzle only (no floors),
+// RATING_CONFUSION=1 logs the differences.
 func TestAgreement(t *testing.T) {
 	limit := 0
 	if testing.Short() {
 		limit = 60
 	}
 	puzzles := ratedUpTo(t, limit)
+	whole := os.Getenv("RATING_ALL") != ""
+	if !testing.Short() && !whole {
+		var some []ratedPuzzle
+		hard := 0
+		for _, p := range puzzles {
+			if p.rating >= 80 {
+				if hard++; hard%10 != 1 {
+					continue
+				}
+			}
+			some = append(some, p)
+		}
+		puzzles = some
+	}
 	if e, _ := strconv.Atoi(os.Getenv("RATING_EVERY")); e > 1 {
 		// A sample for quick looks: every e-th puzzle.
 		var sample []ratedPuzzle
@@ -135,6 +152,9 @@ func TestAgreement(t *testing.T) {
 	floors := map[int]float64{2: 95.0, 3: 92.4, 4: 99.5, 5: 99.0}
 	if !testing.Short() {
 		floors[6], floors[7], floors[8], floors[9] = 95.5, 84.0, 94.0, 99.0
+		if !whole {
+			floors[8] = 93.5 // 78 of the 83 in the sample
+		}
 	}
 	if os.Getenv("RATING_EVERY") == "" {
 		for k, floor := range floors {
@@ -145,8 +165,10 @@ func TestAgreement(t *testing.T) {
 			}
 		}
 		allFloor := 97.0
-		if !testing.Short() {
+		if whole {
 			allFloor = allFullFloor
+		} else if !testing.Short() {
+			allFloor = allSampleFloor
 		}
 		if got := 100 * float64(all.same) / float64(all.n); got < allFloor {
 			t.Errorf("all: same rating for %.1f%%, want at least %.1f%%", got, allFloor)
@@ -160,8 +182,12 @@ func TestAgreement(t *testing.T) {
 }
 
 // allFullFloor is the share of the whole file rated as the Explainer
-// does, reached on 2026-12-01.
-const allFullFloor = 94.0
+// does, reached on 2026-12-01; allSampleFloor that of the puzzles the test
+// takes by default.
+const (
+	allFullFloor   = 94.0
+	allSampleFloor = 94.0
+)
 
 func abs(x int) int {
 	if x < 0 {

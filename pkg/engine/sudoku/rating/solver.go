@@ -48,7 +48,6 @@ const (
 	CellForcing
 	RegionForcing
 	DynamicForcing
-	DynamicForcingPlus
 	numTechniques
 )
 
@@ -60,7 +59,7 @@ var techniqueNames = [numTechniques]string{
 	"wxyz-wing", "bug", "four strong links", "vwxyz-wing", "aligned pair exclusion",
 	"uvwxyz-wing", "x-chain", "y-chain", "alternating inference chain", "tuvwxyz-wing",
 	"nishio forcing chain", "cell forcing chain", "region forcing chain",
-	"dynamic forcing chain", "dynamic forcing chain (+)",
+	"dynamic forcing chain",
 }
 
 func (t Technique) String() string {
