@@ -14,7 +14,8 @@ import (
 )
 
 // Puzzles of the tests: Project Euler 96 grid 01 (singles solve it), and
-// AI Escargot, which needs chains the logical solver does not have.
+// AI Escargot, which needs the nested forcing chains the logical solver
+// does not have.
 const (
 	sudokuEasy      = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"
 	sudokuEasySol   = "483921657967345821251876493548132976729564138136798245372689514814253769695417382"
