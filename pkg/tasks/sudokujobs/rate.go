@@ -191,7 +191,7 @@ func (r *RateReport) Text() string {
 	row := func(label string, n int) { tasks.Row(&b, label, "%s", tasks.Thousands(uint64(n))) }
 	row("puzzles", r.Puzzles)
 	row("rated", r.Rated)
-	row("unrated (need nested chains)", r.Unrated)
+	row("unrated", r.Unrated) // beyond the rater: nested forcing chains
 	row("rejects", len(r.Rejects))
 	keys := make([]string, 0, len(r.Ratings))
 	for k := range r.Ratings {
