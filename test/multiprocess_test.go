@@ -441,7 +441,9 @@ func natsRequest(t *testing.T, port int, subject, payload string) string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	// A loaded machine (CI beside other work) has seen a leader stepdown
+	// take longer than 10 s to be answered.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	r := bufio.NewReader(conn)
 	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "INFO ") {
 		t.Fatalf("nats on port %d said %q (%v), want INFO", port, line, err)
