@@ -310,6 +310,35 @@ func TestSudokuGenerateCLI(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "no puzzle with 18 clues in 5000 random solution grids") {
 		t.Errorf("18 clues: exit %d, %q", code, stdout)
 	}
+	// --rating: bad bands are usage errors naming the flag; puzzles come
+	// rated within the band.
+	for _, bad := range [][]string{{"--rating", "6.4-4.0"}, {"--rating", "0.5-3"}, {"--rating", "4-13"}, {"--rating", "x"}, {"--rating", "4-5", "--clues", "30"}} {
+		args := append([]string{"sudoku", "generate", "--count", "1", "--data", filepath.Join(dir, "d3")}, bad...)
+		if _, stderr, code := sudokuRun(t, args...); code != 2 || !strings.Contains(stderr, "--rating") {
+			t.Errorf("%v: exit %d, %q; want 2 naming --rating", bad, code, stderr)
+		}
+	}
+	stdout, stderr, code = sudokuRun(t, "sudoku", "generate", "--count", "5", "--seed", "4", "--rating", "4.5-6.0", "--json", "-q", "--data", filepath.Join(dir, "d4"))
+	if code != 0 {
+		t.Fatalf("--rating 4.5-6.0: exit %d: %s", code, stderr)
+	}
+	var rated struct {
+		Count   int
+		Rating  string
+		Puzzles []string
+		Ratings map[string]int
+	}
+	sudokuDecode(t, stdout, &rated)
+	n := 0
+	for k, c := range rated.Ratings {
+		if f, _ := strconv.ParseFloat(k, 64); f < 4.5 || f > 6.0 {
+			t.Errorf("--rating 4.5-6.0: %d puzzles rated %s", c, k)
+		}
+		n += c
+	}
+	if rated.Count != 5 || len(rated.Puzzles) != 5 || n != 5 || rated.Rating != "4.5-6.0" {
+		t.Errorf("--rating 4.5-6.0: count %d, %d puzzles, %d rated, band %q; want 5 in 4.5-6.0", rated.Count, len(rated.Puzzles), n, rated.Rating)
+	}
 }
 
 // Outputs that are not regular files stay what they are: a pipe is written

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
 	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
@@ -191,8 +192,13 @@ func sudokuGenerateCommand() *cli.Command {
 			"stays unique (one pass leaves a minimal puzzle). --clues C stops at exactly C clues (with\n" +
 			"--minimal: minimal puzzles of at most C clues); --symmetric removes clues in 180-degree pairs;\n" +
 			"--minimal makes sure that removing any single clue breaks uniqueness. A grid that does not give\n" +
-			"what is asked is replaced by another, up to 5,000 per puzzle: below about 22 clues, few do.\n\n" +
-			"Example:\n   analyze sudoku generate --count 1000 --seed 7 --minimal --out puzzles.txt",
+			"what is asked is replaced by another, up to 5,000 per puzzle: below about 22 clues, few do.\n" +
+			"--rating MIN-MAX keeps only puzzles that `sudoku rate` rates within the band (Sudoku Explainer\n" +
+			"scale, 1.0-12.0, e.g. 4.0-6.4): each is a random solution grid dug as above (not with --clues or\n" +
+			"--minimal) and rated, up to 2,000 per puzzle; random removal seldom gives more than 7.x, and a\n" +
+			"band it does not reach fails its task (in about 20 s) naming the nearest rating found.\n\n" +
+			"Examples:\n   analyze sudoku generate --count 1000 --seed 7 --minimal --out puzzles.txt\n" +
+			"   analyze sudoku generate --count 10 --rating 4.5-6.0 --symmetric",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "count", Usage: "`N` puzzles to make (required)"},
@@ -200,6 +206,7 @@ func sudokuGenerateCommand() *cli.Command {
 			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("`C` clues in every puzzle (%d-81; with --minimal: at most C)", sudokujobs.MinClues), DefaultText: "remove clues while the solution stays unique"},
 			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
 			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
+			&cli.StringFlag{Name: "rating", Usage: "keep puzzles rated `MIN-MAX` on the Sudoku Explainer scale (e.g. 4.0-6.4)"},
 			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE`"},
 		}, jobFlags()...),
 		Action: func(c *cli.Context) error {
@@ -212,6 +219,13 @@ func sudokuGenerateCommand() *cli.Command {
 			p := sudokujobs.GenerateParams{
 				Count: c.Int("count"), Seed: c.Uint64("seed"), Clues: c.Int("clues"),
 				Symmetric: c.Bool("symmetric"), Minimal: c.Bool("minimal"),
+			}
+			if c.IsSet("rating") {
+				band, err := rating.ParseBand(c.String("rating"))
+				if err != nil {
+					return usagef("--rating %v", err)
+				}
+				p.Rating = band
 			}
 			if err := p.Validate(); err != nil {
 				return usagef("%v", err)

@@ -55,74 +55,13 @@ type sudokuPuzzle struct {
 // whose rating is nearest the band if there is one (deadline), else with
 // ctx's error.
 func generateSudoku(ctx context.Context, rng *rand.Rand, level sudokuLevel) (sudokuPuzzle, error) {
-	es := sudoku.NewSolver()
-	rs := rating.NewSolver()
-	var best sudokuPuzzle
-	bestDist := -1
-	for n := 0; ; n++ {
-		if err := ctx.Err(); err != nil {
-			if bestDist >= 0 && errors.Is(err, context.DeadlineExceeded) {
-				return best, nil
-			}
-			return sudokuPuzzle{}, err
-		}
-		p := removeSudokuClues(es, rng, randomSudokuSolution(es, rng), level.MinClues)
-		r := rs.Rate(p.Puzzle)
-		if !r.Solved {
-			continue // beyond the techniques: no hint could explain it
-		}
-		p.Rating = r.Rating
-		dist := max(level.Min-r.Rating, r.Rating-level.Max, 0)
-		if dist == 0 {
-			return p, nil
-		}
-		if bestDist < 0 || dist < bestDist {
-			best, bestDist = p, dist
-		}
+	p, err := rating.NewGenerator().Generate(ctx, rng, rating.GenerateOptions{
+		Band: rating.Band{Min: level.Min, Max: level.Max}, Symmetric: true, MinClues: level.MinClues,
+	})
+	if err != nil && !(errors.Is(err, context.DeadlineExceeded) && p.Result.Solved) {
+		return sudokuPuzzle{}, err
 	}
-}
-
-// randomSudokuSolution returns a random solution grid: the three boxes
-// of the diagonal, which share no row or column, filled with random
-// permutations (any such filling completes, in 9!^3 ways to start), then
-// completed by the solver.
-func randomSudokuSolution(es *sudoku.Solver, rng *rand.Rand) sudoku.Grid {
-	var g sudoku.Grid
-	for b := 0; b < 9; b += 4 {
-		perm := rng.Perm(9)
-		for k, d := range perm {
-			g[(b/3*3+k/3)*9+b%3*3+k%3] = uint8(d + 1)
-		}
-	}
-	if n, _ := es.Solve(&g, 1); n != 1 {
-		panic("web: three diagonal boxes that do not complete: " + g.String())
-	}
-	return es.Solution(0)
-}
-
-// removeSudokuClues empties the cells of the solution in random order, in
-// pairs symmetric about the centre, as long as the puzzle keeps a unique
-// solution and at least minClues givens.
-func removeSudokuClues(es *sudoku.Solver, rng *rand.Rand, solution sudoku.Grid, minClues int) sudokuPuzzle {
-	g := solution
-	clues := 81
-	for _, c := range rng.Perm(41) { // cell 40, the centre, is its own partner
-		m := 80 - c
-		removed := 2
-		if m == c {
-			removed = 1
-		}
-		if clues-removed < minClues {
-			continue
-		}
-		g[c], g[m] = 0, 0
-		if n, _ := es.Solve(&g, 2); n == 1 {
-			clues -= removed
-			continue
-		}
-		g[c], g[m] = solution[c], solution[m]
-	}
-	return sudokuPuzzle{Puzzle: g, Solution: solution}
+	return sudokuPuzzle{Puzzle: p.Puzzle, Solution: p.Solution, Rating: p.Result.Rating}, nil
 }
 
 // Band is the level's band of ratings in words, e.g. "1.3–2.3".

@@ -2,15 +2,19 @@ package sudokujobs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
+	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -26,8 +30,13 @@ const (
 	// symmetric minimal puzzle, 440 for 21 clues), and it ends a request
 	// that random removal (almost) never meets, such as 20 clues, in about
 	// a second (docs/benchmarks.md).
-	maxAttempts     = 5000
-	generateVersion = 2
+	maxAttempts = 5000
+	// maxRated is how many puzzles a puzzle within a band of ratings may
+	// take: bands from 1.2 to 8.x take 2 to 80 on average (docs/sudoku.md),
+	// and rating stops at the band's top, so 2,000 end a band that random
+	// removal does not reach in about 20 s (11.0-12.0: the nearest 8.9).
+	maxRated        = 2000
+	generateVersion = 3
 )
 
 // GenerateParams are the parameters of a "sudoku.generate" job.
@@ -39,8 +48,14 @@ type GenerateParams struct {
 	Clues     int  `json:"clues,omitempty"`
 	Symmetric bool `json:"symmetric,omitempty"`
 	Minimal   bool `json:"minimal,omitempty"`
-	Out       bool `json:"out,omitempty"`
+	// Rating, if set, is the band of Sudoku Explainer ratings of every
+	// puzzle (package rating).
+	Rating rating.Band `json:"rating,omitzero"`
+	Out    bool        `json:"out,omitempty"`
 }
+
+// rated tells whether p asks for a band of ratings.
+func (p GenerateParams) rated() bool { return p.Rating != rating.Band{} }
 
 // Validate checks the parameters.
 func (p GenerateParams) Validate() error {
@@ -49,6 +64,15 @@ func (p GenerateParams) Validate() error {
 	}
 	if p.Clues != 0 && (p.Clues < MinClues || p.Clues > 81) {
 		return tasks.Invalid("--clues %d: want %d to 81 (no puzzle with fewer than %d clues has a unique solution)", p.Clues, MinClues, MinClues)
+	}
+	if !p.rated() {
+		return nil
+	}
+	if err := p.Rating.Valid(); err != nil {
+		return tasks.Invalid("--rating %s: %v", p.Rating, err)
+	}
+	if p.Clues != 0 || p.Minimal {
+		return tasks.Invalid("--rating: not with --clues or --minimal (the band alone decides which puzzles are kept)")
 	}
 	return nil
 }
@@ -99,20 +123,25 @@ type genPlan struct {
 
 func (gp *genPlan) Tasks() []tasks.Task { return gp.tasks }
 
-// genResult is a task's puzzles, in index order, with their guess counts.
+// genResult is a task's puzzles, in index order, with their guess counts
+// and, with a band, their ratings in tenths.
 type genResult struct {
 	Puzzles []string `json:"puzzles"`
 	Guesses []int    `json:"guesses"`
+	Ratings []int    `json:"ratings,omitempty"`
 }
 
 // GenerateReport is the report of a "sudoku.generate" job.
 type GenerateReport struct {
-	Count             int            `json:"count"`
-	Seed              uint64         `json:"seed"`
-	Symmetric         bool           `json:"symmetric"`
-	Minimal           bool           `json:"minimal"`
-	Clues             int            `json:"clues,omitempty"`
-	Puzzles           []string       `json:"puzzles"`
+	Count     int      `json:"count"`
+	Seed      uint64   `json:"seed"`
+	Symmetric bool     `json:"symmetric"`
+	Minimal   bool     `json:"minimal"`
+	Clues     int      `json:"clues,omitempty"`
+	Rating    string   `json:"rating,omitempty"` // the band asked for, "4.0-6.4"
+	Puzzles   []string `json:"puzzles"`
+	// Ratings maps a rating ("4.2") to its number of puzzles, with a band.
+	Ratings           map[string]int `json:"ratings,omitempty"`
 	CluesHistogram    map[string]int `json:"clues_histogram"`
 	GuessesHistogram  map[string]int `json:"guesses_histogram"`
 	DuplicatesDropped int            `json:"duplicates_dropped"`
@@ -132,6 +161,9 @@ func (gp *genPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report,
 		Seed: gp.params.Seed, Symmetric: gp.params.Symmetric, Minimal: gp.params.Minimal, Clues: gp.params.Clues,
 		Puzzles: []string{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{},
 		written: gp.params.Out, missing: len(sum.Failures) > 0,
+	}
+	if gp.params.rated() {
+		rep.Rating, rep.Ratings = gp.params.Rating.String(), map[string]int{}
 	}
 	seen := make(map[string]bool, gp.params.Count)
 	var out bytes.Buffer
@@ -153,6 +185,9 @@ func (gp *genPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report,
 			rep.Puzzles = append(rep.Puzzles, pz)
 			rep.CluesHistogram[strconv.Itoa(81-strings.Count(pz, "."))]++
 			rep.GuessesHistogram[strconv.Itoa(r.Guesses[i])]++
+			if rep.Ratings != nil && i < len(r.Ratings) {
+				rep.Ratings[ratingText(r.Ratings[i])]++
+			}
 			out.WriteString(pz)
 			out.WriteByte('\n')
 		}
@@ -186,6 +221,9 @@ func (r *GenerateReport) Text() string {
 	case r.Clues != 0:
 		fmt.Fprintf(&b, ", %d clues", r.Clues)
 	}
+	if r.Rating != "" {
+		fmt.Fprintf(&b, ", rated %s", r.Rating)
+	}
 	fmt.Fprintf(&b, "), %.0f puzzles/s\n", r.PuzzlesPerSecond)
 	if r.missing {
 		fmt.Fprintf(&b, "the puzzles of failed tasks (up to %d each) are missing\n", perTask)
@@ -196,6 +234,9 @@ func (r *GenerateReport) Text() string {
 	if r.Count > 0 {
 		b.WriteString("clues:   " + histogram(r.CluesHistogram) + "\n")
 		b.WriteString("guesses: " + histogram(r.GuessesHistogram) + "\n")
+		if len(r.Ratings) > 0 {
+			b.WriteString("ratings: " + ratingHistogram(r.Ratings) + "\n")
+		}
 	}
 	switch {
 	case r.listed:
@@ -206,6 +247,23 @@ func (r *GenerateReport) Text() string {
 		fmt.Fprintf(&b, "(more than %d puzzles: --out FILE writes them, --json lists them)\n", maxListed)
 	}
 	return b.String()
+}
+
+// ratingHistogram is histogram for keys that are ratings ("4.2").
+func ratingHistogram(h map[string]int) string {
+	keys := slices.Collect(maps.Keys(h))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(tenths(a), tenths(b)) })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, h[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// tenths reads a rating written by ratingText.
+func tenths(s string) int {
+	f, _ := strconv.ParseFloat(s, 64)
+	return int(math.Round(10 * f))
 }
 
 func histogram(h map[string]int) string {
@@ -224,12 +282,14 @@ func histogram(h map[string]int) string {
 
 // NewRunner implements tasks.Kind.
 func (Generate) NewRunner(tasks.Env) tasks.Runner {
-	return &genRunner{solver: sudoku.NewSolver(), attempts: maxAttempts}
+	return &genRunner{solver: sudoku.NewSolver(), rater: rating.NewGenerator(), attempts: maxAttempts, rated: maxRated}
 }
 
 type genRunner struct {
 	solver   *sudoku.Solver
+	rater    *rating.Generator
 	attempts int // random grids a puzzle may take
+	rated    int // puzzles a puzzle within a band of ratings may take
 }
 
 func (r *genRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -245,7 +305,22 @@ func (r *genRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		if err := ctx.Err(); err != nil {
 			return tasks.Output{}, err
 		}
-		g, guesses, err := r.generate(rand.New(rand.NewPCG(t.Seed, uint64(i))), t.GenerateParams)
+		rng := rand.New(rand.NewPCG(t.Seed, uint64(i)))
+		if t.rated() {
+			p, err := r.rater.Generate(ctx, rng, rating.GenerateOptions{Band: t.Rating, Symmetric: t.Symmetric, Attempts: r.rated})
+			if err != nil {
+				if ctx.Err() != nil {
+					return tasks.Output{}, ctx.Err()
+				}
+				return tasks.Output{}, tasks.Permanent(fmt.Errorf("puzzle %d: %w", i, err))
+			}
+			_, guesses := r.solver.Solve(&p.Puzzle, 2)
+			res.Puzzles = append(res.Puzzles, p.Puzzle.String())
+			res.Guesses = append(res.Guesses, guesses)
+			res.Ratings = append(res.Ratings, p.Result.Rating)
+			continue
+		}
+		g, guesses, err := r.generate(rng, t.GenerateParams)
 		if err != nil {
 			return tasks.Output{}, tasks.Permanent(fmt.Errorf("puzzle %d: %w", i, err))
 		}

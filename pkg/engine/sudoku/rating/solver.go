@@ -105,6 +105,8 @@ type Solver struct {
 
 	res     Result
 	explain bool
+	// ceiling is the hardest rating wanted: past it, run stops (rateUpTo).
+	ceiling int
 	steps   []Step
 
 	// truth, if set, is the solution every step is checked against (tests).
@@ -185,24 +187,34 @@ func (s *Solver) elimSet(set cellSet, d int) bool {
 // with several is rated by the steps it allows and is not Solved.
 func (s *Solver) Rate(g sudoku.Grid) Result {
 	s.explain = false
-	return s.run(&g)
+	return s.run(&g, noCeiling)
+}
+
+const noCeiling = 1 << 30
+
+// rateUpTo is Rate for a caller that wants ratings up to max only: it
+// stops, with Solved false, as soon as a step is rated above max or every
+// technique left starts above it, sparing the chains of hard puzzles.
+func (s *Solver) rateUpTo(g sudoku.Grid, max int) Result {
+	s.explain = false
+	return s.run(&g, max)
 }
 
 // Explain is Rate with the steps in words.
 func (s *Solver) Explain(g sudoku.Grid) (Result, []Step) {
 	s.explain, s.steps = true, nil
-	r := s.run(&g)
+	r := s.run(&g, noCeiling)
 	s.explain = false
 	return r, s.steps
 }
 
-func (s *Solver) run(g *sudoku.Grid) Result {
+func (s *Solver) run(g *sudoku.Grid, ceiling int) Result {
 	s.res = Result{}
-	s.wrong = ""
+	s.wrong, s.ceiling = "", ceiling
 	if !s.load(g) {
 		return s.res
 	}
-	for s.left > 0 && s.wrong == "" && s.stepOnce() {
+	for s.left > 0 && s.wrong == "" && s.res.Rating <= ceiling && s.stepOnce() {
 	}
 	s.res.Solved = s.left == 0
 	return s.res
@@ -210,20 +222,26 @@ func (s *Solver) run(g *sudoku.Grid) Result {
 
 // stepOnce makes one step with the first technique, in the Explainer's
 // order, that finds one; each technique applies its own easiest step.
+// From naked quads on, a technique is tried only if it or one after it
+// can rate within the ceiling (upTo: the lowest rating from there on).
 func (s *Solver) stepOnce() bool {
 	return s.hiddenSingle() || s.directLocking() || s.hiddenSet(2, true) ||
 		s.nakedSingle() || s.hiddenSet(3, true) || s.locking() ||
 		s.nakedSet(2) || s.fish(2) || s.hiddenSet(2, false) ||
 		s.nakedSet(3) || s.fish(3) || s.hiddenSet(3, false) ||
 		s.strongLinks(2) || s.xyWing() || s.xyzWing() || s.uniqueLoops() ||
-		s.nakedSet(4) || s.fish(4) || s.hiddenSet(4, false) ||
-		s.strongLinks(3) || s.alsWing(3) || s.bug() || s.strongLinks(4) ||
-		s.alsWing(4) || s.alignedPair() || s.alsWing(5) ||
-		s.staticChains() || s.alsWing(6) ||
-		s.forcing(Nishio, 75, false, true, true, 0) ||
-		s.forcing(CellForcing, 80, true, false, false, 0) ||
-		s.forcing(DynamicForcing, 85, true, true, false, 0)
+		s.upTo(50) && s.nakedSet(4) || s.upTo(52) && s.fish(4) ||
+		s.upTo(54) && (s.hiddenSet(4, false) || s.strongLinks(3)) ||
+		s.upTo(55) && s.alsWing(3) || s.upTo(56) && s.bug() || s.upTo(58) && s.strongLinks(4) ||
+		s.upTo(62) && (s.alsWing(4) || s.alignedPair()) ||
+		s.upTo(65) && (s.alsWing(5) || s.staticChains()) ||
+		s.upTo(75) && (s.alsWing(6) || s.forcing(Nishio, 75, false, true, true, 0)) ||
+		s.upTo(80) && s.forcing(CellForcing, 80, true, false, false, 0) ||
+		s.upTo(85) && s.forcing(DynamicForcing, 85, true, true, false, 0)
 }
+
+// upTo tells whether a technique whose steps rate at least r may be tried.
+func (s *Solver) upTo(r int) bool { return r <= s.ceiling }
 
 // record counts a step; text is called only when explaining.
 func (s *Solver) record(t Technique, rating int, text func() string) {
