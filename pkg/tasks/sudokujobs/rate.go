@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,27 +19,32 @@ func init() { tasks.Register(Rate{}) }
 // Rate is the "sudoku.rate" kind: it rates every puzzle of corpora on the
 // Sudoku Explainer scale with package rating. Its inputs are cut into
 // tasks as those of "sudoku.solve" are, and its parameters are the same
-// (SolveParams). --out gets "<rating> <puzzle>" a puzzle in input order:
-// the rating as "4.2", or "?" for a puzzle the techniques do not solve,
-// or the outcome word and the reason for a puzzle not uniquely solved
-// (also a reject, as in "sudoku.solve").
+// (SolveParams). --out gets "<rating> <puzzle> <guess difficulty>" a
+// puzzle in input order: the rating as "4.2", or "?" for a puzzle the
+// techniques do not solve, then the puzzle, then the guess-based
+// difficulty (sudoku.Solver.GuessDifficulty, two decimals); or the outcome
+// word and the reason for a puzzle not uniquely solved (also a reject, as
+// in "sudoku.solve"). The rating comes first and the puzzle second, so a
+// reader of "rating puzzle" lines reads these.
 type Rate struct{}
 
 // Name implements tasks.Kind.
 func (Rate) Name() string { return "sudoku.rate" }
 
 // Version implements tasks.Kind.
-func (Rate) Version() int { return 1 }
+func (Rate) Version() int { return 2 }
 
 // rated is one puzzle in a task's result.
 type rated struct {
-	Line    int    `json:"l"`
-	Puzzle  string `json:"p"`
-	Rating  int    `json:"r,omitempty"` // tenths; 0 with Solved false: unrated
-	Solved  bool   `json:"s,omitempty"`
-	Used    uint64 `json:"u,omitempty"`
-	Outcome string `json:"o,omitempty"` // not unique: the outcome, and Reason
-	Reason  string `json:"why,omitempty"`
+	Line   int    `json:"l"`
+	Puzzle string `json:"p"`
+	Rating int    `json:"r,omitempty"` // tenths; 0 with Solved false: unrated
+	Solved bool   `json:"s,omitempty"`
+	Used   uint64 `json:"u,omitempty"`
+	// Guess is the guess-based difficulty, rounded to two decimals.
+	Guess   float64 `json:"g,omitempty"`
+	Outcome string  `json:"o,omitempty"` // not unique: the outcome, and Reason
+	Reason  string  `json:"why,omitempty"`
 }
 
 // Plan implements tasks.Kind: the tasks of "sudoku.solve" for the same
@@ -89,9 +95,13 @@ type RateReport struct {
 	Ratings map[string]int `json:"ratings"`
 	// Techniques maps a technique to the number of puzzles that used it.
 	Techniques map[string]int `json:"techniques"`
-	Hardest    []RatedPuzzle  `json:"hardest"`
-	Rejects    []Reject       `json:"rejects"`
-	Files      []string       `json:"files"`
+	// GuessDifficulty maps a rating to the mean guess-based difficulty
+	// of its puzzles (sudoku.Solver.GuessDifficulty: mean ln(1+guesses)
+	// over random relabellings); "?" is that of the unrated puzzles.
+	GuessDifficulty map[string]float64 `json:"guess_difficulty"`
+	Hardest         []RatedPuzzle      `json:"hardest"`
+	Rejects         []Reject           `json:"rejects"`
+	Files           []string           `json:"files"`
 }
 
 // RatedPuzzle is one of the hardest puzzles of a report.
@@ -100,12 +110,15 @@ type RatedPuzzle struct {
 	Line   int     `json:"line"`
 	Puzzle string  `json:"puzzle"`
 	Rating float64 `json:"rating"`
+	// GuessDifficulty is the puzzle's guess-based difficulty.
+	GuessDifficulty float64 `json:"guess_difficulty"`
 }
 
 func ratingText(tenths int) string { return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10) }
 
 func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
-	rep := &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, Hardest: []RatedPuzzle{}, Rejects: []Reject{}}
+	rep := &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, GuessDifficulty: map[string]float64{}, Hardest: []RatedPuzzle{}, Rejects: []Reject{}}
+	guessSum := map[string]float64{}
 	for _, in := range rp.sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
@@ -135,16 +148,18 @@ func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report
 				continue
 			case !r.Solved:
 				rep.Unrated++
+				guessSum["?"] += r.Guess
 				if rp.sp.params.Out {
-					out.out = fmt.Appendf(out.out, "? %s\n", r.Puzzle)
+					out.out = fmt.Appendf(out.out, "? %s %.2f\n", r.Puzzle, r.Guess)
 				}
 			default:
 				rep.Rated++
 				rep.Ratings[ratingText(r.Rating)]++
+				guessSum[ratingText(r.Rating)] += r.Guess
 				if rp.sp.params.Out {
-					out.out = fmt.Appendf(out.out, "%s %s\n", ratingText(r.Rating), r.Puzzle)
+					out.out = fmt.Appendf(out.out, "%s %s %.2f\n", ratingText(r.Rating), r.Puzzle, r.Guess)
 				}
-				h := hard{RatedPuzzle{file, r.Line, r.Puzzle, float64(r.Rating) / 10}, r.Rating}
+				h := hard{RatedPuzzle{file, r.Line, r.Puzzle, float64(r.Rating) / 10, r.Guess}, r.Rating}
 				i, _ := slices.BinarySearchFunc(hardest, r.Rating, func(e hard, t int) int {
 					if e.tenths >= t {
 						return -1
@@ -169,6 +184,13 @@ func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report
 	}
 	for _, h := range hardest {
 		rep.Hardest = append(rep.Hardest, h.RatedPuzzle)
+	}
+	for k, sum := range guessSum {
+		n := rep.Unrated
+		if k != "?" {
+			n = rep.Ratings[k]
+		}
+		rep.GuessDifficulty[k] = math.Round(100*sum/float64(n)) / 100
 	}
 	rep.Rejects = append(rep.Rejects, out.rejects...)
 	if rp.sp.params.Out {
@@ -203,9 +225,12 @@ func (r *RateReport) Text() string {
 		return int(10*x) - int(10*y)
 	})
 	if len(keys) > 0 {
-		b.WriteString("  ratings:\n")
+		b.WriteString("  ratings (puzzles, mean guess difficulty):\n")
 		for _, k := range keys {
-			fmt.Fprintf(&b, "    %5s  %s\n", k, tasks.Thousands(uint64(r.Ratings[k])))
+			fmt.Fprintf(&b, "    %5s  %7s  %5.2f\n", k, tasks.Thousands(uint64(r.Ratings[k])), r.GuessDifficulty[k])
+		}
+		if r.Unrated > 0 {
+			fmt.Fprintf(&b, "    %5s  %7s  %5.2f\n", "?", tasks.Thousands(uint64(r.Unrated)), r.GuessDifficulty["?"])
 		}
 	}
 	if len(r.Techniques) > 0 {
@@ -217,9 +242,9 @@ func (r *RateReport) Text() string {
 		}
 	}
 	if len(r.Hardest) > 0 {
-		b.WriteString("  hardest:\n")
+		b.WriteString("  hardest (rating, guess difficulty):\n")
 		for _, h := range r.Hardest {
-			fmt.Fprintf(&b, "    %4.1f  %s:%d  %s\n", h.Rating, h.File, h.Line, h.Puzzle)
+			fmt.Fprintf(&b, "    %4.1f  %4.2f  %s:%d  %s\n", h.Rating, h.GuessDifficulty, h.File, h.Line, h.Puzzle)
 		}
 	}
 	const show = 20
@@ -263,7 +288,8 @@ func (r *rateRunner) Run(ctx context.Context, payload []byte) (tasks.Output, err
 			return nil
 		}
 		res := r.rater.Rate(it.Grid)
-		rs = append(rs, rated{Line: it.Line, Puzzle: it.Grid.String(), Rating: res.Rating, Solved: res.Solved, Used: res.Used})
+		guess := math.Round(100*r.solver.GuessDifficulty(&it.Grid)) / 100
+		rs = append(rs, rated{Line: it.Line, Puzzle: it.Grid.String(), Rating: res.Rating, Solved: res.Solved, Used: res.Used, Guess: guess})
 		return nil
 	})
 	if err != nil {

@@ -3,9 +3,12 @@ package sudokujobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -19,7 +22,7 @@ func TestRateJob(t *testing.T) {
 		strings.Repeat(".", 81) + "\n" + // multiple
 		"bad line\n" +
 		"570060003030005060601007000053000001000080000900000270000800402080100030200040019\n" // 2.5 in se-rated-dev
-	want := "1.2 ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n"
+	want := "1.2 ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.. 0.00\n"
 	var outs []string
 	for _, size := range []int{1, 3, 100} {
 		objs := memObjects{"in": []byte(corpus)}
@@ -40,6 +43,14 @@ func TestRateJob(t *testing.T) {
 		}
 		if len(rep.Hardest) != 2 || rep.Hardest[0].Line != 5 || rep.Hardest[0].Rating != 2.5 {
 			t.Errorf("chunk %d: hardest %+v, want line 5 (2.5) first", size, rep.Hardest)
+		}
+		g, _ := sudoku.ParseLine(rep.Hardest[0].Puzzle)
+		guess := math.Round(100*sudoku.NewSolver().GuessDifficulty(&g)) / 100
+		if rep.Hardest[0].GuessDifficulty != guess || rep.GuessDifficulty["2.5"] != guess || rep.GuessDifficulty["1.2"] != 0 {
+			t.Errorf("chunk %d: guess difficulty %v of the hardest, by rating %v; want %v for 2.5, 0 for 1.2", size, rep.Hardest[0].GuessDifficulty, rep.GuessDifficulty, guess)
+		}
+		if !strings.Contains(string(objs["out"]), fmt.Sprintf(" %.2f\n", guess)) {
+			t.Errorf("chunk %d: out lacks the guess difficulty %.2f:\n%s", size, guess, objs["out"])
 		}
 		out := string(objs["out"])
 		if lines := strings.Split(out, "\n"); len(lines) != 5 || lines[0]+"\n" != want ||
