@@ -166,7 +166,7 @@ func (s *Solver) strongLinks(n int) bool {
 		}
 		st.d = d
 		st.links = s.strongLinksOf(d, st.links[:0])
-		s.slRec(0, cellSet{}, cellSet{})
+		s.slRec(0, cellSet{}, cellSet{}, s.dcells[d-1])
 	}
 	if !st.found {
 		return false
@@ -181,8 +181,16 @@ func (s *Solver) strongLinks(n int) bool {
 }
 
 // slRec extends the chain of k links; used holds their places, shares the
-// units of their weak links.
-func (s *Solver) slRec(k int, used, shares cellSet) {
+// units of their weak links, and elim the cells the chain may still
+// eliminate from: places of the digit that see all of its start and lie in
+// none of its links' units. slFound eliminates from a subset of it, so the
+// search stops where it is empty.
+//
+// A chain and its reverse have the same ends, links and weak links, so
+// the same eliminations and rating: only the one whose first link comes
+// first in links is completed (the one the search meets first, so the
+// step chosen is the same), which halves the last level.
+func (s *Solver) slRec(k int, used, shares, elim cellSet) {
 	st := &s.sl
 	n, links := st.n, st.links
 	if k == n {
@@ -205,8 +213,15 @@ func (s *Solver) slRec(k int, used, shares cellSet) {
 		}
 	}
 	for li := range links {
+		if k == n-1 && li < st.chain[0] {
+			continue // the reverse of a chain already completed
+		}
 		l := &links[li]
 		if !l.places.and(used).empty() {
+			continue
+		}
+		el := elim.andNot(unitSet[l.u])
+		if el.empty() {
 			continue
 		}
 		dup := false
@@ -221,8 +236,17 @@ func (s *Solver) slRec(k int, used, shares cellSet) {
 			if fl {
 				a = l.b
 			}
-			sh := shares
-			if k > 0 {
+			sh, e := shares, el
+			if k == 0 {
+				for x := a; !x.empty(); {
+					c := x.first()
+					x = x.andNot(single(c))
+					e = e.and(peers[c])
+				}
+				if e.empty() {
+					continue
+				}
+			} else {
 				if !a.andNot(reach).empty() {
 					continue
 				}
@@ -233,7 +257,7 @@ func (s *Solver) slRec(k int, used, shares cellSet) {
 				sh = sh.or(unitSet[u])
 			}
 			st.chain[k], st.flip[k] = li, fl
-			s.slRec(k+1, used.or(l.places), sh)
+			s.slRec(k+1, used.or(l.places), sh, e)
 		}
 	}
 }
