@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -164,4 +165,124 @@ var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
 // decompressed before an error, if any.
 func unzstd(raw []byte) ([]byte, error) {
 	return zstdDecoder().DecodeAll(raw, nil)
+}
+
+// Reader reads a file's text as ReadFile returns it, a piece at a time:
+// a gzip or zstd file is decompressed as it is read, so that a corpus
+// larger than memory can be read. If the compressed data is damaged, the
+// text ends with the last complete line before the damage, and Read then
+// returns a *DamagedError instead of io.EOF. Two differences from
+// ReadFile: a line longer than maxHold is returned in parts as it is read
+// (of damage inside it, the part before is in the text), and the text of a
+// zstd frame whose checksum fails lacks the frame's last block (up to 128
+// KiB), which the streaming decoder drops with the error.
+type Reader struct {
+	name   string
+	format string
+	f      *os.File
+	src    io.Reader // the text, decompressed
+	close  func()    // releases the decompressor
+	buf    []byte    // decompressed text not yet returned
+	off    int       // buf[off:ready] may be returned: whole lines, or the end
+	ready  int
+	lines  int   // newlines in the text up to ready
+	err    error // after buf[:ready]
+}
+
+// maxHold bounds the part of a line that a Reader holds back.
+const maxHold = 4 << 20
+
+// Open opens the named file for reading its text (see Reader). Errors are
+// those of ReadFile, except that damage is reported by Read.
+func Open(name string) (*Reader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{name: name, f: f}
+	head := make([]byte, 6)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		f.Close()
+		return nil, err
+	}
+	r.format = sniff(head[:n])
+	raw := io.MultiReader(bytes.NewReader(head[:n]), f)
+	switch r.format {
+	case "":
+		r.src = raw
+	case "gzip":
+		zr, err := gzip.NewReader(raw)
+		if err != nil {
+			r.src = errReader{err}
+			break
+		}
+		r.src = zr
+	case "zstd":
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		r.src, r.close = zr, zr.Close
+	default:
+		f.Close()
+		return nil, fmt.Errorf("%s: %s: %w", name, r.format, ErrFormat)
+	}
+	return r, nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// Compressed tells whether the file is compressed.
+func (r *Reader) Compressed() bool { return r.format != "" }
+
+// Close closes the file.
+func (r *Reader) Close() error {
+	if r.close != nil {
+		r.close()
+	}
+	return r.f.Close()
+}
+
+// Read implements io.Reader.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.format == "" {
+		return r.src.Read(p) // plain text: errors are the file's
+	}
+	for {
+		if r.off < r.ready {
+			n := copy(p, r.buf[r.off:r.ready])
+			r.off += n
+			return n, nil
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+		if r.buf == nil {
+			r.buf = make([]byte, 0, 256<<10)
+		}
+		r.buf = r.buf[:copy(r.buf[:cap(r.buf)], r.buf[r.ready:])]
+		r.off, r.ready = 0, 0
+		if len(r.buf) == cap(r.buf) {
+			r.buf = slices.Grow(r.buf, len(r.buf))
+		}
+		n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+n]
+		switch {
+		case err == io.EOF:
+			r.ready, r.err = len(r.buf), io.EOF
+		case err != nil:
+			r.ready = bytes.LastIndexByte(r.buf, '\n') + 1
+			r.buf = r.buf[:r.ready]
+			r.err = &DamagedError{Name: r.name, Format: r.format, Line: r.lines + bytes.Count(r.buf, []byte{'\n'}), Err: err}
+		case len(r.buf) >= maxHold:
+			r.ready = len(r.buf)
+		default:
+			r.ready = bytes.LastIndexByte(r.buf, '\n') + 1
+		}
+		r.lines += bytes.Count(r.buf[:r.ready], []byte{'\n'})
+	}
 }

@@ -108,12 +108,20 @@ func ParseBytes(data []byte, firstLine int, yield func(Item) error) error {
 // ...), or ParseBytes of Compact(piece), reads each piece's items. Cut
 // reads each line once, without building the grids of one-line puzzles.
 func Cut(data []byte, per, maxBytes int, yield func(piece []byte, line, items, compacted int) error) error {
+	return CutFrom(data, 1, per, maxBytes, yield)
+}
+
+// CutFrom is Cut of a text whose first line is line firstLine of its file,
+// as ParseBytes reads one: the text after a place where Cut of the whole
+// file cuts is cut as Cut cuts the rest of the file, and the line numbers
+// are the file's. A file can so be cut a part at a time.
+func CutFrom(data []byte, firstLine, per, maxBytes int, yield func(piece []byte, line, items, compacted int) error) error {
 	if per < 1 {
 		per = 1
 	}
 	items, size := 0, 0
-	p := parser{yield: func(Item) error { items++; return nil }, countOnly: true}
-	start, startLine, off := 0, 1, 0
+	p := parser{yield: func(Item) error { items++; return nil }, countOnly: true, lineNo: firstLine - 1}
+	start, startLine, off := 0, firstLine, 0
 	for line := range bytes.Lines(data) {
 		off += len(line)
 		if p.grid.start == 0 && p.lineNo > 0 && isPlain(line) {
