@@ -15,6 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
 
@@ -119,9 +120,9 @@ func corpusFlags() []cli.Flag {
 
 // corpusJob runs a job of kind over the puzzle files named on the command
 // line (sudoku solve, sudoku rate): it checks them and the corpus flags,
-// reads and names the inputs while the cluster starts, uploads them, sizes
-// the tasks with autoChunk (from the inputs' bytes) unless --chunk is
-// given, and has check, if set, judge the report. Of a damaged input, the
+// sizes the tasks with autoChunk (from the inputs' bytes) unless --chunk
+// is given, uploads the inputs in the pieces of their tasks as it reads
+// them (sudokujobs.UploadCorpus), and has check, if set, judge the report. Of a damaged input, the
 // job runs on the lines before the damage, its report and outputs are
 // written, and the command fails.
 func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check func(report []byte) error) error {
@@ -156,31 +157,84 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 	if path := c.String("rejects"); path != "" {
 		o.Outputs["rejects"], p.Rejects = path, true
 	}
-	read := make(chan readInputs, 1)
-	go func() { read <- readFiles(files) }()
+	// The inputs' size, for the chunks, while the cluster starts.
+	sized := make(chan sizeResult, 1)
+	go func() {
+		n, err := corpusSize(files, autoChunk)
+		sized <- sizeResult{n, err}
+	}()
 	var damaged error
 	err = client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
-		in := <-read
-		if in.err != nil {
-			return job.Spec{}, in.err
-		}
-		damaged = in.damaged
-		total := 0
-		for i, f := range files {
-			total += len(in.inputs[i].Data)
-			name, err := b.Upload(ctx, in.inputs[i])
-			if err != nil {
-				return job.Spec{}, fmt.Errorf("%s: %w", f, err)
-			}
-			p.Inputs = append(p.Inputs, sudokujobs.Input{File: f, Object: name})
+		size := <-sized
+		if size.err != nil {
+			return job.Spec{}, size.err
 		}
 		if p.Chunk == 0 {
-			p.Chunk = autoChunk(total)
+			p.Chunk = autoChunk(size.n)
 		}
+		put := b.UploadContent
+		var damages []error
+		for _, f := range files {
+			r, err := infile.Open(f)
+			if err != nil {
+				return job.Spec{}, readError(f, err)
+			}
+			in, err := sudokujobs.UploadCorpus(ctx, f, r, p.Chunk, put)
+			r.Close()
+			switch {
+			case errors.As(err, new(*infile.DamagedError)):
+				damages = append(damages, err)
+			case errors.Is(err, tasks.ErrInvalid):
+				return job.Spec{}, usagef("%v", err)
+			case err != nil:
+				return job.Spec{}, fmt.Errorf("%s: %w", f, err)
+			}
+			p.Inputs = append(p.Inputs, in)
+		}
+		damaged = errors.Join(damages...)
 		params, err := json.Marshal(p)
 		return job.Spec{Kind: kind, Params: params}, err
 	})
 	return errors.Join(damaged, err)
+}
+
+type sizeResult struct {
+	n   int
+	err error
+}
+
+// corpusSize is the size of the text of files for autoChunk: the sizes of
+// plain files, and the text of compressed ones, decompressed until
+// autoChunk no longer grows with it (a file is read twice only while it is
+// small).
+func corpusSize(files []string, autoChunk func(total int) int) (int, error) {
+	most := autoChunk(1 << 50)
+	total := 0
+	for _, f := range files {
+		r, err := infile.Open(f)
+		if err != nil {
+			return 0, readError(f, err)
+		}
+		if !r.Compressed() {
+			st, err := os.Stat(f)
+			r.Close()
+			if err != nil {
+				return 0, readError(f, err)
+			}
+			total += int(st.Size())
+			continue
+		}
+		buf := make([]byte, 256<<10)
+		for autoChunk(total) < most {
+			n, err := r.Read(buf)
+			total += n
+			if err != nil {
+				break // damage is reported by the upload
+			}
+		}
+		r.Close()
+	}
+	return total, nil
 }
 
 func sudokuGenerateCommand() *cli.Command {
@@ -244,29 +298,4 @@ func sudokuGenerateCommand() *cli.Command {
 			return client.Run(c.Context, o, job.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
 		},
 	}
-}
-
-// readInputs are the input files of a job, read and named.
-type readInputs struct {
-	inputs []queue.Input
-	// damaged joins the *infile.DamagedError of each compressed file
-	// that breaks off or fails its checks: its input is the text before.
-	damaged error
-	err     error
-}
-
-func readFiles(files []string) readInputs {
-	var r readInputs
-	var damaged []error
-	for _, f := range files {
-		text, _, err := infile.ReadFile(f)
-		if errors.As(err, new(*infile.DamagedError)) {
-			damaged = append(damaged, err)
-		} else if err != nil {
-			return readInputs{err: readError(f, err)}
-		}
-		r.inputs = append(r.inputs, queue.NewInput(text))
-	}
-	r.damaged = errors.Join(damaged...)
-	return r
 }

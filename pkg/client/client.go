@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,6 +26,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Options say where jobs run and how they are shown.
@@ -83,6 +85,10 @@ type session struct {
 	shutdown func()
 	once     sync.Once
 	closed   chan struct{}
+	// sinks are the files, to be renamed to the outputs' paths, that an
+	// embedded coordinator writes the job's outputs to (queue.Broker.Sink),
+	// by output name.
+	sinks map[string]*os.File
 }
 
 func newSession(b *queue.Broker, cluster *embedded.Cluster, shutdown func()) *session {
@@ -194,7 +200,10 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer func() {
+		s.close()
+		s.dropSinks() // once nothing writes to them
+	}()
 	spec, err := build(ctx, s.b)
 	if err != nil {
 		return err
@@ -217,20 +226,28 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 		fmt.Fprintln(o.Stderr, "analyze: --detach: the outputs are written by a client that follows the job: run the same command\n"+
 			"again without --detach (it follows the job, or, once the job is done, is answered from the cache)")
 	}
-	if j == nil {
+	fresh := j == nil
+	if fresh {
 		// Reserve the id before the record exists, so the embedded
 		// coordinator takes the job as soon as it appears.
 		j = job.New(spec)
+	}
+	if s.cluster != nil || fresh {
 		mu.Lock()
 		mine[j.ID] = true
 		mu.Unlock()
+	}
+	if s.cluster != nil {
+		// Before the job runs: its outputs go to the files as it runs.
+		if err := s.sink(j.ID, o.Outputs); err != nil {
+			return err
+		}
+	}
+	if fresh {
 		if err := s.b.CreateJob(ctx, j); err != nil {
 			return err
 		}
 	} else if s.cluster != nil {
-		mu.Lock()
-		mine[j.ID] = true
-		mu.Unlock()
 		if err := s.cluster.Resume(ctx, j.ID); err != nil {
 			return err
 		}
@@ -273,18 +290,50 @@ func follow(ctx context.Context, s *session, id string, o Options) error {
 	return printReport(ctx, s, o, j)
 }
 
+// sink has the embedded coordinator write the outputs of job id that the
+// user asked for (name -> path) straight to temporary files beside their
+// paths, as the job makes them: those of paths that fetchOutputs would
+// replace by renaming a file onto them.
+func (s *session) sink(id string, outputs map[string]string) error {
+	for name, path := range outputs {
+		if !replaceable(path) {
+			continue
+		}
+		f, err := createTemp(path)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if s.sinks == nil {
+			s.sinks = map[string]*os.File{}
+		}
+		s.sinks[name] = f
+		s.b.Sink(tasks.OutputObject(id, name), f)
+	}
+	return nil
+}
+
+// dropSinks removes the temporary files of outputs that were not written.
+func (s *session) dropSinks() {
+	for name, f := range s.sinks {
+		f.Close()
+		os.Remove(f.Name())
+		delete(s.sinks, name)
+	}
+}
+
 // fetchOutputs writes the job's outputs that the user asked for to files:
 // a new or regular file atomically (a temporary file renamed into place),
 // anything else (a device such as /dev/null, a pipe, a symbolic link such
-// as /dev/stdout) by writing to it, so that it stays what it is. Outputs
-// handed over in memory (the embedded default) are written after the
-// session is released, while the cluster closes.
+// as /dev/stdout) by writing to it, so that it stays what it is. An
+// embedded coordinator wrote them to their temporary files already (see
+// sink); others are copied from the object store, a part at a time. The
+// files are closed after the session is released, while the cluster
+// closes.
 func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) error {
 	type output struct {
 		path string
 		f    *os.File
-		tmp  bool   // f is a temporary file to rename to path
-		data []byte // in memory, not yet in f
+		tmp  bool // f is a temporary file to rename to path
 	}
 	var outs []output
 	defer func() {
@@ -302,6 +351,12 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		if !ok {
 			return fmt.Errorf("job %s has no output %q", j.ID, name)
 		}
+		if f := s.sinks[name]; f != nil {
+			s.b.Unsink(obj)
+			delete(s.sinks, name)
+			outs = append(outs, output{path: path, f: f, tmp: true})
+			continue
+		}
 		out := output{path: path, tmp: replaceable(path)}
 		var err error
 		if out.tmp {
@@ -313,28 +368,24 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		outs = append(outs, out)
-		if data, ok := s.b.TakeLocal(obj); ok {
-			outs[len(outs)-1].data = data
-		} else if err := s.b.DownloadTo(ctx, obj, out.f); err != nil {
+		w := bufio.NewWriterSize(out.f, 1<<20)
+		if err := s.b.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := w.Flush(); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
 	if j.ReportObject != "" && len(j.Report) == 0 {
 		var buf bytes.Buffer
-		if err := s.b.DownloadTo(ctx, j.ReportObject, &buf); err != nil {
+		if err := s.b.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
 			return err
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
 	}
 	s.release()
 	for i, out := range outs {
-		var err error
-		if out.data != nil {
-			_, err = out.f.Write(out.data)
-		}
-		if cerr := out.f.Close(); err == nil {
-			err = cerr
-		}
+		err := out.f.Close()
 		if err == nil && out.tmp {
 			err = os.Rename(out.f.Name(), out.path)
 		}

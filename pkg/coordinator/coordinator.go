@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -56,9 +57,6 @@ type Broker interface {
 	HasTask(ctx context.Context, jobID, task string) (bool, error)
 	PurgeJob(ctx context.Context, jobID string) error
 	Objects() tasks.Objects
-	// Shared tells whether this process's workers hold an input in memory
-	// (tasks.PlanEnv.Shared).
-	Shared(object string) bool
 	// Reconnects counts the times the connection came back after a loss.
 	Reconnects() uint64
 }
@@ -109,6 +107,7 @@ type run struct {
 	planned  bool
 	pending  []job.Result // arrived while the job was being planned
 	plan     tasks.Plan
+	out      *outputs       // the job's outputs, lent to the plan
 	index    map[string]int // task id -> position in tasks
 	kind     string
 	version  int
@@ -320,13 +319,14 @@ func (c *Coordinator) plan(r *run) error {
 		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
 	pickedUp := time.Now()
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Shared: c.b.Shared})
+	out := newOutputs(c.b.Objects(), r.id)
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Outputs: out})
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
 	}
 	list := plan.Tasks()
-	r.plan, r.kind, r.version, r.tasks = plan, kind.Name(), kind.Version(), list
+	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
 	r.index = make(map[string]int, len(list))
 	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
 	for i, t := range list {
@@ -391,6 +391,9 @@ func (c *Coordinator) mergeStored(r *run) error {
 			c.log.Warn("stored result of another version of the task: computed again", "job", r.id, "task", s.Task)
 			return nil
 		case s.Failed != "":
+			if err := mergeFailure(r.plan, s.Task); err != nil {
+				return fmt.Errorf("merge the stored failure of task %s: %w", s.Task, err)
+			}
 			r.markDone(i, s)
 			return nil
 		}
@@ -662,8 +665,20 @@ func (c *Coordinator) mergeLocked(r *run, res job.Result) {
 			return
 		}
 		c.metrics.ResultMerged(r.kind)
+	} else if err := mergeFailure(r.plan, res.Task); err != nil {
+		c.failMerge(r, res.Task, err)
+		return
 	}
 	r.markDone(i, s)
+}
+
+// mergeFailure tells plan that task failed, if it asks to be told
+// (tasks.MergesFailures).
+func mergeFailure(plan tasks.Plan, task string) error {
+	if f, ok := plan.(tasks.MergesFailures); ok {
+		return f.MergeFailure(task)
+	}
+	return nil
 }
 
 // failMerge fails job r, whose plan could not merge the result of task:
@@ -703,6 +718,11 @@ type outputs struct {
 	job     string
 	mu      sync.Mutex
 	names   map[string]string // output name -> object
+	parts   map[string]int    // output name -> parts, of one written in parts
+}
+
+func newOutputs(objects tasks.Objects, job string) *outputs {
+	return &outputs{objects: objects, job: job, names: map[string]string{}, parts: map[string]int{}}
 }
 
 func (o *outputs) Put(ctx context.Context, name string, data []byte) error {
@@ -710,10 +730,77 @@ func (o *outputs) Put(ctx context.Context, name string, data []byte) error {
 	if err := o.objects.Put(ctx, object, data); err != nil {
 		return err
 	}
+	o.done(name, object, 0)
+	return nil
+}
+
+// done records the output name, complete in object.
+func (o *outputs) done(name, object string, parts int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.names[name] = object
+	delete(o.parts, name)
+	if parts > 0 {
+		o.parts[name] = parts
+	}
+}
+
+// creator is an object store that writes an object a part at a time
+// (queue.Broker's).
+type creator interface {
+	Create(ctx context.Context, name string) (io.WriteCloser, error)
+}
+
+// Create implements tasks.Outputs. Without an object store that writes a
+// part at a time, the output is put whole when it is closed.
+func (o *outputs) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	object := tasks.OutputObject(o.job, name)
+	cr, ok := o.objects.(creator)
+	if !ok {
+		return &wholeWriter{o: o, name: name}, nil
+	}
+	w, err := cr.Create(ctx, object)
+	if err != nil {
+		return nil, err
+	}
+	return &outputWriter{WriteCloser: w, o: o, name: name, object: object}, nil
+}
+
+// outputWriter records its output once closed.
+type outputWriter struct {
+	io.WriteCloser
+	o            *outputs
+	name, object string
+}
+
+func (w *outputWriter) Close() error {
+	if err := w.WriteCloser.Close(); err != nil {
+		return err
+	}
+	parts := 0
+	if p, ok := w.WriteCloser.(interface{ Parts() int }); ok {
+		parts = p.Parts()
+	}
+	w.o.done(w.name, w.object, parts)
 	return nil
+}
+
+// wholeWriter gathers an output to put it whole.
+type wholeWriter struct {
+	o    *outputs
+	name string
+	data []byte
+}
+
+func (w *wholeWriter) Write(p []byte) (int, error) {
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+func (w *wholeWriter) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return w.o.Put(ctx, w.name, w.data)
 }
 
 // finish builds the report, writes it to the job record and forgets the
@@ -721,7 +808,7 @@ func (o *outputs) Put(ctx context.Context, name string, data []byte) error {
 func (c *Coordinator) finish(r *run) {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()
-	out := &outputs{objects: c.b.Objects(), job: r.id, names: map[string]string{}}
+	out := r.out
 	r.mu.Lock()
 	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]job.Failure(nil), r.failures...),
 		CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
@@ -759,7 +846,12 @@ func (c *Coordinator) finish(r *run) {
 			return nil
 		}
 		j.State, j.Report, j.Text = job.Done, repJSON, text
+		out.mu.Lock()
 		j.ReportObject, j.Outputs = repObject, out.names
+		if len(out.parts) > 0 {
+			j.OutputParts = out.parts
+		}
+		out.mu.Unlock()
 		return nil
 	})
 	if uerr != nil {

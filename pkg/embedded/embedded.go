@@ -185,14 +185,13 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	coordBroker.EnableHandoff() // the client shares it: inputs and outputs pass in memory
+	coordBroker.EnableHandoff() // the client shares it: outputs go straight to its files
 	c.Broker = coordBroker
 	if o.Listen == "" {
 		// No other process can reach the server, so no worker runs: a
 		// task delivered but not acked was abandoned by an earlier run,
 		// and so was every task queued (the coordinator publishes again
-		// those of the job it resumes), which could name inputs that this
-		// process does not hold.
+		// those of the job it resumes).
 		if err := coordBroker.PurgeTasks(ctx); err != nil {
 			return nil, err
 		}
@@ -213,11 +212,6 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	workerBroker, err := c.broker(ctx, "wopr-worker", cfg)
 	if err != nil {
 		return nil, err
-	}
-	if o.Listen == "" {
-		// The only workers are this process's: they read the inputs
-		// where the client left them, and tasks may name pieces of them.
-		workerBroker.ShareHandoff(coordBroker)
 	}
 	source, err := workerBroker.Tasks(ctx)
 	if err != nil {

@@ -29,19 +29,25 @@ func dataset(t *testing.T, name string) []byte {
 	return data
 }
 
-func upload(t *testing.T, b *queue.Broker, data []byte) string {
+// upload uploads a corpus as analyze does, in pieces of chunk puzzles
+// (0: the default), and returns the object to name in the job's inputs.
+func upload(t *testing.T, b *queue.Broker, chunk int, data []byte) string {
 	t.Helper()
-	name, err := b.UploadInput(ctxFor(t), bytes.NewReader(data))
+	if chunk == 0 {
+		chunk = sudokujobs.DefaultChunk
+	}
+	in, err := sudokujobs.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, b.UploadContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return name
+	return in.Object
 }
 
-func download(t *testing.T, b *queue.Broker, name string) string {
+// download returns the output name of job j.
+func download(t *testing.T, b *queue.Broker, j *job.Record, name string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := b.DownloadTo(ctxFor(t), name, &buf); err != nil {
+	if err := b.DownloadTo(ctxFor(t), j.Outputs[name], j.OutputParts[name], &buf); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -84,15 +90,15 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 	}, "\n") + "\n"
 	c := startCluster(t, t.TempDir(), 2)
 	p := sudokujobs.SolveParams{Chunk: 7, Out: true, Rejects: true, Inputs: []sudokujobs.Input{
-		{File: "euler96.txt", Object: upload(t, c.Broker, euler)},
-		{File: "bad.txt", Object: upload(t, c.Broker, []byte(bad))},
+		{File: "euler96.txt", Object: upload(t, c.Broker, 7, euler)},
+		{File: "bad.txt", Object: upload(t, c.Broker, 7, []byte(bad))},
 	}}
 	j, rep := solveJob(t, c.Broker, p)
 	nEuler := len(lines)
 	if rep.Puzzles != nEuler+7 {
 		t.Fatalf("%d puzzles, want %d", rep.Puzzles, nEuler+7)
 	}
-	out := strings.Split(strings.TrimSuffix(download(t, c.Broker, j.Outputs["out"]), "\n"), "\n")
+	out := strings.Split(strings.TrimSuffix(download(t, c.Broker, j, "out"), "\n"), "\n")
 	if len(out) != rep.Puzzles {
 		t.Fatalf("--out has %d lines for %d puzzles", len(out), rep.Puzzles)
 	}
@@ -119,7 +125,7 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 	if rep.Malformed != 2 || rep.Invalid != 1 || rep.Multiple != 1 || rep.Unique < nEuler+2 {
 		t.Errorf("counts: %+v", rep)
 	}
-	rejects := download(t, c.Broker, j.Outputs["rejects"])
+	rejects := download(t, c.Broker, j, "rejects")
 	for _, want := range []string{"bad.txt:3: malformed: 80 cells, want 81", "bad.txt:4: invalid: ", "bad.txt:5: multiple: ", "bad.txt:8: unsolvable: ", "bad.txt:9: malformed: column 1: 'x' is not a digit"} {
 		if !strings.Contains(rejects, want) {
 			t.Errorf("rejects lack %q:\n%s", want, rejects)
@@ -204,21 +210,21 @@ func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
 	}
 	c := startCluster(t, t.TempDir(), 1)
 	corpus := []byte(hard + "\n" + hard + "\n")
-	_, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "twice.txt", Object: upload(t, c.Broker, corpus)}}})
+	_, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "twice.txt", Object: upload(t, c.Broker, 0, corpus)}}})
 	if rep.Unique != 2 || rep.CacheHits != 1 {
 		t.Errorf("%d unique, %d cache hits; want 2 and 1", rep.Unique, rep.CacheHits)
 	}
 	other := []byte("# another corpus\n" + hard + "\n")
-	_, rep = solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "other.txt", Object: upload(t, c.Broker, other)}}})
+	_, rep = solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "other.txt", Object: upload(t, c.Broker, 0, other)}}})
 	if rep.Unique != 1 || rep.CacheHits != 1 {
 		t.Errorf("other corpus: %d unique, %d cache hits; want 1 and 1", rep.Unique, rep.CacheHits)
 	}
 }
 
-// In one process, a corpus job's tasks name the pieces of the input that
-// the client handed over, and no puzzle goes through the work queue; an
-// embedded cluster that other processes may join (Listen) sends tasks
-// that carry their puzzles. The outputs are the same.
+// Every task names its piece of the input, which its worker reads from
+// the bucket of pieces: no puzzle goes through the work queue, whether
+// other processes may join the embedded cluster (Listen) or not, and the
+// outputs are the same.
 func TestSudokuTasksNameTheirPieces(t *testing.T) {
 	data := dataset(t, "royle17.txt.gz")
 	data = data[:82*1500]
@@ -240,7 +246,7 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := upload(t, c.Broker, data)
+		in := upload(t, c.Broker, 100, data)
 		j, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Chunk: 100, Out: true, Inputs: []sudokujobs.Input{{File: "r.txt", Object: in}}})
 		stop()
 		if rep.Puzzles != 1500 || rep.Unique != 1500 {
@@ -249,16 +255,16 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 		mu.Lock()
 		named, size := 0, 0
 		for _, p := range payloads {
-			if bytes.HasPrefix(p, []byte("wopr-sudoku-ref/1 ")) {
+			if bytes.HasPrefix(p, []byte("wopr-sudoku-piece/1 ")) && len(p) < 200 {
 				named++
 			}
 			size += len(p)
 		}
 		mu.Unlock()
-		if want := map[string]int{"": len(payloads), "127.0.0.1:0": 0}[listen]; len(payloads) != 15 || named != want {
-			t.Errorf("listen %q: %d of %d task messages name their pieces (%d bytes in all); want %d of 15", listen, named, len(payloads), size, want)
+		if len(payloads) != 15 || named != 15 {
+			t.Errorf("listen %q: %d of %d task messages name their pieces (%d bytes in all); want 15 of 15", listen, named, len(payloads), size)
 		}
-		outs = append(outs, download(t, c.Broker, j.Outputs["out"]))
+		outs = append(outs, download(t, c.Broker, j, "out"))
 	}
 	if outs[0] != outs[1] || strings.Count(outs[0], "\n") != 1500 {
 		t.Errorf("outputs differ, or lack lines: %d and %d bytes", len(outs[0]), len(outs[1]))

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -18,24 +21,50 @@ import (
 )
 
 // Objects returns the cluster's object store as the kinds see it.
-func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.handoff} }
+func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.pieces, b.handoff} }
 
 type objects struct {
-	os jetstream.ObjectStore
-	h  *handoff
+	os     jetstream.ObjectStore
+	pieces jetstream.KeyValue
+	h      *handoff
 }
 
-// Get returns an object's content, which the caller must not change.
+// Get returns an object's content, which the caller must not change: a
+// piece (UploadContent) from its bucket, any other from the object store.
 func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
-	if data, ok := o.h.take(name); ok {
-		return data, nil
+	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
+		e, err := o.pieces.Get(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("get piece %s: %w", name, err)
+		}
+		return e.Value(), nil
 	}
 	return getObject(ctx, o.os, name)
 }
 
-// Shared tells whether this process's workers hold the input name in
-// memory too (see ShareHandoff): tasks.PlanEnv.Shared.
-func (b *Broker) Shared(name string) bool { return b.handoff.held(name) }
+// piecePrefix starts the names of pieces (UploadContent).
+const piecePrefix = "piece/"
+
+// UploadContent stores data under a name derived from its content,
+// unless it is there already, and returns the name. Data that fits a
+// message goes to the bucket of pieces, where reading it back is one
+// request (reading an object takes a consumer of its own, which cost 25
+// ms a read of a 250 KB piece); anything bigger is an input (Upload). It
+// may be called from several goroutines at once.
+func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error) {
+	in := NewInput(data)
+	if len(data) > int(b.nc.MaxPayload())-pieceHeadroom {
+		return b.Upload(ctx, in)
+	}
+	key := strings.TrimPrefix(in.Name, "input/")
+	if _, err := b.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return "", fmt.Errorf("store piece %s: %w", key, err)
+	}
+	return piecePrefix + key, nil
+}
+
+// pieceHeadroom is what a message holds besides the data of a piece.
+const pieceHeadroom = 4 << 10
 
 // getObject reads an object into a buffer of its size.
 func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
@@ -61,10 +90,17 @@ func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]by
 	return data, nil
 }
 
-// Put stores an object; with the handoff, an output (tasks.OutputPrefix) that
-// fits stays in memory for the client of this process instead.
+// Put stores an object; with the handoff, an output that the client of
+// this process has a file for is written to that file instead.
 func (o objects) Put(ctx context.Context, name string, data []byte) error {
-	if isOutput(name) && o.h.put(name, data) {
+	f, err := o.h.sink(name)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", name, err)
+	}
+	if f != nil {
+		if _, err := f.Write(data); err != nil {
+			return fmt.Errorf("output %s: %w", name, err)
+		}
 		return nil
 	}
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
@@ -72,6 +108,76 @@ func (o objects) Put(ctx context.Context, name string, data []byte) error {
 	}
 	return nil
 }
+
+// Create starts the object name, written in order through the writer (see
+// tasks.Outputs): with the handoff, to the client's file for it, if there
+// is one; otherwise as objects of up to partSize bytes, "<name>/<i>" from
+// i = 0, put as they fill. The writer's Parts tells how many it put.
+func (o objects) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	f, err := o.h.sink(name)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", name, err)
+	}
+	if f != nil {
+		return sinkWriter{f}, nil
+	}
+	return &partWriter{os: o.os, name: name}, nil
+}
+
+// partSize is the size of the parts of an object written a part at a time.
+const partSize = 8 << 20
+
+// PartName is the object name of part i of an object written a part at a
+// time (objects.Create).
+func PartName(name string, i int) string { return name + "/" + strconv.Itoa(i) }
+
+// partWriter writes an object as parts.
+type partWriter struct {
+	os    jetstream.ObjectStore
+	name  string
+	buf   []byte
+	parts int
+}
+
+func (w *partWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if w.buf == nil {
+			w.buf = make([]byte, 0, partSize)
+		}
+		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
+		w.buf, p = w.buf[:len(w.buf)+k], p[k:]
+		if len(w.buf) == partSize {
+			if err := w.put(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *partWriter) put() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name := PartName(w.name, w.parts)
+	if _, err := w.os.PutBytes(ctx, name, w.buf); err != nil {
+		return fmt.Errorf("put object %s: %w", name, err)
+	}
+	w.parts++
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// Close puts the last part (an empty object has one, empty).
+func (w *partWriter) Close() error {
+	if len(w.buf) > 0 || w.parts == 0 {
+		return w.put()
+	}
+	return nil
+}
+
+// Parts is the number of parts put.
+func (w *partWriter) Parts() int { return w.parts }
 
 // Input is a job input named by its content, ready to upload.
 type Input struct {
@@ -115,14 +221,11 @@ func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
 	return b.Upload(ctx, NewInput(data))
 }
 
-// Upload stores an input made by NewInput and returns its name. With the
-// handoff (the embedded default) an input that fits is kept in memory for
-// this process instead of being uploaded (see handoff).
+// Upload stores an input made by NewInput, unless an object of its name
+// and size is there already, and returns its name. It may be called from
+// several goroutines at once.
 func (b *Broker) Upload(ctx context.Context, in Input) (string, error) {
 	name, data := in.Name, in.Data
-	if b.handoff.keep(name, data) {
-		return name, nil
-	}
 	info, err := b.objects.GetInfo(ctx, name)
 	if err == nil && info.Size == uint64(len(data)) {
 		return name, nil
@@ -136,17 +239,21 @@ func (b *Broker) Upload(ctx context.Context, in Input) (string, error) {
 	return name, nil
 }
 
-// TakeLocal returns an object handed over in memory in this process (see
-// EnableHandoff), which the caller must not change; ok is false for any
-// other object.
-func (b *Broker) TakeLocal(name string) (data []byte, ok bool) { return b.handoff.take(name) }
-
-// DownloadTo writes an object to w.
-func (b *Broker) DownloadTo(ctx context.Context, name string, w io.Writer) error {
-	if data, ok := b.handoff.take(name); ok {
-		_, err := w.Write(data)
-		return err
+// DownloadTo writes an object to w; parts > 0 says that it was written in
+// that many parts (objects.Create), which are written one after another.
+func (b *Broker) DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error {
+	if parts == 0 {
+		return b.download(ctx, name, w)
 	}
+	for i := range parts {
+		if err := b.download(ctx, PartName(name, i), w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Broker) download(ctx context.Context, name string, w io.Writer) error {
 	res, err := b.objects.Get(ctx, name)
 	if err != nil {
 		return fmt.Errorf("get object %s: %w", name, err)

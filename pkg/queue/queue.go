@@ -17,6 +17,8 @@
 //	KV     wopr_jobs     one record per job: spec, state, progress, report
 //	KV     wopr_coordinator  the lease of the coordinator that runs the jobs
 //	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
+//	KV     wopr_pieces   pieces of job inputs that fit a message, each a
+//	                     task's (content-addressed), kept 14 days
 package queue
 
 import (
@@ -44,6 +46,7 @@ const (
 	deadConsumer    = "coordinator-dead"
 	jobsBucket      = "wopr_jobs"
 	objectsBucket   = "wopr_objects"
+	piecesBucket    = "wopr_pieces"
 )
 
 // objectTTL is how long job inputs and outputs are kept.
@@ -119,6 +122,7 @@ type Broker struct {
 	results jetstream.Stream
 	dead    jetstream.Stream
 	objects jetstream.ObjectStore
+	pieces  jetstream.KeyValue
 	cfg     Config
 	log     *slog.Logger
 	fail    *failure
@@ -434,6 +438,17 @@ func (b *Broker) create(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("create object store %s: %w", objectsBucket, err)
 		}
+		b.pieces, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      piecesBucket,
+			Description: "pieces of wopr job inputs, one message each",
+			History:     1,
+			TTL:         objectTTL,
+			Storage:     storage,
+			Replicas:    replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", piecesBucket, err)
+		}
 		return nil
 	})
 }
@@ -458,6 +473,9 @@ func (b *Broker) attach(ctx context.Context) error {
 		}
 		if b.objects, err = js.ObjectStore(ctx, objectsBucket); err != nil {
 			return fmt.Errorf("object store %s: %w", objectsBucket, err)
+		}
+		if b.pieces, err = js.KeyValue(ctx, piecesBucket); err != nil {
+			return fmt.Errorf("bucket %s: %w", piecesBucket, err)
 		}
 		return nil
 	}))

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
-	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,55 +128,79 @@ func TestTaskDedupByEpoch(t *testing.T) {
 	}
 }
 
-// With the handoff, an input stays in the memory of the Broker it was
-// handed to, for any number of reads, and is not uploaded; without the
-// handoff it is uploaded. An output stays in memory for one read; without
-// the handoff it is in the store.
-func TestObjectsHandoff(t *testing.T) {
+// Content is stored under its name, as a piece when it fits a message,
+// as an object otherwise, and read back the same. An output written a
+// part at a time reads back whole; with the handoff, an output that the
+// client has a file for goes to that file, not to the store.
+func TestObjectsContentAndOutputs(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
 	b.EnableHandoff()
-	other, err := Attach(ctx, Endpoint{URL: b.nc.ConnectedUrl(), Name: "other"}, b.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	input := []byte("puzzle lines\n")
-	name, err := b.Upload(ctx, NewInput(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if got, err := b.Objects().Get(ctx, name); err != nil || string(got) != string(input) {
-			t.Fatalf("get %s: %q, %v", name, got, err)
-		}
-	}
-	if _, err := other.Objects().Get(ctx, name); err == nil {
-		t.Errorf("input %s uploaded, though handed over in memory", name)
-	}
-	if name2, err := other.Upload(ctx, NewInput(input)); err != nil || name2 != name {
-		t.Fatalf("upload without the handoff: %s, %v", name2, err)
-	}
-	if got, err := other.Objects().Get(ctx, name); err != nil || string(got) != string(input) {
-		t.Fatalf("get %s from the store: %q, %v", name, got, err)
-	}
-	out := []byte("solutions\n")
-	for _, br := range []*Broker{b, other} {
-		obj := tasks.OutputObject("job-"+strconv.FormatBool(br == b), "out")
-		if err := br.Objects().Put(ctx, obj, out); err != nil {
+	small := []byte("puzzle lines\n")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: more than a message
+	for _, data := range [][]byte{small, big} {
+		name, err := b.UploadContent(ctx, data)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := br.DownloadTo(ctx, obj, &buf); err != nil || buf.String() != string(out) {
-			t.Fatalf("download: %q, %v", buf.String(), err)
+		if again, err := b.UploadContent(ctx, data); err != nil || again != name {
+			t.Fatalf("stored again: %s, %v; want %s", again, err, name)
 		}
-		_, err := other.Objects().Get(ctx, obj)
-		if inStore := err == nil; inStore != (br == other) {
-			t.Errorf("output %s in the object store: %v", obj, inStore)
+		if isPiece := strings.HasPrefix(name, piecePrefix); isPiece != (len(data) < 1<<20) {
+			t.Errorf("%d bytes stored as %s", len(data), name)
+		}
+		if got, err := b.Objects().Get(ctx, name); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("get %s: %d bytes, %v; want %d", name, len(got), err, len(data))
 		}
 	}
-	if _, err := other.Objects().Get(ctx, "input/none"); err == nil {
+	if _, err := b.Objects().Get(ctx, piecePrefix+"none"); err == nil {
+		t.Error("a missing piece read without error")
+	}
+	if _, err := b.Objects().Get(ctx, "input/none"); err == nil {
 		t.Error("a missing object read without error")
+	}
+
+	out := bytes.Repeat([]byte("solution line\n"), 1<<20) // 14 MiB: two parts
+	obj := tasks.OutputObject("j1", "out")
+	w, err := b.Objects().(interface {
+		Create(context.Context, string) (io.WriteCloser, error)
+	}).Create(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest := out; len(rest) > 0; rest = rest[min(len(rest), 100_000):] {
+		if _, err := w.Write(rest[:min(len(rest), 100_000)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	parts := w.(interface{ Parts() int }).Parts()
+	var buf bytes.Buffer
+	if err := b.DownloadTo(ctx, obj, parts, &buf); err != nil || parts != 2 || !bytes.Equal(buf.Bytes(), out) {
+		t.Fatalf("download of %d parts: %d bytes, %v; want 2 parts, %d bytes", parts, buf.Len(), err, len(out))
+	}
+
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sunk := tasks.OutputObject("j2", "out")
+	if !b.Sink(sunk, f) {
+		t.Fatal("no sink with the handoff")
+	}
+	for range 2 { // the second time starts it over
+		if err := b.Objects().Put(ctx, sunk, []byte("whole\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(f.Name()); err != nil || string(got) != "whole\n" {
+		t.Errorf("sink holds %q, %v", got, err)
+	}
+	if _, err := b.Objects().Get(ctx, sunk); err == nil {
+		t.Error("an output with a sink is in the object store")
 	}
 }
 

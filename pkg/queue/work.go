@@ -81,8 +81,7 @@ func (b *Broker) PurgeJob(ctx context.Context, jobID string) error {
 // or in flight. Only for a cluster where no worker is running: an embedded
 // one as it starts, whose coordinator publishes again the unfinished tasks
 // of the job it resumes (a task no longer queued was lost, as it sees it),
-// and whose workers are then free of the tasks of other jobs, which could
-// name inputs that this process does not hold (tasks.PlanEnv.Shared).
+// and whose workers are then free of the tasks of other jobs.
 func (b *Broker) PurgeTasks(ctx context.Context) error {
 	if err := b.tasks.Purge(ctx); err != nil {
 		return fmt.Errorf("purge the work queue: %w", err)

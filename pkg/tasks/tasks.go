@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -47,20 +48,11 @@ type Kind interface {
 type PlanEnv struct {
 	// Objects holds the job's inputs, uploaded by the client.
 	Objects Objects
-	// Shared tells whether this process's workers hold the named object in
-	// memory too (the embedded default, where the client hands its inputs
-	// over in memory). A task may then name a piece of such an object
-	// instead of carrying a copy: the runner reads the piece where it is
-	// (Env.Objects), and the piece does not go through the work queue. Such
-	// tasks reach this process's workers only: an embedded cluster accepts
-	// no other workers and empties its work queue as it starts. Nil means
-	// no object is shared.
-	Shared func(object string) bool
+	// Outputs receives the job's outputs, for a plan that writes them
+	// while results are merged (Outputs.Create), or nil (nothing keeps
+	// them). The report writes to the same outputs (Summary.Outputs).
+	Outputs Outputs
 }
-
-// IsShared reports whether the object is shared with this process's
-// workers (see Shared).
-func (e PlanEnv) IsShared(object string) bool { return e.Shared != nil && e.Shared(object) }
 
 // Objects is the cluster's store of big blobs (JetStream Object Store): job
 // inputs uploaded by the client, outputs written by reports.
@@ -143,12 +135,27 @@ func (s Summary) PutOutput(ctx context.Context, name string, data []byte) error 
 
 // Outputs receives a job's outputs (files for the user, such as --out).
 type Outputs interface {
+	// Put stores the output name whole.
 	Put(ctx context.Context, name string, data []byte) error
+	// Create starts the output name, or starts it over, for an output
+	// written a part at a time, in order, as it is made: one larger than
+	// memory. The output exists once the writer is closed without error;
+	// ctx bounds Create, not the writes.
+	Create(ctx context.Context, name string) (io.WriteCloser, error)
+}
+
+// MergesFailures is a Plan that is told of each task that failed when it
+// fails, as it is told of results: the runtime calls MergeFailure once for
+// every task that failed (the task is then in Summary.Failures), under the
+// rules of Merge, so that the plan can write what follows the task in
+// order without waiting for the report.
+type MergesFailures interface {
+	MergeFailure(id string) error
 }
 
 // OutputPrefix starts the object names of outputs: "output/<job>/<name>".
-// An output is read once, by the client that follows the job; in one
-// process (the embedded default) it is handed over in memory.
+// An output is read by the client that follows the job; in one process
+// (the embedded default) it is written straight to the client's file.
 const OutputPrefix = "output/"
 
 // OutputObject is the object name of a job's output.
@@ -174,7 +181,7 @@ type Env struct {
 	// nil when the worker runs without one.
 	Cache Cache
 	// Objects is the cluster's object store as the worker sees it, for the
-	// objects that tasks name (see PlanEnv.Shared), or nil.
+	// objects that tasks name, or nil.
 	Objects Objects
 	// Local holds what the runners of one worker process share, or nil
 	// when a runner is alone.

@@ -1,8 +1,8 @@
 package sudokujobs
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -22,25 +22,30 @@ func royle17(b *testing.B) []byte {
 	return data
 }
 
-// planRoyle17 plans a job of royle17 in chunks of n puzzles.
-func planRoyle17(b *testing.B, data []byte, n int) *solvePlan {
+// planRoyle17 plans a job of royle17 in chunks of n puzzles, uploaded to
+// objs.
+func planRoyle17(b *testing.B, data []byte, n int, objs memObjects) *solvePlan {
 	b.Helper()
-	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "royle17.txt", Object: "in"}}, Chunk: n, Out: true})
-	plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: memObjects{"in": data}})
+	objs["in"] = data
+	raw := uploaded(b, objs, SolveParams{Inputs: []Input{{File: "royle17.txt", Object: "in"}}, Chunk: n, Out: true})
+	plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return plan.(*solvePlan)
 }
 
-// BenchmarkPlan is the coordinator's serial start of a corpus job: cutting
-// the input into chunks (no worker has a task until it is done).
-func BenchmarkPlan(b *testing.B) {
+// BenchmarkUploadCorpus is the client's serial start of a corpus job:
+// cutting the input into the pieces of its tasks as it is read (no
+// worker has a task until it is done).
+func BenchmarkUploadCorpus(b *testing.B) {
 	data := royle17(b)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		planRoyle17(b, data, 3000)
+		if _, err := UploadCorpus(context.Background(), "royle17.txt", bytes.NewReader(data), 3000, store(memObjects{})); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(b.N)*49158/b.Elapsed().Seconds(), "puzzles/s")
 }
@@ -51,16 +56,17 @@ func BenchmarkPlan(b *testing.B) {
 // counting, packing the result), share-engine the engine's part of the
 // runner's time.
 func BenchmarkRunOverhead(b *testing.B) {
-	plan := planRoyle17(b, royle17(b), 3000)
+	objs := memObjects{}
+	plan := planRoyle17(b, royle17(b), 3000, objs)
 	var grids []sudoku.Grid
 	for _, t := range plan.tasks {
-		c, err := decodeChunk(context.Background(), t.Payload, nil)
+		c, err := decodeChunk(context.Background(), t.Payload, objs)
 		if err != nil {
 			b.Fatal(err)
 		}
 		_ = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error { grids = append(grids, it.Grid); return it.Err })
 	}
-	r := Solve{}.NewRunner(tasks.Env{})
+	r := Solve{}.NewRunner(tasks.Env{Objects: objs})
 	s := sudoku.NewSolver()
 	b.ReportAllocs()
 	var run, engine time.Duration
@@ -87,8 +93,9 @@ func BenchmarkRunOverhead(b *testing.B) {
 // and the lines of --out, as the coordinator does as they come.
 func BenchmarkReport(b *testing.B) {
 	data := royle17(b)
-	plan := planRoyle17(b, data, 3000)
-	r := Solve{}.NewRunner(tasks.Env{})
+	objs := memObjects{}
+	plan := planRoyle17(b, data, 3000, objs)
+	r := Solve{}.NewRunner(tasks.Env{Objects: objs})
 	results := map[string][]byte{}
 	for _, t := range plan.tasks {
 		out, err := r.Run(context.Background(), t.Payload)
@@ -97,11 +104,10 @@ func BenchmarkReport(b *testing.B) {
 		}
 		results[t.ID] = out.Data
 	}
-	objs := memObjects{}
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		p := planRoyle17(b, data, 3000)
+		p := planRoyle17(b, data, 3000, objs)
 		b.StartTimer()
 		for id, d := range results {
 			if err := p.Merge(id, d); err != nil {

@@ -55,20 +55,47 @@ func (Rate) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (t
 		return nil, err
 	}
 	sp := p.(*solvePlan)
-	return &ratePlan{sp: sp, results: make([][]rated, len(sp.tasks))}, nil
+	rp := &ratePlan{sp: sp, results: make([][]rated, len(sp.tasks)), failed: make([]bool, len(sp.tasks)),
+		index: make(map[string]int, len(sp.tasks)), lines: newCorpusLines(sp.params, sp.outputs),
+		rep: &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, GuessDifficulty: map[string]float64{},
+			Hardest: []RatedPuzzle{}, Rejects: []Reject{}},
+		guessSum: map[string]float64{}}
+	for i, t := range sp.tasks {
+		rp.index[t.ID] = i
+	}
+	return rp, nil
 }
 
+// ratePlan merges as solvePlan does: the results of the tasks before next
+// are in the report and the outputs, those after wait.
 type ratePlan struct {
 	sp      *solvePlan
-	results [][]rated // by task; nil: not merged
+	index   map[string]int
+	results [][]rated // by task: merged, waiting for next
+	failed  []bool    // by task: failed, waiting for next
+	next    int
+	lines   *corpusLines
+	rep     *RateReport // of the tasks before next
+	used    [64]int
+	hardest []hardRated
+	// guessSum sums the guess difficulties by rating ("?": unrated).
+	guessSum map[string]float64
+}
+
+type hardRated struct {
+	RatedPuzzle
+	tenths int
 }
 
 func (rp *ratePlan) Tasks() []tasks.Task { return rp.sp.tasks }
 
 func (rp *ratePlan) Merge(id string, data []byte) error {
-	ti := slices.IndexFunc(rp.sp.tasks, func(t tasks.Task) bool { return t.ID == id })
-	if ti < 0 {
+	ti, ok := rp.index[id]
+	if !ok {
 		return fmt.Errorf("no task %s", id)
+	}
+	if rp.results[ti] != nil || rp.failed[ti] {
+		return nil
 	}
 	var rs []rated
 	if err := json.Unmarshal(data, &rs); err != nil {
@@ -81,7 +108,80 @@ func (rp *ratePlan) Merge(id string, data []byte) error {
 		rs = []rated{}
 	}
 	rp.results[ti] = rs
+	return rp.advance(context.Background())
+}
+
+// MergeFailure implements tasks.MergesFailures.
+func (rp *ratePlan) MergeFailure(id string) error {
+	ti, ok := rp.index[id]
+	if !ok {
+		return fmt.Errorf("no task %s", id)
+	}
+	if rp.results[ti] == nil {
+		rp.failed[ti] = true
+	}
+	return rp.advance(context.Background())
+}
+
+// advance writes the tasks from next on that are merged or failed.
+func (rp *ratePlan) advance(ctx context.Context) error {
+	for rp.next < len(rp.results) && (rp.results[rp.next] != nil || rp.failed[rp.next]) {
+		if err := rp.write(ctx, rp.next, rp.results[rp.next]); err != nil {
+			return err
+		}
+		rp.results[rp.next] = nil
+		rp.next++
+	}
 	return nil
+}
+
+// write adds task ti to the report and writes its lines; rs is its
+// result, or nil if it failed.
+func (rp *ratePlan) write(ctx context.Context, ti int, rs []rated) error {
+	rep, out := rp.rep, rp.lines
+	file := rp.sp.pieces[ti].File
+	if rs == nil {
+		return rp.sp.failedChunk(ctx, rp.sp.tasks[ti], out)
+	}
+	for _, r := range rs {
+		switch {
+		case r.Outcome != "":
+			out.addReject(file, r.Line, r.Outcome, r.Reason)
+			if out.out.want {
+				out.out.buf = fmt.Appendf(out.out.buf, "%s: %s\n", r.Outcome, r.Reason)
+			}
+			continue
+		case !r.Solved:
+			rep.Unrated++
+			rp.guessSum["?"] += r.Guess
+			if out.out.want {
+				out.out.buf = fmt.Appendf(out.out.buf, "? %s %.2f\n", r.Puzzle, r.Guess)
+			}
+		default:
+			rep.Rated++
+			rep.Ratings[ratingText(r.Rating)]++
+			rp.guessSum[ratingText(r.Rating)] += r.Guess
+			if out.out.want {
+				out.out.buf = fmt.Appendf(out.out.buf, "%s %s %.2f\n", ratingText(r.Rating), r.Puzzle, r.Guess)
+			}
+			h := hardRated{RatedPuzzle{file, r.Line, r.Puzzle, float64(r.Rating) / 10, r.Guess}, r.Rating}
+			i, _ := slices.BinarySearchFunc(rp.hardest, r.Rating, func(e hardRated, t int) int {
+				if e.tenths >= t {
+					return -1
+				}
+				return 1
+			})
+			if i < hardestKept {
+				rp.hardest = slices.Insert(rp.hardest, i, h)[:min(len(rp.hardest)+1, hardestKept)]
+			}
+		}
+		for t := range rating.Techniques() {
+			if r.Used>>t&1 != 0 {
+				rp.used[t]++
+			}
+		}
+	}
+	return out.flush(false)
 }
 
 // RateReport is the report of a "sudoku.rate" job.
@@ -117,91 +217,38 @@ type RatedPuzzle struct {
 func ratingText(tenths int) string { return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10) }
 
 func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
-	rep := &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, GuessDifficulty: map[string]float64{}, Hardest: []RatedPuzzle{}, Rejects: []Reject{}}
-	guessSum := map[string]float64{}
+	for ti := rp.next; ti < len(rp.results); ti++ {
+		if err := rp.write(ctx, ti, rp.results[ti]); err != nil {
+			return nil, err
+		}
+		rp.results[ti] = nil
+	}
+	rp.next = len(rp.results)
+	rep := rp.rep
 	for _, in := range rp.sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
-	var out lines
-	var used [64]int
-	type hard struct {
-		RatedPuzzle
-		tenths int
-	}
-	var hardest []hard
-	for ti, rs := range rp.results {
-		file := rp.sp.pieces[ti].File
-		rep.Puzzles += rp.sp.pieces[ti].Items
-		if rs == nil { // the task failed
-			if err := rp.sp.failedChunk(ctx, rp.sp.tasks[ti], &out); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		for _, r := range rs {
-			switch {
-			case r.Outcome != "":
-				out.reject(file, r.Line, r.Outcome, r.Reason)
-				if rp.sp.params.Out {
-					out.out = fmt.Appendf(out.out, "%s: %s\n", r.Outcome, r.Reason)
-				}
-				continue
-			case !r.Solved:
-				rep.Unrated++
-				guessSum["?"] += r.Guess
-				if rp.sp.params.Out {
-					out.out = fmt.Appendf(out.out, "? %s %.2f\n", r.Puzzle, r.Guess)
-				}
-			default:
-				rep.Rated++
-				rep.Ratings[ratingText(r.Rating)]++
-				guessSum[ratingText(r.Rating)] += r.Guess
-				if rp.sp.params.Out {
-					out.out = fmt.Appendf(out.out, "%s %s %.2f\n", ratingText(r.Rating), r.Puzzle, r.Guess)
-				}
-				h := hard{RatedPuzzle{file, r.Line, r.Puzzle, float64(r.Rating) / 10, r.Guess}, r.Rating}
-				i, _ := slices.BinarySearchFunc(hardest, r.Rating, func(e hard, t int) int {
-					if e.tenths >= t {
-						return -1
-					}
-					return 1
-				})
-				if i < hardestKept {
-					hardest = slices.Insert(hardest, i, h)[:min(len(hardest)+1, hardestKept)]
-				}
-			}
-			for t := range rating.Techniques() {
-				if r.Used>>t&1 != 0 {
-					used[t]++
-				}
-			}
-		}
+	for _, pc := range rp.sp.pieces {
+		rep.Puzzles += pc.Items
 	}
 	for t, name := range rating.Techniques() {
-		if used[t] > 0 {
-			rep.Techniques[name] = used[t]
+		if rp.used[t] > 0 {
+			rep.Techniques[name] = rp.used[t]
 		}
 	}
-	for _, h := range hardest {
+	for _, h := range rp.hardest {
 		rep.Hardest = append(rep.Hardest, h.RatedPuzzle)
 	}
-	for k, sum := range guessSum {
+	for k, sum := range rp.guessSum {
 		n := rep.Unrated
 		if k != "?" {
 			n = rep.Ratings[k]
 		}
 		rep.GuessDifficulty[k] = math.Round(100*sum/float64(n)) / 100
 	}
-	rep.Rejects = append(rep.Rejects, out.rejects...)
-	if rp.sp.params.Out {
-		if err := sum.PutOutput(ctx, "out", out.out); err != nil {
-			return nil, err
-		}
-	}
-	if rp.sp.params.Rejects {
-		if err := sum.PutOutput(ctx, "rejects", out.rejected); err != nil {
-			return nil, err
-		}
+	rep.Rejects = append(rep.Rejects, rp.lines.rejects...)
+	if err := rp.lines.finish(ctx, sum); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

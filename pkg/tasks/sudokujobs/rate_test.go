@@ -2,7 +2,6 @@ package sudokujobs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -26,8 +25,8 @@ func TestRateJob(t *testing.T) {
 	var outs []string
 	for _, size := range []int{1, 3, 100} {
 		objs := memObjects{"in": []byte(corpus)}
-		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
-		plan, err := Rate{}.Plan(context.Background(), raw, planEnv(objs, false))
+		raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
+		plan, err := Rate{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs, Outputs: objs})
 		if err != nil {
 			t.Fatal(err)
 		}

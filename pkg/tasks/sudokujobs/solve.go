@@ -105,106 +105,50 @@ func (Solve) Name() string { return "sudoku.solve" }
 // reason says why ("no solution: r7c6 has no candidate").
 func (Solve) Version() int { return 4 }
 
-// A task's payload is a piece of an input file as it is, cut by sudoku.Cut
-// between puzzles: the header line "wopr-sudoku-chunk/2 <first line>
-// <quoted file name>", then the piece's bytes. The coordinator only finds
-// where to cut; the workers parse. When the input is held in memory for
-// this process's workers (tasks.PlanEnv.Shared: the embedded default), the payload
-// says where the piece is instead, "wopr-sudoku-ref/1 <first line>
-// <offset> <length> <object> <quoted file name>", and the runner reads it
-// there: a million puzzles' 82 MB then do not go through the work queue,
-// the coordinator makes no copy of them, and it hashes each task's key
-// from a line instead of 250 KB.
-const (
-	chunkMagic = "wopr-sudoku-chunk/2 "
-	refMagic   = "wopr-sudoku-ref/1 "
-)
+// A task's payload names its piece of an input (see UploadCorpus):
+// "wopr-sudoku-piece/1 <first line> <object> <quoted file name>". The
+// runner reads the piece from the object store: the coordinator neither
+// reads nor copies the puzzles, the work queue carries none, and each
+// worker fetches only the pieces of its tasks.
+const pieceMagic = "wopr-sudoku-piece/1 "
 
-// chunk is a decoded payload.
+// chunk is a decoded payload and its piece.
 type chunk struct {
-	File string
-	Line int    // the line of the file where Text starts
-	Text []byte // the piece of the file
-	// Object and Offset say where Text is in the input, for a payload
-	// that names it (Object empty: the payload carries Text).
-	Object string
-	Offset int
+	File   string
+	Line   int    // the line of the file where Text starts
+	Object string // the piece
+	Text   []byte // the piece's text
 }
 
 func (c *chunk) encode() []byte {
-	if c.Object != "" {
-		return fmt.Appendf(nil, "%s%d %d %d %s %s\n", refMagic, c.Line, c.Offset, len(c.Text), c.Object, strconv.Quote(c.File))
-	}
-	head := c.head()
-	b := make([]byte, 0, len(head)+len(c.Text))
-	return append(append(b, head...), c.Text...)
+	return fmt.Appendf(nil, "%s%d %s %s\n", pieceMagic, c.Line, c.Object, strconv.Quote(c.File))
 }
 
-// head is the header line of a payload that carries its text.
-func (c *chunk) head() string {
-	return chunkMagic + strconv.Itoa(c.Line) + " " + strconv.Quote(c.File) + "\n"
-}
-
-// decodeChunk reads a payload; a payload that names a piece of an input
-// reads it from objects.
+// decodeChunk reads a payload and its piece from objects.
 func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chunk, error) {
-	if ref, ok := bytes.CutPrefix(data, []byte(refMagic)); ok {
-		return decodeRef(ctx, ref, objects)
+	ref, ok := bytes.CutPrefix(data, []byte(pieceMagic))
+	ref, nl := bytes.CutSuffix(ref, []byte{'\n'})
+	f := bytes.SplitN(ref, []byte{' '}, 3)
+	if !ok || !nl || len(f) != 3 {
+		return nil, fmt.Errorf("not a sudoku chunk: %q", data)
 	}
-	head, text, ok := bytes.Cut(data, []byte{'\n'})
-	if !ok || !bytes.HasPrefix(head, []byte(chunkMagic)) {
-		return nil, errors.New("not a sudoku chunk")
+	line, err := strconv.Atoi(string(f[0]))
+	name, qerr := strconv.Unquote(string(f[2]))
+	if err != nil || qerr != nil || line < 1 || len(f[1]) == 0 {
+		return nil, fmt.Errorf("bad chunk %q", data)
 	}
-	num, file, ok := bytes.Cut(head[len(chunkMagic):], []byte{' '})
-	line, err := strconv.Atoi(string(num))
-	if !ok || err != nil || line < 1 {
-		return nil, fmt.Errorf("bad chunk header %q", head)
-	}
-	name, err := strconv.Unquote(string(file))
-	if err != nil {
-		return nil, fmt.Errorf("chunk file name: %w", err)
-	}
-	return &chunk{File: name, Line: line, Text: text}, nil
-}
-
-// decodeRef reads a payload that names a piece of an input (after
-// refMagic) and the piece.
-func decodeRef(ctx context.Context, ref []byte, objects tasks.Objects) (*chunk, error) {
-	ref, ok := bytes.CutSuffix(ref, []byte{'\n'})
-	f := bytes.SplitN(ref, []byte{' '}, 5)
-	if !ok || len(f) != 5 {
-		return nil, fmt.Errorf("bad chunk reference %q", ref)
-	}
-	var n [3]int
-	for i := range n {
-		v, err := strconv.Atoi(string(f[i]))
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("bad chunk reference %q", ref)
-		}
-		n[i] = v
-	}
-	c := &chunk{Line: n[0], Offset: n[1], Object: string(f[3])}
-	name, err := strconv.Unquote(string(f[4]))
-	if err != nil || c.Line < 1 {
-		return nil, fmt.Errorf("bad chunk reference %q", ref)
-	}
-	c.File = name
+	c := &chunk{File: name, Line: line, Object: string(f[1])}
 	if objects == nil {
 		return nil, fmt.Errorf("chunk of %s in %s: no object store to read it from", c.File, c.Object)
 	}
-	data, err := objects.Get(ctx, c.Object)
-	if err != nil {
+	if c.Text, err = objects.Get(ctx, c.Object); err != nil {
 		return nil, fmt.Errorf("chunk of %s: %w", c.File, err)
 	}
-	if c.Offset+n[2] > len(data) {
-		return nil, fmt.Errorf("chunk of %s: bytes %d to %d of %s, which has %d", c.File, c.Offset, c.Offset+n[2], c.Object, len(data))
-	}
-	c.Text = data[c.Offset : c.Offset+n[2]]
 	return c, nil
 }
 
-// Plan implements tasks.Kind: it cuts every input into chunks of whole
-// puzzles, without parsing them.
+// Plan implements tasks.Kind: it makes a task of every piece of every
+// input, reading their lists (UploadCorpus), not the pieces.
 func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -220,43 +164,20 @@ func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (
 	if env.Objects == nil {
 		return nil, errors.New("sudoku.solve: no object store to read the inputs from")
 	}
-	sp := &solvePlan{params: p, objects: env.Objects}
+	sp := &solvePlan{params: p, objects: env.Objects, outputs: env.Outputs}
 	var payloads [][]byte
 	for _, in := range p.Inputs {
-		data, err := env.Objects.Get(ctx, in.Object)
+		m, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
-		named := env.IsShared(in.Object)
-		offset := 0 // of the next piece
-		err = sudoku.Cut(data, size, maxPiece, func(text []byte, line, items, compacted int) error {
-			c := chunk{File: in.File, Line: line, Text: text}
-			if named && compacted == len(text) {
-				c.Object, c.Offset = in.Object, offset
-			}
-			offset += len(text)
-			if items == 0 {
-				return nil // comments and blank lines only
-			}
-			if compacted < len(text) {
-				c.Text = sudoku.Compact(nil, text)
-			}
-			if len(c.head())+len(c.Text) > maxPayload {
-				// As if it carried its text, named or not: the same input
-				// gives the same tasks anywhere.
-				return tasks.Invalid("%s:%d: the %d puzzles from this line take %d bytes, more than a task holds (%d): a 9-row grid among them spreads over too many lines",
-					in.File, line, items, len(c.Text), maxPayload)
-			}
-			payload := c.encode()
+		err = readManifest(m, size, func(line, items int, object string) {
+			c := chunk{File: in.File, Line: line, Object: object}
 			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
-			payloads = append(payloads, payload)
-			return nil
+			payloads = append(payloads, c.encode())
 		})
-		if errors.Is(err, tasks.ErrInvalid) {
-			return nil, err
-		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", in.File, err)
+			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
 	}
 	width := len(strconv.Itoa(max(len(payloads)-1, 0)))
@@ -264,6 +185,32 @@ func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (
 		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("c%0*d", width, i), Payload: payload})
 	}
 	return sp, nil
+}
+
+// readManifest calls f with each piece of an input's manifest, cut in
+// pieces of per puzzles.
+func readManifest(m []byte, per int, f func(line, items int, object string)) error {
+	head, body, ok := bytes.Cut(m, []byte{'\n'})
+	got, isManifest := bytes.CutPrefix(head, []byte(manifestMagic))
+	if !ok || !isManifest {
+		return errors.New("not a list of sudoku pieces (analyze uploads corpora as such)")
+	}
+	if n, err := strconv.Atoi(string(got)); err != nil || n != per {
+		return tasks.Invalid("cut in pieces of %s puzzles, not %d", got, per)
+	}
+	for entry := range bytes.Lines(body) {
+		e := bytes.Fields(entry)
+		if len(e) != 3 {
+			return fmt.Errorf("bad piece %q", entry)
+		}
+		line, err1 := strconv.Atoi(string(e[0]))
+		items, err2 := strconv.Atoi(string(e[1]))
+		if err1 != nil || err2 != nil || line < 1 || items < 1 {
+			return fmt.Errorf("bad piece %q", entry)
+		}
+		f(line, items, string(e[2]))
+	}
+	return nil
 }
 
 // piece is what the plan knows of a chunk.
@@ -278,31 +225,31 @@ type solvePlan struct {
 	pieces  []piece
 	tasks   []tasks.Task
 	objects tasks.Objects // the inputs, for the puzzles of failed tasks
+	outputs tasks.Outputs // PlanEnv.Outputs
 	merged  merged
 }
 
-// merged is what Merge has put together: the results merged so far, and
-// the lines of --out and rejects of the tasks before next, each of which
-// is merged (its body then dropped). Tasks are run in about their order,
-// so next follows the last result closely and few results wait for it.
+// merged is what Merge has put together: the results that wait for a task
+// before them, and what the tasks before next added to the report and to
+// the outputs, each written as soon as the tasks before it are merged or
+// failed (its result then dropped). Tasks are run in about their order, so
+// next follows the last result closely and few results wait for it: the
+// plan holds a window of results, not the corpus's.
 type merged struct {
 	index   map[string]int // task id -> position, made by the first Merge
-	results []*chunkResult // by task; nil: not merged
+	results []*chunkResult // by task: merged, waiting for next
+	failed  []bool         // by task: failed (MergeFailure), waiting for next
 	next    int
-	lines
+	totals  solveTotals
+	lines   *corpusLines
 }
 
-// lines are the lines of --out (if asked for) and the rejects of the tasks
-// written so far, in input order.
-type lines struct {
-	out      []byte
-	rejects  []Reject
-	rejected []byte // the lines of --rejects
-}
-
-func (l *lines) reject(file string, line int, outcome, reason string) {
-	l.rejects = append(l.rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
-	l.rejected = fmt.Appendf(l.rejected, "%s:%d: %s: %s\n", file, line, outcome, reason)
+// solveTotals are the summaries of the tasks before next, added in order.
+type solveTotals struct {
+	counts  [5]int
+	clues   [82]int
+	guesses map[int]int
+	hardest []Hard
 }
 
 // Tasks implements tasks.Plan.
@@ -551,11 +498,36 @@ type Hard struct {
 }
 
 // Merge implements tasks.Plan: it decodes a task's result and writes the
-// lines of --out and the rejects of the tasks that are merged without a
-// gap before them, so that Report has little left to do: merging as the
-// results come, a million puzzles' lines of --out are ready with the last
-// result instead of being put together after it on one core.
+// lines of --out and the rejects of the tasks that are merged (or failed)
+// without a gap before them: a corpus's lines go to the outputs as its
+// results come, and only the results that wait for an earlier task are
+// held.
 func (sp *solvePlan) Merge(id string, data []byte) error {
+	ti, err := sp.position(id)
+	if err != nil || sp.merged.results[ti] != nil || sp.merged.failed[ti] {
+		return err
+	}
+	r, err := decodeResult(data, sp.pieces[ti].Items)
+	if err != nil {
+		return fmt.Errorf("result of task %s: %w", id, err)
+	}
+	sp.merged.results[ti] = r
+	return sp.advance(context.Background())
+}
+
+// MergeFailure implements tasks.MergesFailures.
+func (sp *solvePlan) MergeFailure(id string) error {
+	ti, err := sp.position(id)
+	if err != nil || sp.merged.results[ti] != nil {
+		return err
+	}
+	sp.merged.failed[ti] = true
+	return sp.advance(context.Background())
+}
+
+// position returns task id's position, making the merge state with the
+// first call.
+func (sp *solvePlan) position(id string) (int, error) {
 	m := &sp.merged
 	if m.index == nil {
 		m.index = make(map[string]int, len(sp.tasks))
@@ -563,66 +535,65 @@ func (sp *solvePlan) Merge(id string, data []byte) error {
 			m.index[t.ID] = i
 		}
 		m.results = make([]*chunkResult, len(sp.tasks))
-		if sp.params.Out {
-			m.out = make([]byte, 0, sp.outEstimate())
-		}
+		m.failed = make([]bool, len(sp.tasks))
+		m.totals.guesses = map[int]int{}
+		m.lines = newCorpusLines(sp.params, sp.outputs)
 	}
 	ti, ok := m.index[id]
 	if !ok {
-		return fmt.Errorf("no task %s", id)
+		return 0, fmt.Errorf("no task %s", id)
 	}
-	if m.results[ti] != nil {
-		return nil
-	}
-	r, err := decodeResult(data, sp.pieces[ti].Items)
-	if err != nil {
-		return fmt.Errorf("result of task %s: %w", id, err)
-	}
-	m.results[ti] = r
-	for m.next < len(sp.tasks) && m.results[m.next] != nil {
-		ti := m.next
-		l, err := sp.write(context.Background(), m.lines, ti, m.results[ti])
-		if err != nil {
+	return ti, nil
+}
+
+// advance writes the tasks from next on that are merged or failed.
+func (sp *solvePlan) advance(ctx context.Context) error {
+	m := &sp.merged
+	for m.next < len(sp.tasks) && (m.results[m.next] != nil || m.failed[m.next]) {
+		if err := sp.write(ctx, m.next, m.results[m.next]); err != nil {
 			return err
 		}
-		m.lines = l
-		m.results[ti].body = nil // written
+		m.results[m.next] = nil // written
 		m.next++
 	}
 	return nil
 }
 
-// outEstimate is the size of --out if every puzzle is unique.
-func (sp *solvePlan) outEstimate() int {
-	n := 0
-	for _, pc := range sp.pieces {
-		n += pc.Items * (cells + 1)
-	}
-	return n
-}
-
-// write returns l with task ti's lines appended; r is its result, or nil
-// if the task failed. It appends after the lengths of l's slices, which a
-// caller that drops the lines returned (on an error) keeps as they were.
-func (sp *solvePlan) write(ctx context.Context, l lines, ti int, r *chunkResult) (lines, error) {
+// write adds task ti to the totals and writes its lines; r is its result,
+// or nil if the task failed.
+func (sp *solvePlan) write(ctx context.Context, ti int, r *chunkResult) error {
+	l := sp.merged.lines
 	file := sp.pieces[ti].File
 	if r == nil {
 		// The task failed: its lines are still accounted for.
-		return l, sp.failedChunk(ctx, sp.tasks[ti], &l)
+		return sp.failedChunk(ctx, sp.tasks[ti], l)
+	}
+	t := &sp.merged.totals
+	for i, n := range r.Counts {
+		t.counts[i] += n
+	}
+	for i, n := range r.Clues {
+		t.clues[i] += n
+	}
+	for _, gn := range r.Guesses {
+		t.guesses[gn[0]] += gn[1]
+	}
+	for _, h := range r.Hardest {
+		h.File = file
+		t.hardest = pushHard(t.hardest, h)
 	}
 	var err error
-	l.out, err = r.expand(l.out, sp.params.Out, func(rj chunkReject, reason string) { l.reject(file, rj.Line, rj.Outcome, reason) })
+	l.out.buf, err = r.expand(l.out.buf, sp.params.Out, func(rj chunkReject, reason string) { l.addReject(file, rj.Line, rj.Outcome, reason) })
 	if err != nil {
-		return l, fmt.Errorf("result of task %s: %w", sp.tasks[ti].ID, err)
+		return fmt.Errorf("result of task %s: %w", sp.tasks[ti].ID, err)
 	}
-	return l, nil
+	return l.flush(false)
 }
 
-// Report implements tasks.Plan: it merges the chunks' summaries, and
-// writes the lines of --out and the rejects of the tasks after the first
-// that failed (Merge wrote those before it), in input order. It changes
-// nothing in the plan (it writes what it adds after the slices' lengths),
-// so that it gives the same report if called again.
+// Report implements tasks.Plan: it writes the lines of --out and the
+// rejects of the tasks that Merge did not write (those after a task that
+// failed, when the runtime does not tell the plan of failures), in input
+// order, completes the outputs and adds up the report.
 func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
 	rep := &SolveReport{
 		Rejects: []Reject{}, CluesHistogram: map[string]int{}, GuessesHistogram: map[string]int{}, Hardest: []Hard{},
@@ -631,96 +602,69 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 	for _, in := range sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
-	m := &sp.merged
-	var clues [82]int
-	guesses := map[int]int{}
-	decoded := make([]*chunkResult, len(sp.tasks)) // nil: the task failed
-	for ti := range sp.tasks {
-		pc := sp.pieces[ti]
-		rep.Puzzles += pc.Items
-		var r *chunkResult
-		if m.results != nil {
-			r = m.results[ti]
+	if len(sp.tasks) > 0 {
+		if _, err := sp.position(sp.tasks[0].ID); err != nil {
+			return nil, err
 		}
-		if r == nil {
-			continue
-		}
-		decoded[ti] = r
-		rep.Unique += r.Counts[sudoku.Unique]
-		rep.Multiple += r.Counts[sudoku.Multiple]
-		rep.Unsolvable += r.Counts[sudoku.Unsolvable]
-		rep.Invalid += r.Counts[sudoku.Invalid]
-		rep.Malformed += r.Counts[sudoku.Malformed]
-		for i, n := range r.Clues {
-			clues[i] += n
-		}
-		for _, gn := range r.Guesses {
-			guesses[gn[0]] += gn[1]
-		}
-		for _, h := range r.Hardest {
-			h.File = pc.File
-			rep.Hardest = pushHard(rep.Hardest, h)
-		}
+	} else {
+		sp.merged.totals.guesses = map[int]int{}
+		sp.merged.lines = newCorpusLines(sp.params, sp.outputs)
 	}
-	for i, n := range clues {
+	m := &sp.merged
+	for ti := m.next; ti < len(sp.tasks); ti++ {
+		if err := sp.write(ctx, ti, m.results[ti]); err != nil {
+			return nil, err
+		}
+		m.results[ti] = nil
+	}
+	m.next = len(sp.tasks)
+	for _, pc := range sp.pieces {
+		rep.Puzzles += pc.Items
+	}
+	t := &m.totals
+	rep.Unique = t.counts[sudoku.Unique]
+	rep.Multiple = t.counts[sudoku.Multiple]
+	rep.Unsolvable = t.counts[sudoku.Unsolvable]
+	rep.Invalid = t.counts[sudoku.Invalid]
+	rep.Malformed = t.counts[sudoku.Malformed]
+	for i, n := range t.clues {
 		if n > 0 {
 			rep.CluesHistogram[strconv.Itoa(i)] = n
 		}
 	}
-	for g, n := range guesses {
+	for g, n := range t.guesses {
 		rep.GuessesHistogram[strconv.Itoa(g)] = n
 	}
+	rep.Hardest = append(rep.Hardest, t.hardest...)
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
 	}
-
-	// The lines of --out and the rejects, in input order, after those
-	// that Merge wrote.
-	l := m.lines
-	if sp.params.Out && l.out == nil {
-		size := 0
-		for _, r := range decoded {
-			if r != nil {
-				size += r.outSize()
-			}
-		}
-		l.out = make([]byte, 0, size)
-	}
-	for ti := m.next; ti < len(sp.tasks); ti++ {
-		var err error
-		if l, err = sp.write(ctx, l, ti, decoded[ti]); err != nil {
-			return nil, err
-		}
-	}
-	rep.Rejects = append(rep.Rejects, l.rejects...)
-	if sp.params.Out {
-		if err := sum.PutOutput(ctx, "out", l.out); err != nil {
-			return nil, err
-		}
-	}
-	if sp.params.Rejects {
-		if err := sum.PutOutput(ctx, "rejects", l.rejected); err != nil {
-			return nil, err
-		}
+	rep.Rejects = append(rep.Rejects, m.lines.rejects...)
+	if err := m.lines.finish(ctx, sum); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }
 
 // failedChunk accounts for the puzzles of a task that failed: each is
 // "unsolved" in --out and a reject.
-func (sp *solvePlan) failedChunk(ctx context.Context, t tasks.Task, l *lines) error {
+func (sp *solvePlan) failedChunk(ctx context.Context, t tasks.Task, l *corpusLines) error {
 	c, err := decodeChunk(ctx, t.Payload, sp.objects)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
 	const reason = "not solved: its task failed"
-	return sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
+	err = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
 		if sp.params.Out {
-			l.out = append(l.out, "unsolved: "+reason+"\n"...)
+			l.out.buf = append(l.out.buf, "unsolved: "+reason+"\n"...)
 		}
-		l.reject(c.File, it.Line, "unsolved", reason)
+		l.addReject(c.File, it.Line, "unsolved", reason)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return l.flush(false)
 }
 
 // hardestKept is the number of hardest puzzles a report lists.

@@ -3,12 +3,16 @@ package sudokujobs
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
@@ -87,25 +91,82 @@ func TestResultRoundTrip(t *testing.T) {
 // and reporting without a cluster.
 type memObjects map[string][]byte
 
-func (m memObjects) Get(_ context.Context, name string) ([]byte, error) { return m[name], nil }
+func (m memObjects) Get(_ context.Context, name string) ([]byte, error) {
+	data, ok := m[name]
+	if !ok {
+		return nil, fmt.Errorf("no object %s", name)
+	}
+	return data, nil
+}
 
 func (m memObjects) Put(_ context.Context, name string, data []byte) error {
 	m[name] = data
 	return nil
 }
 
-// planEnv lends objs to a plan; shared, the plan's tasks may name pieces of
-// them (tasks.PlanEnv.Shared), as in one process.
-func planEnv(objs memObjects, shared bool) tasks.PlanEnv {
-	env := tasks.PlanEnv{Objects: objs}
-	if shared {
-		env.Shared = func(string) bool { return true }
+// Create implements tasks.Outputs: the output is kept once the writer is
+// closed.
+func (m memObjects) Create(_ context.Context, name string) (io.WriteCloser, error) {
+	return &memWriter{m: m, name: name}, nil
+}
+
+type memWriter struct {
+	m    memObjects
+	name string
+	data []byte
+}
+
+func (w *memWriter) Write(p []byte) (int, error) {
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+func (w *memWriter) Close() error {
+	w.m[w.name] = append([]byte{}, w.data...)
+	return nil
+}
+
+// store stores data in objs under a name made from its content; it may be
+// called from several goroutines (UploadCorpus calls it so).
+func store(objs memObjects) func(context.Context, []byte) (string, error) {
+	var mu sync.Mutex
+	return func(_ context.Context, data []byte) (string, error) {
+		sum := sha256.Sum256(data)
+		name := "piece/" + hex.EncodeToString(sum[:8])
+		mu.Lock()
+		defer mu.Unlock()
+		objs[name] = data
+		return name, nil
 	}
-	return env
+}
+
+// uploaded uploads the text of each input of p, the object that its
+// Object names in objs, as a client does (UploadCorpus), and returns the
+// parameters with the inputs so uploaded, marshalled.
+func uploaded(tb testing.TB, objs memObjects, p SolveParams) json.RawMessage {
+	tb.Helper()
+	chunk := p.Chunk
+	if chunk == 0 {
+		chunk = DefaultChunk
+	}
+	inputs := p.Inputs
+	p.Inputs = nil
+	for _, in := range inputs {
+		up, err := UploadCorpus(context.Background(), in.File, bytes.NewReader(objs[in.Object]), chunk, store(objs))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.Inputs = append(p.Inputs, up)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
 }
 
 // Plan, run every task, report: chunking does not change the outputs, nor
-// do tasks that name pieces of their input instead of carrying them.
+// does writing them while results are merged.
 func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 	corpus := "# c\n" +
 		"..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n" +
@@ -115,27 +176,20 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 		"2...8.3...6..7..84.3.5..2.9...1.54.8.........4.27.6...3.1..7.4.72..4..6...4.1...3\n"
 	var outs []string
 	for _, size := range []int{1, 2, 3, 100} {
-		for _, shared := range []bool{false, true} {
+		for _, outputs := range []bool{false, true} {
 			objs := memObjects{"in": []byte(corpus)}
-			raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
-			plan, err := Solve{}.Plan(context.Background(), raw, planEnv(objs, shared))
+			raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: size, Out: true, Rejects: true})
+			env := tasks.PlanEnv{Objects: objs}
+			if outputs {
+				env.Outputs = objs // written as results are merged
+			}
+			plan, err := Solve{}.Plan(context.Background(), raw, env)
 			if err != nil {
 				t.Fatal(err)
 			}
-			refs := 0
-			for _, task := range plan.Tasks() {
-				if bytes.HasPrefix(task.Payload, []byte(refMagic)) {
-					refs++
-				}
-			}
-			// The first piece has a comment, which a task carries
-			// compacted: never named.
-			if shared && len(plan.Tasks()) > 1 && (refs == 0 || refs == len(plan.Tasks())) || !shared && refs > 0 {
-				t.Errorf("chunk %d, shared %v: %d of %d tasks name their piece", size, shared, refs, len(plan.Tasks()))
-			}
 			sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{Objects: objs}, tasks.Summary{Job: "j", Outputs: objs}).(*SolveReport)
 			if sr.Puzzles != 4 || sr.Unique != 2 || sr.Multiple != 1 || sr.Malformed != 1 {
-				t.Errorf("chunk %d, shared %v: %+v", size, shared, sr)
+				t.Errorf("chunk %d, outputs %v: %+v", size, outputs, sr)
 			}
 			outs = append(outs, string(objs["out"])+"|"+string(objs["rejects"]))
 		}
@@ -157,40 +211,26 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 }
 
 func TestChunkRoundTrip(t *testing.T) {
-	c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Text: []byte("# x\n" + strings.Repeat("1", 81) + "\n\nbad\n")}
-	got, err := decodeChunk(context.Background(), c.encode(), nil)
+	text := []byte("# x\n" + strings.Repeat("1", 81) + "\n\nbad\n")
+	objs := memObjects{"piece/x": text}
+	c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Object: "piece/x", Text: text}
+	payload := c.encode()
+	got, err := decodeChunk(context.Background(), payload, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("round trip:\ngot  %+v\nwant %+v", got, c)
+	if !reflect.DeepEqual(got, c) || len(payload) > 100 {
+		t.Errorf("round trip of %q:\ngot  %+v\nwant %+v", payload, got, c)
 	}
-	for _, bad := range []string{"", "nope\n", chunkMagic + "\"f\"\n", chunkMagic + "x \"f\"\n", chunkMagic + "0 \"f\"\n", chunkMagic + "1 f\n"} {
-		if _, err := decodeChunk(context.Background(), []byte(bad), nil); err == nil {
-			t.Errorf("%q decoded without error", bad)
-		}
-	}
-	// A chunk named in its input: the same chunk, read where it is.
-	input := []byte("# head\n" + string(c.Text) + "more\n")
-	objs := memObjects{"input/x": input}
-	named := &chunk{File: c.File, Line: c.Line, Text: c.Text, Object: "input/x", Offset: 7}
-	payload := named.encode()
-	if got, err := decodeChunk(context.Background(), payload, objs); err != nil || !reflect.DeepEqual(got, named) || len(payload) > 100 {
-		t.Errorf("named chunk %q: decoded %+v, %v; want %+v", payload, got, err, named)
-	}
-	n, past := len(c.Text), len(input)-7+1
-	for _, bad := range []string{
-		fmt.Sprintf("%s17 7 %d input/x\n", refMagic, n), fmt.Sprintf("%s17 7 %d input/x f\n", refMagic, n),
-		fmt.Sprintf("%s0 7 %d input/x \"f\"\n", refMagic, n), fmt.Sprintf("%s17 -1 %d input/x \"f\"\n", refMagic, n),
-		fmt.Sprintf("%s17 7 %d input/x \"f\"\n", refMagic, past), fmt.Sprintf("%s17 7 %d input/y \"f\"\n", refMagic, n),
-		fmt.Sprintf("%s17 7 %d input/x \"f\"", refMagic, n),
-	} {
+	for _, bad := range []string{"", "nope\n", pieceMagic + "17 piece/x\n", pieceMagic + "17 piece/x f\n",
+		pieceMagic + "0 piece/x \"f\"\n", pieceMagic + "x piece/x \"f\"\n", pieceMagic + "17 piece/y \"f\"\n",
+		pieceMagic + "17 piece/x \"f\""} {
 		if _, err := decodeChunk(context.Background(), []byte(bad), objs); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
 	}
 	if _, err := decodeChunk(context.Background(), payload, nil); err == nil {
-		t.Errorf("a named chunk decoded without an object store")
+		t.Errorf("a chunk decoded without an object store")
 	}
 }
 
@@ -234,12 +274,12 @@ func TestChunkLimits(t *testing.T) {
 		"long":     []byte(strings.Repeat(strings.Repeat("1", 300_000)+"\n", 40) + strings.Repeat("x", 81) + "\n"),
 	}
 	for name, want := range map[string]int{"multiple": MaxChunk, "long": 41} {
-		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: name, Object: name}}, Chunk: MaxChunk, Out: true})
+		raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: name, Object: name}}, Chunk: MaxChunk, Out: true})
 		plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := Solve{}.NewRunner(tasks.Env{})
+		r := Solve{}.NewRunner(tasks.Env{Objects: objs})
 		for _, task := range plan.Tasks() {
 			if len(task.Payload) > maxPayload {
 				t.Errorf("%s: task %s has %d bytes", name, task.ID, len(task.Payload))
@@ -273,9 +313,7 @@ func TestChunkLimits(t *testing.T) {
 // error naming where it starts.
 func TestPlanRefusesHugeGrid(t *testing.T) {
 	text := strings.Repeat(".", 81) + "\n123456789\n" + strings.Repeat("# c\n", 500_000)
-	objs := memObjects{"g": []byte(text)}
-	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "g.txt", Object: "g"}}})
-	_, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+	_, err := UploadCorpus(context.Background(), "g.txt", strings.NewReader(text), DefaultChunk, store(memObjects{}))
 	if !errors.Is(err, tasks.ErrInvalid) || !strings.HasPrefix(err.Error(), "g.txt:1: the 2 puzzles from this line") {
 		t.Errorf("error %v", err)
 	}
@@ -291,7 +329,7 @@ func TestAutoChunk(t *testing.T) {
 	}
 	objs := memObjects{"in": []byte(strings.Repeat(strings.Repeat(".", 80)+"1\n", 10_000))}
 	for chunk, want := range map[int]int{AutoChunk(len(objs["in"])): 65, 0: 10} {
-		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: chunk})
+		raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: chunk})
 		plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
 		if err != nil {
 			t.Fatal(err)
@@ -374,19 +412,11 @@ func TestSolveReportText(t *testing.T) {
 // reject, in its place; the others are solved. The report reads the
 // failed task's payload, and only that one (the runtime drops the others').
 func TestSolveFailedChunk(t *testing.T) {
-	for _, shared := range []bool{false, true} {
-		testSolveFailedChunk(t, shared)
-	}
-}
-
-// testSolveFailedChunk: shared, the tasks name their pieces (the failed
-// task's puzzles are read from the input).
-func testSolveFailedChunk(t *testing.T, shared bool) {
 	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 	corpus := strings.Repeat(pz+"\n", 5)
 	objs := memObjects{"in": []byte(corpus)}
-	raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 2, Out: true, Rejects: true})
-	plan, err := Solve{}.Plan(context.Background(), raw, planEnv(objs, shared))
+	raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 2, Out: true, Rejects: true})
+	plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs, Outputs: objs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +470,7 @@ func TestMergeInAnyOrder(t *testing.T) {
 	}
 	objs := memObjects{"in": []byte(corpus.String())}
 	for _, out := range []bool{true, false} {
-		raw, _ := json.Marshal(SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 7, Out: out, Rejects: true})
+		raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 7, Out: out, Rejects: true})
 		newPlan := func() *solvePlan {
 			plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
 			if err != nil {
@@ -449,7 +479,7 @@ func TestMergeInAnyOrder(t *testing.T) {
 			return plan.(*solvePlan)
 		}
 		plan := newPlan()
-		r := Solve{}.NewRunner(tasks.Env{})
+		r := Solve{}.NewRunner(tasks.Env{Objects: objs})
 		results := map[string][]byte{}
 		for _, task := range plan.Tasks() {
 			o, err := r.Run(context.Background(), task.Payload)

@@ -4,6 +4,7 @@ package taskstest
 
 import (
 	"context"
+	"io"
 	"sync"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // RunPlan runs every task of plan, in order, with one runner of kind k made
 // with env, merges each result, and returns the plan's report; sum.Tasks is
 // set to the number of tasks. The tasks named in sum.Failures are not run
-// and not merged, as for a job whose tasks failed. Like the coordinator, it
+// and not merged, as for a job whose tasks failed (a plan that is told of
+// failures, tasks.MergesFailures, is told in their place). Like the coordinator, it
 // drops the payload of each task whose result it merged (see tasks.Plan).
 // Any error fails the test.
 func RunPlan(tb testing.TB, k tasks.Kind, plan tasks.Plan, env tasks.Env, sum tasks.Summary) tasks.Report {
@@ -22,6 +24,11 @@ func RunPlan(tb testing.TB, k tasks.Kind, plan tasks.Plan, env tasks.Env, sum ta
 	list := plan.Tasks()
 	for i, task := range list {
 		if sum.Failed(task.ID) {
+			if f, ok := plan.(tasks.MergesFailures); ok {
+				if err := f.MergeFailure(task.ID); err != nil {
+					tb.Fatalf("merge the failure of task %s: %v", task.ID, err)
+				}
+			}
 			continue
 		}
 		out, err := r.Run(context.Background(), task.Payload)
@@ -56,6 +63,30 @@ func (o *Outputs) Put(_ context.Context, name string, data []byte) error {
 	}
 	o.m[name] = data
 	return nil
+}
+
+// Create implements tasks.Outputs: the output is kept once the writer is
+// closed.
+func (o *Outputs) Create(_ context.Context, name string) (io.WriteCloser, error) {
+	return &outputWriter{o: o, name: name}, nil
+}
+
+type outputWriter struct {
+	o    *Outputs
+	name string
+	data []byte
+}
+
+func (w *outputWriter) Write(p []byte) (int, error) {
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+func (w *outputWriter) Close() error {
+	if w.data == nil {
+		w.data = []byte{}
+	}
+	return w.o.Put(context.Background(), w.name, w.data)
 }
 
 // Get returns the output name, and whether the job wrote it.
