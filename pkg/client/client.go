@@ -232,16 +232,17 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 		// coordinator takes the job as soon as it appears.
 		j = job.New(spec)
 	}
+	if s.cluster != nil {
+		// Before the coordinator may take the job up: its outputs go to
+		// the files as it runs.
+		if err := s.sink(j.ID, o.Outputs); err != nil {
+			return err
+		}
+	}
 	if s.cluster != nil || fresh {
 		mu.Lock()
 		mine[j.ID] = true
 		mu.Unlock()
-	}
-	if s.cluster != nil {
-		// Before the job runs: its outputs go to the files as it runs.
-		if err := s.sink(j.ID, o.Outputs); err != nil {
-			return err
-		}
 	}
 	if fresh {
 		if err := s.b.CreateJob(ctx, j); err != nil {
@@ -351,23 +352,36 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		if !ok {
 			return fmt.Errorf("job %s has no output %q", j.ID, name)
 		}
+		var out output
 		if f := s.sinks[name]; f != nil {
 			s.b.Unsink(obj)
 			delete(s.sinks, name)
 			outs = append(outs, output{path: path, f: f, tmp: true})
-			continue
-		}
-		out := output{path: path, tmp: replaceable(path)}
-		var err error
-		if out.tmp {
-			out.f, err = createTemp(path)
+			if j.OutputParts[name] == 0 {
+				continue // written to f
+			}
+			// Written to the store after all (by a coordinator that took
+			// the job up before f was there): copied to f.
+			out = outs[len(outs)-1]
+			if err := f.Truncate(0); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
 		} else {
-			out.f, err = os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+			out = output{path: path, tmp: replaceable(path)}
+			var err error
+			if out.tmp {
+				out.f, err = createTemp(path)
+			} else {
+				out.f, err = os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+			}
+			if err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			outs = append(outs, out)
 		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		outs = append(outs, out)
 		w := bufio.NewWriterSize(out.f, 1<<20)
 		if err := s.b.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)

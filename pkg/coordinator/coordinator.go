@@ -320,7 +320,8 @@ func (c *Coordinator) plan(r *run) error {
 	}
 	pickedUp := time.Now()
 	out := newOutputs(c.b.Objects(), r.id)
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Outputs: out})
+	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Outputs: out, Result: result})
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
@@ -412,6 +413,24 @@ func (c *Coordinator) mergeStored(r *run) error {
 		r.markDone(i, s)
 		return nil
 	})
+}
+
+// storedResult reads the stored result of a task of job jobID that was
+// merged (tasks.PlanEnv.Result): each is stored before it is merged.
+func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
+	v, found, err := c.cfg.DB.Get(resultKey(jobID, task))
+	if err != nil || !found {
+		return nil, fmt.Errorf("stored result of task %s: %w (found %v)", task, err, found)
+	}
+	s, err := decodeStored(v)
+	if err != nil || s.Ref == "" {
+		return nil, fmt.Errorf("stored result of task %s: %w (failed %q)", task, err, s.Failed)
+	}
+	data, found, err := c.cfg.DB.Get([]byte(s.Ref))
+	if err != nil || !found {
+		return nil, fmt.Errorf("stored result of task %s: %w (found %v)", task, err, found)
+	}
+	return data, nil
 }
 
 // publishUnfinished publishes each task of r that is not merged: one whose

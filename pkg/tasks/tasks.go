@@ -52,6 +52,10 @@ type PlanEnv struct {
 	// while results are merged (Outputs.Create), or nil (nothing keeps
 	// them). The report writes to the same outputs (Summary.Outputs).
 	Outputs Outputs
+	// Result reads back the result of a task that was merged (what Merge
+	// was given), so that a plan need not hold a result until it is its
+	// turn; nil: the plan keeps what it needs.
+	Result func(ctx context.Context, id string) ([]byte, error)
 }
 
 // Objects is the cluster's store of big blobs (JetStream Object Store): job

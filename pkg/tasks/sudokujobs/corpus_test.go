@@ -182,9 +182,10 @@ func TestPlanChecksManifest(t *testing.T) {
 // The outputs written as results are merged, in any order, with failures
 // told as they come (tasks.MergesFailures), are those of the plan that
 // keeps them whole until its report, merged in order, byte for byte; so
-// is the report.
+// is the report. So are they when the plan drops the results that wait
+// for an earlier task and reads them again (PlanEnv.Result).
 func TestStreamedOutputsMatchWhole(t *testing.T) {
-	defer func(n int) { readBlock = n }(readBlock)
+	defer func(n, h int) { readBlock, maxHeld = n, h }(readBlock, maxHeld)
 	readBlock = 10_000
 	text := corpusTexts(t)["mixed"]
 	for _, kind := range []tasks.Kind{Solve{}, Rate{}} {
@@ -208,14 +209,21 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 		sum := tasks.Summary{Job: "j", Failures: []job.Failure{{Task: failed, Reason: "lost"}}}
 		sum.Outputs = whole
 		wantRep := taskstest.RunPlan(t, kind, plan, tasks.Env{Objects: whole}, sum)
-		for trial := range 5 {
+		for trial := range 6 {
+			reread := 0
+			env := tasks.PlanEnv{Objects: nil, Result: func(_ context.Context, id string) ([]byte, error) {
+				reread++
+				return results[id], nil
+			}}
+			maxHeld = map[bool]int{true: 1, false: 64 << 20}[trial%2 == 1] // drop every result that waits
 			streamed := memObjects{}
 			for k, v := range whole {
 				if k != "out" && k != "rejects" {
 					streamed[k] = v
 				}
 			}
-			p, err := kind.Plan(context.Background(), raw, tasks.PlanEnv{Objects: streamed, Outputs: streamed})
+			env.Objects, env.Outputs = streamed, streamed
+			p, err := kind.Plan(context.Background(), raw, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,6 +242,9 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 			rep, err := p.Report(context.Background(), tasks.Summary{Job: "j", Failures: sum.Failures})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if _, isSolve := kind.(Solve); isSolve && (trial%2 == 1) != (reread > 0) {
+				t.Errorf("%s, trial %d: %d results read again", kind.Name(), trial, reread)
 			}
 			if fmt.Sprintf("%+v", rep) != fmt.Sprintf("%+v", wantRep) {
 				t.Errorf("%s, trial %d: report\n%+v\nwant\n%+v", kind.Name(), trial, rep, wantRep)

@@ -164,7 +164,7 @@ func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (
 	if env.Objects == nil {
 		return nil, errors.New("sudoku.solve: no object store to read the inputs from")
 	}
-	sp := &solvePlan{params: p, objects: env.Objects, outputs: env.Outputs}
+	sp := &solvePlan{params: p, objects: env.Objects, outputs: env.Outputs, reread: env.Result}
 	var payloads [][]byte
 	for _, in := range p.Inputs {
 		m, err := env.Objects.Get(ctx, in.Object)
@@ -226,8 +226,15 @@ type solvePlan struct {
 	tasks   []tasks.Task
 	objects tasks.Objects // the inputs, for the puzzles of failed tasks
 	outputs tasks.Outputs // PlanEnv.Outputs
+	reread  func(ctx context.Context, id string) ([]byte, error) // PlanEnv.Result
 	merged  merged
 }
+
+// maxHeld bounds the bytes of results that wait for an earlier task (a
+// task held up, a worker that died with it): the results past it are
+// dropped and read again in their turn (PlanEnv.Result). A variable for
+// the tests.
+var maxHeld = 64 << 20
 
 // merged is what Merge has put together: the results that wait for a task
 // before them, and what the tasks before next added to the report and to
@@ -239,6 +246,8 @@ type merged struct {
 	index   map[string]int // task id -> position, made by the first Merge
 	results []*chunkResult // by task: merged, waiting for next
 	failed  []bool         // by task: failed (MergeFailure), waiting for next
+	dropped []bool         // by task: merged, to be read again in its turn
+	held    int            // bytes of results
 	next    int
 	totals  solveTotals
 	lines   *corpusLines
@@ -507,22 +516,31 @@ func (sp *solvePlan) Merge(id string, data []byte) error {
 	if err != nil || sp.merged.results[ti] != nil || sp.merged.failed[ti] {
 		return err
 	}
+	m := &sp.merged
+	if m.dropped[ti] {
+		return nil
+	}
 	r, err := decodeResult(data, sp.pieces[ti].Items)
 	if err != nil {
 		return fmt.Errorf("result of task %s: %w", id, err)
 	}
-	sp.merged.results[ti] = r
-	return sp.advance(context.Background())
+	if ti != m.next && sp.reread != nil && m.held+len(data) > maxHeld {
+		m.dropped[ti] = true
+		return nil
+	}
+	m.results[ti] = r
+	m.held += len(r.body)
+	return sp.advance(context.Background(), false)
 }
 
 // MergeFailure implements tasks.MergesFailures.
 func (sp *solvePlan) MergeFailure(id string) error {
 	ti, err := sp.position(id)
-	if err != nil || sp.merged.results[ti] != nil {
+	if err != nil || sp.merged.results[ti] != nil || sp.merged.dropped[ti] {
 		return err
 	}
 	sp.merged.failed[ti] = true
-	return sp.advance(context.Background())
+	return sp.advance(context.Background(), false)
 }
 
 // position returns task id's position, making the merge state with the
@@ -536,6 +554,7 @@ func (sp *solvePlan) position(id string) (int, error) {
 		}
 		m.results = make([]*chunkResult, len(sp.tasks))
 		m.failed = make([]bool, len(sp.tasks))
+		m.dropped = make([]bool, len(sp.tasks))
 		m.totals.guesses = map[int]int{}
 		m.lines = newCorpusLines(sp.params, sp.outputs)
 	}
@@ -546,15 +565,33 @@ func (sp *solvePlan) position(id string) (int, error) {
 	return ti, nil
 }
 
-// advance writes the tasks from next on that are merged or failed.
-func (sp *solvePlan) advance(ctx context.Context) error {
+// advance writes the tasks from next on that are merged or failed, or,
+// with all, every task left (one neither merged nor told failed failed).
+func (sp *solvePlan) advance(ctx context.Context, all bool) error {
 	m := &sp.merged
-	for m.next < len(sp.tasks) && (m.results[m.next] != nil || m.failed[m.next]) {
-		if err := sp.write(ctx, m.next, m.results[m.next]); err != nil {
+	for ; m.next < len(sp.tasks); m.next++ {
+		ti := m.next
+		r := m.results[ti]
+		switch {
+		case r != nil || m.failed[ti]:
+		case m.dropped[ti]:
+			data, err := sp.reread(ctx, sp.tasks[ti].ID)
+			if err == nil {
+				r, err = decodeResult(data, sp.pieces[ti].Items)
+			}
+			if err != nil {
+				return fmt.Errorf("result of task %s, read again: %w", sp.tasks[ti].ID, err)
+			}
+		case !all:
+			return nil
+		}
+		if err := sp.write(ctx, ti, r); err != nil {
 			return err
 		}
-		m.results[m.next] = nil // written
-		m.next++
+		if m.results[ti] != nil {
+			m.held -= len(m.results[ti].body)
+		}
+		m.results[ti], m.dropped[ti] = nil, false // written
 	}
 	return nil
 }
@@ -611,13 +648,9 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 		sp.merged.lines = newCorpusLines(sp.params, sp.outputs)
 	}
 	m := &sp.merged
-	for ti := m.next; ti < len(sp.tasks); ti++ {
-		if err := sp.write(ctx, ti, m.results[ti]); err != nil {
-			return nil, err
-		}
-		m.results[ti] = nil
+	if err := sp.advance(ctx, true); err != nil {
+		return nil, err
 	}
-	m.next = len(sp.tasks)
 	for _, pc := range sp.pieces {
 		rep.Puzzles += pc.Items
 	}
