@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,7 @@ type DB struct {
 	// sees them at once.
 	pending map[string][]byte
 	ttl     time.Duration // of every Put; 0: forever
+	dir     string        // absolute; "" in memory
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -90,6 +92,9 @@ func Open(dir string, o Options) (*DB, error) {
 	}
 	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), pending: map[string][]byte{}, ttl: o.TTL,
 		stop: make(chan struct{}), done: make(chan struct{})}
+	if !o.InMemory {
+		s.dir, _ = filepath.Abs(dir)
+	}
 	go s.flushLoop(o.FlushEvery)
 	return s, nil
 }
@@ -104,12 +109,18 @@ func (e oneLine) Error() string {
 
 func (e oneLine) Unwrap() error { return e.err }
 
+// releaseEvery is how often the pages of the store's mapped files are
+// taken out of the process's resident memory (releaseMapped).
+const releaseEvery = 2 * time.Second
+
 func (s *DB) flushLoop(every time.Duration) {
 	defer close(s.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	gc := time.NewTicker(gcEvery)
 	defer gc.Stop()
+	release := time.NewTicker(releaseEvery)
+	defer release.Stop()
 	for {
 		select {
 		case <-s.stop:
@@ -120,6 +131,8 @@ func (s *DB) flushLoop(every time.Duration) {
 			}
 		case <-gc.C:
 			s.collectGarbage()
+		case <-release.C:
+			releaseMapped(s.dir)
 		}
 	}
 }
