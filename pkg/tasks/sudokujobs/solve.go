@@ -226,8 +226,9 @@ type solvePlan struct {
 	tasks   []tasks.Task
 	objects tasks.Objects // the inputs, for the puzzles of failed tasks
 	outputs tasks.Outputs // PlanEnv.Outputs
-	reread  func(ctx context.Context, id string) ([]byte, error) // PlanEnv.Result
 	merged  merged
+	// reread is PlanEnv.Result.
+	reread func(ctx context.Context, id string) ([]byte, error)
 }
 
 // maxHeld bounds the bytes of results that wait for an earlier task (a
