@@ -56,7 +56,7 @@ func (c *Conn) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
 }
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
-// queue.Broker.UploadInput) and returns the spec.
+// sudokujobs.UploadCorpus) and returns the spec.
 func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, *queue.Broker) (job.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.b)
 	if err != nil {
@@ -91,7 +91,7 @@ func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
 			return j, nil
 		}
 		var buf bytes.Buffer
-		if err := c.s.b.DownloadTo(ctx, j.ReportObject, &buf); err != nil {
+		if err := c.s.b.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
 			return nil, fmt.Errorf("job %s: report: %w", id, err)
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())

@@ -573,14 +573,16 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
 	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
-		obj, err := b.UploadInput(ctx, bytes.NewReader(text))
-		if err != nil {
-			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
-		}
-		p := sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: name, Object: obj}}, Chunk: chunk}
+		p := sudokujobs.SolveParams{Chunk: chunk}
 		if p.Chunk == 0 {
 			p.Chunk = sudokujobs.AutoChunk(len(text))
 		}
+		// Cut and stored as analyze sudoku solve stores a file.
+		in, err := sudokujobs.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, b.UploadContent)
+		if err != nil {
+			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
+		}
+		p.Inputs = []sudokujobs.Input{in}
 		if err := p.Validate(); err != nil {
 			return job.Spec{}, err
 		}
