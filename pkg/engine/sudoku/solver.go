@@ -65,27 +65,32 @@ func (s *Solver) search(k int) {
 			return
 		}
 		s.guesses++
-		b, bit := st.guessCell()
-		var ds [9]int8
-		nd := 0
-		for d := range 9 {
-			if st.f[3*d+b]&bit != 0 {
-				ds[nd] = int8(d)
-				nd++
+		kind, idx, d, ok := st.guessPerm()
+		if !ok {
+			panic("sudoku: solver bug: no band or stack left to branch on")
+		}
+		// One branch per permutation still possible: every one but the
+		// last gets a copy of the state; the last continues in this
+		// node's state, as the loop's next turn.
+		p := st.presence(kind, idx, d)
+		var ks [6]int8
+		nk := 0
+		for j, m := range permsBits {
+			if p&m == m {
+				ks[nk] = int8(j)
+				nk++
 			}
 		}
-		// Every candidate but the last gets a copy of the state; the last
-		// one continues in this node's state, as the loop's next turn.
-		for _, d := range ds[:nd-1] {
+		for _, j := range ks[:nk-1] {
 			next := &s.stack[k+1]
 			*next = *st
-			next.place(3*int(d)+b, bit)
+			next.restrict(kind, idx, d, int(j))
 			s.search(k + 1)
 			if s.n >= s.limit {
 				return
 			}
 		}
-		st.place(3*int(ds[nd-1])+b, bit)
+		st.restrict(kind, idx, d, int(ks[nk-1]))
 		s.nodes++
 	}
 }
