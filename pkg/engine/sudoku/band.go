@@ -97,8 +97,8 @@ var (
 	placeTodo [32]uint32
 	// sameDigit[i]: the digit's words in the two other bands.
 	sameDigit [32][2]uint8
-	// colOf[pos]: the column of band cell pos.
-	colOf [32]uint8
+	// colAt[pos]: the column of band cell pos, in a band word.
+	colAt [32]uint32
 	// bandOf[i]: the band of word i.
 	bandOf [32]uint8
 	// lockedRow[p]: the mini-rows of presence p (as complexMask's index)
@@ -197,7 +197,7 @@ func init() {
 		bandOf[i] = uint8(b)
 	}
 	for pos := range 27 {
-		colOf[pos] = uint8(pos % 9)
+		colAt[pos] = colMask[pos%9]
 	}
 	for pos := range 27 {
 		r, c := pos/9, pos%9
@@ -222,7 +222,7 @@ func (st *state) place(i int, bit uint32) {
 		st.f[j] &^= bit
 	}
 	st.f[i] = own
-	c := colMask[colOf[pos]]
+	c := colAt[pos&31]
 	o := &sameDigit[i]
 	st.f[o[0]&31] &^= c
 	st.f[o[1]&31] &^= c
@@ -294,7 +294,7 @@ func (st *state) columnSingles() (progress, ok bool) {
 		d := bits.TrailingZeros32(st.colDirty)
 		var any, multi [3]uint32
 		for b := range 3 {
-			w := st.f[3*d+b]
+			w := st.f[(3*d+b)&31]
 			r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18
 			any[b] = r0 | r1 | r2
 			multi[b] = r0&r1 | r0&r2 | r1&r2
@@ -323,7 +323,7 @@ func (st *state) columnSingles() (progress, ok bool) {
 			if cols == 0 {
 				continue
 			}
-			w := st.f[3*d+b] &^ (cols | cols<<9 | cols<<18)
+			w := st.f[(3*d+b)&31] &^ (cols | cols<<9 | cols<<18)
 			st.f[3*d+b] = w
 			st.todo |= 1 << (3*d + b)
 			progress = true
@@ -336,7 +336,7 @@ func (st *state) columnSingles() (progress, ok bool) {
 			one := any[b] &^ multi[b] &^ any[o[0]] &^ any[o[1]]
 			for ; one != 0; one &= one - 1 {
 				c := bits.TrailingZeros32(one)
-				bit := st.f[3*d+b] & colMask[c]
+				bit := st.f[(3*d+b)&31] & colAt[c&31]
 				if bit == 0 {
 					return false, false // cleared by a placement of this loop
 				}
@@ -351,7 +351,8 @@ func (st *state) columnSingles() (progress, ok bool) {
 }
 
 // propagate runs the band updates, naked singles and column singles to a
-// fixed point. It returns false on a contradiction.
+// fixed point (the search then runs the triads, and propagates again if
+// they cleared anything). It returns false on a contradiction.
 func (st *state) propagate() bool {
 	for {
 		for st.todo != 0 {
@@ -378,13 +379,6 @@ func (st *state) propagate() bool {
 		if !ok {
 			return false
 		}
-		if progress {
-			continue
-		}
-		progress, ok = st.triads()
-		if !ok {
-			return false
-		}
 		if !progress {
 			return true
 		}
@@ -403,8 +397,12 @@ func (st *state) propagate() bool {
 // band) and mini-columns 9*b+c (band b, column c), so that each digit's
 // presence in the 27 mini-rows, and in the 27 mini-columns, is one word,
 // and counting digits per intersection is bit-sliced over 9 words.
-func (st *state) triads() (progress, ok bool) {
-	var rowP, rowF, colP, colF [9]uint32
+//
+// The digits' presence in the mini-rows and mini-columns stays in tr for
+// choose, when the triads clear nothing.
+func (st *state) triads(tr *triadView) (progress, ok bool) {
+	rowP, colP := &tr.rowP, &tr.colP
+	var rowF, colF [9]uint32
 	var r1, r2, r3, r4, k1, k2, k3, k4 uint32 // mini-rows with >= n digits present (r) or locked (k)
 	var c1, c2, c3, c4, l1, l2, l3, l4 uint32 // the same for mini-columns
 	for d := range 9 {
@@ -413,9 +411,9 @@ func (st *state) triads() (progress, ok bool) {
 		for b := range 3 {
 			w := st.f[3*d+b]
 			r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18
-			p := uint32(shrink[r0]) | uint32(shrink[r1])<<3 | uint32(shrink[r2])<<6
+			p := uint32(shrink[r0]) | uint32(shrink[r1])<<3 | uint32(shrink[r2&rowBits])<<6
 			rp |= p << (9 * b)
-			rf |= uint32(lockedRow[p]) << (9 * b)
+			rf |= uint32(lockedRow[p&511]) << (9 * b)
 			any[b] = r0 | r1 | r2
 			cp |= any[b] << (9 * b)
 		}
@@ -499,74 +497,60 @@ func (st *state) grid(g *Grid) {
 	}
 }
 
-// guessPerm picks what to branch on as tdoku does: among the bands and
-// stacks not yet fixed, the one whose digits have the fewest permutations
-// left in all, and in it the digit with the fewest (two if possible). It
+// triadView is the presence of each digit in the 27 mini-rows and the 27
+// mini-columns, as triads computes it.
+type triadView struct {
+	rowP, colP [9]uint32
+}
+
+// presence returns digit d's presence in band idx (kind 0: bit 3r+x, row
+// r in box x) or in stack idx (kind 1: bit 3b+j, band b in the stack's
+// column j): the same permutations read both.
+func (tr *triadView) presence(kind, idx, d int) uint16 {
+	if kind == 0 {
+		return uint16(tr.rowP[d] >> (9 * idx) & 511)
+	}
+	c := tr.colP[d] >> (3 * idx)
+	return uint16(c&7 | c>>9&7<<3 | c>>18&7<<6)
+}
+
+// choose picks what to branch on as tdoku does: among the bands and stacks
+// not yet fixed, the one whose digits have the fewest permutations left
+// in all, and in it the digit with the fewest (two if possible). It
 // returns kind 0 for band idx or 1 for stack idx, and the digit d; ok is
 // false if every band and stack is fixed, which a propagated state with
 // empty cells never is: a digit fixed in a band and in a stack is a row
 // hidden single in each box.
-func (st *state) guessPerm() (kind, idx, d int, ok bool) {
-	var rowP, colP [3][9]uint16 // [band or stack][digit]: presence
-	var rowN, colN [3]int
+func (tr *triadView) choose() (kind, idx, d int, ok bool) {
+	var n [2][3]int
 	for dd := range 9 {
-		var any [3]uint32
-		for b := range 3 {
-			w := st.f[3*dd+b]
-			r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18
-			p := uint16(shrink[r0]) | uint16(shrink[r1])<<3 | uint16(shrink[r2])<<6
-			rowP[b][dd] = p
-			rowN[b] += int(permCount[p&511])
-			any[b] = r0 | r1 | r2
-		}
-		for sh := range 3 {
-			q := uint16(any[0]>>(3*sh)&7) | uint16(any[1]>>(3*sh)&7)<<3 | uint16(any[2]>>(3*sh)&7)<<6
-			colP[sh][dd] = q
-			colN[sh] += int(permCount[q&511])
+		for i := range 3 {
+			n[0][i] += int(permCount[tr.presence(0, i, dd)&511])
+			n[1][i] += int(permCount[tr.presence(1, i, dd)&511])
 		}
 	}
 	best := 1 << 30
 	for i := range 3 {
-		if n := rowN[i]; n > 9 && n < best {
-			best, kind, idx = n, 0, i
+		if m := n[0][i]; m > 9 && m < best {
+			best, kind, idx = m, 0, i
 		}
-		if n := colN[i]; n > 9 && n < best {
-			best, kind, idx = n, 1, i
+		if m := n[1][i]; m > 9 && m < best {
+			best, kind, idx = m, 1, i
 		}
 	}
 	if best == 1<<30 {
 		return 0, 0, 0, false
 	}
-	ps := &rowP[idx]
-	if kind == 1 {
-		ps = &colP[idx]
-	}
 	bestN := 7
-	for dd, p := range ps {
-		if n := int(permCount[p&511]); n >= 2 && n < bestN {
-			bestN, d = n, dd
-			if n == 2 {
+	for dd := range 9 {
+		if m := int(permCount[tr.presence(kind, idx, dd)&511]); m >= 2 && m < bestN {
+			bestN, d = m, dd
+			if m == 2 {
 				break
 			}
 		}
 	}
 	return kind, idx, d, true
-}
-
-// presence returns digit d's presence in band idx (kind 0) or stack idx
-// (kind 1), as guessPerm reads it.
-func (st *state) presence(kind, idx, d int) uint16 {
-	if kind == 0 {
-		w := st.f[(3*d+idx)&31]
-		return uint16(shrink[w&rowBits]) | uint16(shrink[w>>9&rowBits])<<3 | uint16(shrink[w>>18&rowBits])<<6
-	}
-	var q uint16
-	for b := range 3 {
-		w := st.f[(3*d+b)&31]
-		a := (w | w>>9 | w>>18) & rowBits
-		q |= uint16(a>>(3*idx)&7) << (3 * b)
-	}
-	return q
 }
 
 // restrict keeps digit d to permutation k in band idx (kind 0) or stack

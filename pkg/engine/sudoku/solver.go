@@ -64,15 +64,23 @@ func (s *Solver) search(k int) {
 			s.n++
 			return
 		}
+		var tr triadView
+		progress, ok := st.triads(&tr)
+		if !ok {
+			return
+		}
+		if progress {
+			continue
+		}
 		s.guesses++
-		kind, idx, d, ok := st.guessPerm()
+		kind, idx, d, ok := tr.choose()
 		if !ok {
 			panic("sudoku: solver bug: no band or stack left to branch on")
 		}
 		// One branch per permutation still possible: every one but the
 		// last gets a copy of the state; the last continues in this
 		// node's state, as the loop's next turn.
-		p := st.presence(kind, idx, d)
+		p := tr.presence(kind, idx, d)
 		var ks [6]int8
 		nk := 0
 		for j, m := range permsBits {
