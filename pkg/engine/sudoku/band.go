@@ -416,6 +416,11 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 			rf |= uint32(lockedRow[p&511]) << (9 * b)
 			any[b] = r0 | r1 | r2
 			cp |= any[b] << (9 * b)
+			tr.perms[0][b] += permCount[p&511]
+		}
+		for sh := range 3 {
+			q := any[0]>>(3*sh)&7 | any[1]>>(3*sh)&7<<3 | any[2]>>(3*sh)&7<<6
+			tr.perms[1][sh] += permCount[q&511]
 		}
 		cf = (any[0] &^ any[1] &^ any[2]) | (any[1]&^any[0]&^any[2])<<9 | (any[2]&^any[0]&^any[1])<<18
 		rowP[d], rowF[d], colP[d], colF[d] = rp, rf, cp, cf
@@ -498,9 +503,11 @@ func (st *state) grid(g *Grid) {
 }
 
 // triadView is the presence of each digit in the 27 mini-rows and the 27
-// mini-columns, as triads computes it.
+// mini-columns, and the permutations left in each band and stack, as
+// triads computes them.
 type triadView struct {
 	rowP, colP [9]uint32
+	perms      [2][3]uint8 // [0][b]: band b's permutations, all digits; [1][s]: stack s's
 }
 
 // presence returns digit d's presence in band idx (kind 0: bit 3r+x, row
@@ -522,14 +529,8 @@ func (tr *triadView) presence(kind, idx, d int) uint16 {
 // empty cells never is: a digit fixed in a band and in a stack is a row
 // hidden single in each box.
 func (tr *triadView) choose() (kind, idx, d int, ok bool) {
-	var n [2][3]int
-	for dd := range 9 {
-		for i := range 3 {
-			n[0][i] += int(permCount[tr.presence(0, i, dd)&511])
-			n[1][i] += int(permCount[tr.presence(1, i, dd)&511])
-		}
-	}
-	best := 1 << 30
+	n := &tr.perms
+	best := uint8(255)
 	for i := range 3 {
 		if m := n[0][i]; m > 9 && m < best {
 			best, kind, idx = m, 0, i
@@ -538,7 +539,7 @@ func (tr *triadView) choose() (kind, idx, d int, ok bool) {
 			best, kind, idx = m, 1, i
 		}
 	}
-	if best == 1<<30 {
+	if best == 255 {
 		return 0, 0, 0, false
 	}
 	bestN := 7
