@@ -332,8 +332,11 @@ func (st *state) columnSingles() (progress, ok bool) {
 			multi[b] = r0&r1 | r0&r2 | r1&r2
 		}
 		for b := range 3 {
+			// Only columns whose one cell is empty: a digit's filled
+			// cell is alone in its column too.
 			o := otherBands[b]
-			one := any[b] &^ multi[b] &^ any[o[0]] &^ any[o[1]]
+			u := st.f[(3*d+b)&31] & st.unsolved[b]
+			one := any[b] &^ multi[b] &^ any[o[0]] &^ any[o[1]] & (u | u>>9 | u>>18)
 			for ; one != 0; one &= one - 1 {
 				c := bits.TrailingZeros32(one)
 				bit := st.f[(3*d+b)&31] & colAt[c&31]
