@@ -19,7 +19,6 @@ import (
 // (Run, Jobs, Cancel, ...) open a connection per command instead.
 type Conn struct {
 	s *session
-	o Options
 
 	mu sync.Mutex
 	// reports keeps the reports read from their objects: an object handed
@@ -38,7 +37,7 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{s: s, o: o, reports: map[string][]byte{}}, nil
+	return &Conn{s: s, reports: map[string][]byte{}}, nil
 }
 
 // Close closes the connection; an embedded cluster hands its running tasks

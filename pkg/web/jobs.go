@@ -186,16 +186,24 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"jobs": list})
 }
 
-func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+// requestedJob reads the record of the job the path names; on failure it
+// has answered and returns false.
+func (s *Server) requestedJob(w http.ResponseWriter, r *http.Request) (*job.Record, bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
 	defer cancel()
 	j, err := s.o.Conn.Job(ctx, r.PathValue("id"))
 	if err != nil {
 		status, msg := s.clusterError(err, r.PathValue("id"))
 		writeError(w, status, msg)
-		return
+		return nil, false
 	}
-	writeJSON(w, http.StatusOK, detail(j))
+	return j, true
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	if j, ok := s.requestedJob(w, r); ok {
+		writeJSON(w, http.StatusOK, detail(j))
+	}
 }
 
 func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
@@ -217,12 +225,8 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 // jobChart draws a done sweep's chart from its report, as analyze mnk
 // sweep --chart does.
 func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
-	defer cancel()
-	j, err := s.o.Conn.Job(ctx, r.PathValue("id"))
-	if err != nil {
-		status, msg := s.clusterError(err, r.PathValue("id"))
-		writeError(w, status, msg)
+	j, ok := s.requestedJob(w, r)
+	if !ok {
 		return
 	}
 	if j.Spec.Kind != (mnkjobs.Sweep{}).Name() {

@@ -91,7 +91,7 @@ func New(o Options) (*Server, error) {
 	s.nine = newGameStore[*nineGame](o.MaxGames, o.IdleGame, o.Now)
 	s.sdk = newGameStore[*sudokuGame](o.MaxGames, o.IdleGame, o.Now)
 	for _, page := range []string{"index.html", "play.html", "nineboard.html", "sudoku.html", "jobs.html", "job.html"} {
-		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(assets, "templates/layout.html", "templates/"+page)
+		t, err := template.New("layout.html").ParseFS(assets, "templates/layout.html", "templates/"+page)
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", page, err)
 		}
@@ -184,8 +184,6 @@ func (s *Server) page(w http.ResponseWriter, name string, data any) {
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	s.page(w, "index.html", map[string]any{"Title": "wopr", "Nav": "home", "Jobs": s.o.Conn != nil})
 }
-
-var templateFuncs = template.FuncMap{}
 
 // apiError is the body of every refused or failed API request.
 type apiError struct {

@@ -82,16 +82,7 @@ func NewCertificate(ctx context.Context, s *Solver, root Position, maxPositions 
 	if err != nil {
 		return nil, err
 	}
-	c := &Certificate{Game: g, Root: root, Value: v}
-	xToMove := root.XToMove()
-	switch v {
-	case Win:
-		c.Strategies = []*Strategy{{X: xToMove, Win: true}}
-	case Loss:
-		c.Strategies = []*Strategy{{X: !xToMove, Win: true}}
-	default:
-		c.Strategies = []*Strategy{{X: true}, {X: false}}
-	}
+	c := newCertificate(g, root, v)
 	visited := 0
 	for _, st := range c.Strategies {
 		st.Moves = map[Position]int8{}
@@ -660,4 +651,21 @@ func (v *verifier) walk(ctx context.Context, p Position, r Result) error {
 	}
 	v.ok[key] = true
 	return nil
+}
+
+// newCertificate returns the certificate of root's value v with the
+// strategies that prove it, empty: the winner's, or each side's for a
+// draw.
+func newCertificate(g *Game, root Position, v Value) *Certificate {
+	c := &Certificate{Game: g, Root: root, Value: v}
+	xToMove := root.XToMove()
+	switch v {
+	case Win:
+		c.Strategies = []*Strategy{{X: xToMove, Win: true}}
+	case Loss:
+		c.Strategies = []*Strategy{{X: !xToMove, Win: true}}
+	default:
+		c.Strategies = []*Strategy{{X: true}, {X: false}}
+	}
+	return c
 }

@@ -27,16 +27,7 @@ func NewProofCertificate(ctx context.Context, s *ProofSolver, root Position, max
 	if err != nil {
 		return nil, err
 	}
-	c := &Certificate{Game: g, Root: root, Value: v}
-	xToMove := root.XToMove()
-	switch v {
-	case Win:
-		c.Strategies = []*Strategy{{X: xToMove, Win: true}}
-	case Loss:
-		c.Strategies = []*Strategy{{X: !xToMove, Win: true}}
-	default:
-		c.Strategies = []*Strategy{{X: true}, {X: false}}
-	}
+	c := newCertificate(g, root, v)
 	x := &proofExtractor{g: g, s: s, ctx: ctx, lines: kLines(g.Rows, g.Cols, g.K), max: maxPositions, progress: progress}
 	for _, st := range c.Strategies {
 		st.Moves = map[Position]int8{}
