@@ -48,6 +48,7 @@ func box(b int) int { return b - 1 }
 func (s *Solver) loadMarks(m marks) {
 	s.res, s.wrong, s.truth, s.ceiling = Result{}, "", nil, noCeiling
 	s.left = 81
+	s.mem.reset()
 	for d := range s.dcells {
 		s.dcells[d] = cellSet{}
 	}

@@ -116,6 +116,7 @@ type Solver struct {
 	ch   chainer
 	pick [9]int // combos' subsets
 	sl   slSearch
+	mem  scanMemory
 }
 
 // NewSolver returns a Solver.
@@ -132,6 +133,7 @@ func (s *Solver) load(g *sudoku.Grid) bool {
 		s.dcells[d] = allCells
 	}
 	s.left = 81
+	s.mem.reset()
 	for i, v := range g {
 		if v >= 1 && v <= 9 {
 			if s.cand[i]&(1<<(v-1)) == 0 {
@@ -152,6 +154,7 @@ func (s *Solver) place(i, d int) {
 	s.val[i] = uint8(d)
 	s.cand[i] = 0
 	s.dcells[d-1] = s.dcells[d-1].andNot(single(i))
+	s.mem.changed(i, bit)
 	s.left--
 	peers[i].and(s.dcells[d-1]).each(func(j int) { s.elim(j, bit) })
 }
@@ -167,6 +170,7 @@ func (s *Solver) elim(i int, m uint16) bool {
 		s.wrong = fmt.Sprintf("removed %d from %s, the solution's digit", s.truth[i], cellName(i))
 	}
 	s.cand[i] &^= m
+	s.mem.changed(i, m)
 	for ; m != 0; m &= m - 1 {
 		d := bits.TrailingZeros16(m)
 		s.dcells[d] = s.dcells[d].andNot(single(i))
@@ -261,7 +265,11 @@ func (s *Solver) positions(u, d int) cellSet { return unitSet[u].and(s.dcells[d-
 func (s *Solver) hiddenSingle() bool {
 	// The last empty cell of a unit (1.0), then a digit's only place in a
 	// box (1.2), then in a row or column (1.5).
+	units := s.mem.newUnits(scanLastCell)
 	for u := range 27 {
+		if units>>u&1 == 0 {
+			continue
+		}
 		empty, last := 0, 0
 		for _, i := range unitCells[u] {
 			if s.val[i] == 0 {
@@ -278,8 +286,13 @@ func (s *Solver) hiddenSingle() bool {
 			return true
 		}
 	}
+	s.mem.nothing(scanLastCell)
+	digits := s.mem.newDigits(scanHiddenSingle)
 	for u := range 27 {
 		for d := 1; d <= 9; d++ {
+			if digits>>(d-1)&1 == 0 {
+				continue
+			}
 			p := s.positions(u, d)
 			if p.count() != 1 {
 				continue
@@ -296,6 +309,7 @@ func (s *Solver) hiddenSingle() bool {
 			return true
 		}
 	}
+	s.mem.nothing(scanHiddenSingle)
 	return false
 }
 
@@ -314,13 +328,17 @@ func (s *Solver) nakedSingle() bool {
 // lockedSets calls f with each box-line intersection of a digit's places
 // that eliminates: from the unit "from" (a box for pointing) all places
 // lie in the unit "to"; the eliminated cells are the rest of "to".
-func (s *Solver) lockedSets(f func(from, to, d int, elim cellSet) bool) bool {
+func (s *Solver) lockedSets(k scan, f func(from, to, d int, elim cellSet) bool) bool {
+	digits := s.mem.newDigits(k)
 	for pass := range 2 {
 		for from := range 27 {
 			if (pass == 0) != (from < 9) {
 				continue
 			}
 			for d := 1; d <= 9; d++ {
+				if digits>>(d-1)&1 == 0 {
+					continue
+				}
 				p := s.positions(from, d)
 				if p.count() < 2 {
 					continue
@@ -337,11 +355,12 @@ func (s *Solver) lockedSets(f func(from, to, d int, elim cellSet) bool) bool {
 			}
 		}
 	}
+	s.mem.nothing(k)
 	return false
 }
 
 func (s *Solver) directLocking() bool {
-	return s.lockedSets(func(from, to, d int, e cellSet) bool {
+	return s.lockedSets(scanDirectLocking, func(from, to, d int, e cellSet) bool {
 		// Direct: the eliminations leave another unit of from's kind
 		// (a box for pointing, a line of to's... of from's kind for
 		// claiming) with one place for d.
@@ -373,7 +392,7 @@ func (s *Solver) directLocking() bool {
 }
 
 func (s *Solver) locking() bool {
-	return s.lockedSets(func(from, to, d int, e cellSet) bool {
+	return s.lockedSets(scanLocking, func(from, to, d int, e cellSet) bool {
 		s.elimSet(e, d)
 		t, rating := Pointing, 26
 		if from >= 9 {
@@ -435,7 +454,12 @@ var nakedNames = [5]Technique{0, 0, NakedPair, NakedTriple, NakedQuad}
 
 func (s *Solver) nakedSet(n int) bool {
 	var cells [9]int
+	key := scanNaked2 + scan(n-2)
+	units := s.mem.newUnits(key)
 	for u := range 27 {
+		if units>>u&1 == 0 {
+			continue
+		}
 		k := 0
 		for _, i := range unitCells[u] {
 			if c := s.cand[i]; c != 0 && bits.OnesCount16(c) <= n {
@@ -472,6 +496,7 @@ func (s *Solver) nakedSet(n int) bool {
 			return true
 		}
 	}
+	s.mem.nothing(key)
 	return false
 }
 
@@ -483,7 +508,15 @@ var hiddenNames = [5]Technique{0, 0, HiddenPair, HiddenTriple, HiddenQuad}
 // leaves a hidden single in the unit, and places it.
 func (s *Solver) hiddenSet(n int, direct bool) bool {
 	var digits [9]int
+	key := scanHidden2 + scan(n-2)
+	if direct {
+		key = scanDirectHidden2 + scan(n-2)
+	}
+	units := s.mem.newUnits(key)
 	for u := range 27 {
+		if units>>u&1 == 0 {
+			continue
+		}
 		// As the Explainer: a hidden set in a unit of more than 2n empty
 		// cells (direct: more than n).
 		empty := 0
@@ -552,6 +585,7 @@ func (s *Solver) hiddenSet(n int, direct bool) bool {
 			return true
 		}
 	}
+	s.mem.nothing(key)
 	return false
 }
 
@@ -562,8 +596,10 @@ var fishNames = [5]Technique{0, 0, XWing, Swordfish, Jellyfish}
 // (rows), and removes the digit from the rest of those columns (rows).
 func (s *Solver) fish(n int) bool {
 	var lines [9]int
+	key := scanFish2 + scan(n-2)
+	digits := s.mem.newDigits(key)
 	for d := 1; d <= 9; d++ {
-		if s.dcells[d-1].count() == 0 {
+		if digits>>(d-1)&1 == 0 || s.dcells[d-1].count() == 0 {
 			continue
 		}
 		placed := 0
@@ -620,5 +656,6 @@ func (s *Solver) fish(n int) bool {
 			}
 		}
 	}
+	s.mem.nothing(key)
 	return false
 }

@@ -149,6 +149,9 @@ type slSearch struct {
 	flip  [4]bool
 	found bool
 	best  slHint
+	// into[u]: the ends a chain may enter links by (bit 2li for link
+	// li's a, 2li+1 for its b) that lie in unit u.
+	into [27]cellSet
 }
 
 type slHint struct {
@@ -160,15 +163,29 @@ type slHint struct {
 func (s *Solver) strongLinks(n int) bool {
 	st := &s.sl
 	st.n, st.found = n, false
+	key := scanLinks2 + scan(n-2)
+	digits := s.mem.newDigits(key)
 	for d := 1; d <= 9; d++ {
-		if s.dcells[d-1].empty() {
+		if digits>>(d-1)&1 == 0 || s.dcells[d-1].empty() {
 			continue
 		}
 		st.d = d
 		st.links = s.strongLinksOf(d, st.links[:0])
+		st.into = [27]cellSet{}
+		for li := range st.links {
+			l := &st.links[li]
+			for fl, a := range [2]cellSet{l.a, l.b} {
+				for _, u := range cellUnit[a.first()] {
+					if a.andNot(unitSet[u]).empty() {
+						st.into[u].add(2*li + fl)
+					}
+				}
+			}
+		}
 		s.slRec(0, cellSet{}, cellSet{}, s.dcells[d-1])
 	}
 	if !st.found {
+		s.mem.nothing(key)
 		return false
 	}
 	best := st.best
@@ -197,8 +214,9 @@ func (s *Solver) slRec(k int, used, shares, elim cellSet) {
 		s.slFound(shares)
 		return
 	}
-	// reach: the cells that share a unit with all of the last end.
-	reach := allCells
+	// ends: the ends the chain may go on by (bit 2li+flip), all of them
+	// at the start, then those sharing a unit with the last end, pb.
+	ends := cellSet{^uint64(0), ^uint64(0)}
 	var pb cellSet
 	if k > 0 {
 		prev := &links[st.chain[k-1]]
@@ -206,13 +224,19 @@ func (s *Solver) slRec(k int, used, shares, elim cellSet) {
 		if st.flip[k-1] {
 			pb = prev.a
 		}
-		for x := pb; !x.empty(); {
-			c := x.first()
-			x = x.andNot(single(c))
-			reach = reach.and(peers[c].or(single(c)))
+		ends = cellSet{}
+		for _, u := range cellUnit[pb.first()] {
+			if pb.andNot(unitSet[u]).empty() {
+				ends = ends.or(st.into[u])
+			}
 		}
 	}
-	for li := range links {
+	for ; !ends.empty(); ends = ends.andNot(single(ends.first())) {
+		j := ends.first()
+		li, fl := j/2, j%2 == 1
+		if li >= len(links) {
+			break
+		}
 		if k == n-1 && li < st.chain[0] {
 			continue // the reverse of a chain already completed
 		}
@@ -231,34 +255,25 @@ func (s *Solver) slRec(k int, used, shares, elim cellSet) {
 		if dup {
 			continue
 		}
-		for _, fl := range [2]bool{false, true} {
-			a := l.a
-			if fl {
-				a = l.b
-			}
-			sh, e := shares, el
-			if k == 0 {
-				for x := a; !x.empty(); {
-					c := x.first()
-					x = x.andNot(single(c))
-					e = e.and(peers[c])
-				}
-				if e.empty() {
-					continue
-				}
-			} else {
-				if !a.andNot(reach).empty() {
-					continue
-				}
-				u := groupUnit(pb.or(a))
-				if u < 0 {
-					continue
-				}
-				sh = sh.or(unitSet[u])
-			}
-			st.chain[k], st.flip[k] = li, fl
-			s.slRec(k+1, used.or(l.places), sh, e)
+		a := l.a
+		if fl {
+			a = l.b
 		}
+		sh, e := shares, el
+		if k == 0 {
+			for x := a; !x.empty(); {
+				c := x.first()
+				x = x.andNot(single(c))
+				e = e.and(peers[c])
+			}
+			if e.empty() {
+				continue
+			}
+		} else {
+			sh = sh.or(unitSet[groupUnit(pb.or(a))])
+		}
+		st.chain[k], st.flip[k] = li, fl
+		s.slRec(k+1, used.or(l.places), sh, e)
 	}
 }
 
