@@ -23,14 +23,24 @@ const Relabellings = 10
 // The relabellings come from a random stream seeded by g's cells: the
 // figure depends on the puzzle alone, not on which worker computes it or
 // when. It allocates nothing.
-func (s *Solver) GuessDifficulty(g *Grid) float64 {
+//
+// A puzzle the first relabelling solves without a guess is solved
+// without one by all: what propagation deduces does not depend on the
+// order it meets cells and digits in (its rules only remove candidates,
+// and one that applies still applies after other removals), so the
+// others are not solved.
+func (s *Solver) GuessDifficulty(g *Grid) float64 { return s.guessDifficulty(g, true) }
+
+// guessDifficulty is GuessDifficulty; every relabelling is solved unless
+// shortcut.
+func (s *Solver) guessDifficulty(g *Grid, shortcut bool) float64 {
 	var h uint64 = 14695981039346656037 // FNV-1a of the cells
 	for _, v := range g {
 		h = (h ^ uint64(v)) * 1099511628211
 	}
 	rng := rand.NewPCG(h, 0x5ee1)
 	sum := 0.0
-	for range Relabellings {
+	for k := range Relabellings {
 		var digit [10]uint8
 		var rows, cols [9]int
 		perm := shuffle(rng, 9)
@@ -44,6 +54,9 @@ func (s *Solver) GuessDifficulty(g *Grid) float64 {
 			r[rows[i/9]*9+cols[i%9]] = digit[v%10]
 		}
 		_, guesses := s.Solve(&r, 1)
+		if k == 0 && guesses == 0 && shortcut {
+			return 0
+		}
 		sum += math.Log(float64(guesses) + 1)
 	}
 	return sum / Relabellings

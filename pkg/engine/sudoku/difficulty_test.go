@@ -58,6 +58,34 @@ func TestGuessDifficulty(t *testing.T) {
 	}
 }
 
+// Propagation solves a puzzle without a guess in every relabelling or in
+// none: GuessDifficulty's shortcut gives the figure of all ten solves, on
+// every puzzle of the small corpora and samples of the big ones.
+func TestGuessDifficultyShortcut(t *testing.T) {
+	s := NewSolver()
+	zeros := 0
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"euler96.txt.gz", 50}, {"norvig-top95.txt.gz", 95}, {"plb-hard20.txt.gz", 20},
+		{"royle17.txt.gz", 3000}, {"plb-top50k.txt.gz", 3000}, {"top1465.txt.gz", 1465}, {"serg-benchmark.txt.gz", 1000}} {
+		ps := corpus(t, f.name)
+		for i := range ps[:min(f.n, len(ps))] {
+			fast, full := s.GuessDifficulty(&ps[i]), s.guessDifficulty(&ps[i], false)
+			if fast != full {
+				t.Fatalf("%s puzzle %d: %v with the shortcut, %v from ten solves", f.name, i+1, fast, full)
+			}
+			if full == 0 {
+				zeros++
+			}
+		}
+	}
+	t.Logf("%d puzzles solved without a guess", zeros)
+	if zeros < 1000 {
+		t.Errorf("%d puzzles without a guess, want at least 1000 to test the shortcut", zeros)
+	}
+}
+
 // BenchmarkGuessDifficulty reports puzzles a second (each Relabellings
 // solves).
 func BenchmarkGuessDifficulty(b *testing.B) {
