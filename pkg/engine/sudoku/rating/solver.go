@@ -449,11 +449,37 @@ func combos(buf *[9]int, items []int, n int, f func(pick []int) bool) bool {
 	}
 }
 
+// sets calls f with each subset of n of the items whose masks have at
+// most n bits together, in lexicographic order, until f returns true:
+// combos without the subsets that cannot be a naked or hidden set or a
+// fish, whose prefixes are cut as soon as their masks pass n bits.
+func sets(buf *[9]int, items []int, masks *[9]uint16, n int, f func(pick []int) bool) bool {
+	return setsFrom(buf, items, masks, n, 0, 0, 0, f)
+}
+
+func setsFrom(buf *[9]int, items []int, masks *[9]uint16, n, k, from int, union uint16, f func(pick []int) bool) bool {
+	if k == n {
+		return f(buf[:n])
+	}
+	for i := from; i <= len(items)-(n-k); i++ {
+		u := union | masks[i]
+		if bits.OnesCount16(u) > n {
+			continue
+		}
+		buf[k] = items[i]
+		if setsFrom(buf, items, masks, n, k+1, i+1, u, f) {
+			return true
+		}
+	}
+	return false
+}
+
 var nakedRatings = [5]int{0, 0, 30, 36, 50}
 var nakedNames = [5]Technique{0, 0, NakedPair, NakedTriple, NakedQuad}
 
 func (s *Solver) nakedSet(n int) bool {
 	var cells [9]int
+	var masks [9]uint16
 	key := scanNaked2 + scan(n-2)
 	units := s.mem.newUnits(key)
 	for u := range 27 {
@@ -463,14 +489,14 @@ func (s *Solver) nakedSet(n int) bool {
 		k := 0
 		for _, i := range unitCells[u] {
 			if c := s.cand[i]; c != 0 && bits.OnesCount16(c) <= n {
-				cells[k] = i
+				cells[k], masks[k] = i, c
 				k++
 			}
 		}
 		if k < n {
 			continue
 		}
-		if combos(&s.pick, cells[:k], n, func(pick []int) bool {
+		if sets(&s.pick, cells[:k], &masks, n, func(pick []int) bool {
 			var m uint16
 			var in cellSet
 			for _, i := range pick {
@@ -508,6 +534,7 @@ var hiddenNames = [5]Technique{0, 0, HiddenPair, HiddenTriple, HiddenQuad}
 // leaves a hidden single in the unit, and places it.
 func (s *Solver) hiddenSet(n int, direct bool) bool {
 	var digits [9]int
+	var masks [9]uint16 // a digit's places in the unit, bit k for its k-th cell
 	key := scanHidden2 + scan(n-2)
 	if direct {
 		key = scanDirectHidden2 + scan(n-2)
@@ -531,14 +558,17 @@ func (s *Solver) hiddenSet(n int, direct bool) bool {
 		k := 0
 		for d := 1; d <= 9; d++ {
 			if c := s.positions(u, d).count(); c >= 1 && c <= n {
-				digits[k] = d
+				digits[k], masks[k] = d, 0
+				for j, i := range unitCells[u] {
+					masks[k] |= (s.cand[i] >> (d - 1) & 1) << j
+				}
 				k++
 			}
 		}
 		if k < n {
 			continue
 		}
-		if combos(&s.pick, digits[:k], n, func(pick []int) bool {
+		if sets(&s.pick, digits[:k], &masks, n, func(pick []int) bool {
 			var in cellSet
 			var m uint16
 			for _, d := range pick {
@@ -596,6 +626,7 @@ var fishNames = [5]Technique{0, 0, XWing, Swordfish, Jellyfish}
 // (rows), and removes the digit from the rest of those columns (rows).
 func (s *Solver) fish(n int) bool {
 	var lines [9]int
+	var masks [9]uint16 // the cover lines of a line's places
 	key := scanFish2 + scan(n-2)
 	digits := s.mem.newDigits(key)
 	for d := 1; d <= 9; d++ {
@@ -615,15 +646,20 @@ func (s *Solver) fish(n int) bool {
 			cover := 27 - base // rows cover columns and columns rows
 			k := 0
 			for l := base; l < base+9; l++ {
-				if c := s.positions(l, d).count(); c >= 2 && c <= n {
-					lines[k] = l
+				if p := s.positions(l, d); p.count() >= 2 && p.count() <= n {
+					lines[k], masks[k] = l, 0
+					for x := p; !x.empty(); {
+						c := x.first()
+						x = x.andNot(single(c))
+						masks[k] |= 1 << (cellUnit[c][cover/9] - cover)
+					}
 					k++
 				}
 			}
 			if k < n {
 				continue
 			}
-			if combos(&s.pick, lines[:k], n, func(pick []int) bool {
+			if sets(&s.pick, lines[:k], &masks, n, func(pick []int) bool {
 				var in cellSet
 				for _, l := range pick {
 					in = in.or(s.positions(l, d))

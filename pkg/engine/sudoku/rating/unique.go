@@ -32,6 +32,11 @@ func (s *Solver) uniqueLoops() bool {
 			continue
 		}
 		pair := s.cand[i]
+		a := bits.TrailingZeros16(pair)
+		both := s.dcells[a].and(s.dcells[bits.TrailingZeros16(pair&^(1<<a))])
+		if both.count() < 4 {
+			continue
+		}
 		loop[0] = i
 		var in cellSet
 		in.add(i)
@@ -39,7 +44,7 @@ func (s *Solver) uniqueLoops() bool {
 		for _, u := range cellUnit[i] {
 			units[u]++
 		}
-		s.loopSearch(&loop, 1, in, &units, pair, 2, 0, -1, &best)
+		s.loopSearch(&loop, 1, in, &units, pair, both, 2, 0, -1, &best)
 	}
 	if !best.ok {
 		return false
@@ -68,19 +73,21 @@ func (s *Solver) uniqueLoops() bool {
 // digits of the pair; extra digits are allowed in two cells, or in more
 // if they all add the same one. A loop is found from its first bivalue
 // cell only, and a path with three cells in a unit is dropped: neither
-// changes what is found.
-func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, units *[27]uint8, pair uint16, allowed int, ex uint16, lastKind int, best *ulHint) {
+// changes what is found. both holds the cells with both digits.
+func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, units *[27]uint8, pair uint16, both cellSet, allowed int, ex uint16, lastKind int, best *ulHint) {
 	cell := loop[n-1]
 	for kind, u := range cellUnit[cell] {
 		if kind == lastKind {
 			continue
 		}
-		for _, next := range unitCells[u] {
+		for x := unitSet[u].and(both); !x.empty(); {
+			next := x.first()
+			x = x.andNot(single(next))
 			if next == loop[0] && n >= 4 {
 				s.loopFound(loop[:n], pair, best)
 				continue
 			}
-			if in.has(next) || s.cand[next]&pair != pair {
+			if in.has(next) {
 				continue
 			}
 			card := bits.OnesCount16(s.cand[next])
@@ -102,7 +109,7 @@ func (s *Solver) loopSearch(loop *[81]int, n int, in cellSet, units *[27]uint8, 
 				units[cu[0]]++
 				units[cu[1]]++
 				units[cu[2]]++
-				s.loopSearch(loop, n+1, in, units, pair, na, nex, kind, best)
+				s.loopSearch(loop, n+1, in, units, pair, both, na, nex, kind, best)
 				units[cu[0]]--
 				units[cu[1]]--
 				units[cu[2]]--
