@@ -46,6 +46,9 @@ type scanMemory struct {
 	digit [9]uint32
 	unit  [27]uint32
 	clean [numScans]uint32
+	// cleanDigit[k][d]: when scan k last found nothing for digit d+1,
+	// though it found something for another.
+	cleanDigit [numScans][9]uint32
 	// off makes every scan look everywhere (the tests' reference).
 	off bool
 }
@@ -60,6 +63,7 @@ func (m *scanMemory) reset() {
 		m.unit[u] = 1
 	}
 	m.clean = [numScans]uint32{}
+	m.cleanDigit = [numScans][9]uint32{}
 }
 
 // changed records that cell i lost the digits m (bit d-1 for d).
@@ -81,7 +85,7 @@ func (m *scanMemory) newDigits(k scan) uint16 {
 	}
 	var n uint16
 	for d, t := range m.digit {
-		if t > m.clean[k] {
+		if t > m.clean[k] && t > m.cleanDigit[k][d] {
 			n |= 1 << d
 		}
 	}
@@ -105,3 +109,6 @@ func (m *scanMemory) newUnits(k scan) uint32 {
 
 // found nothing: scan k has just looked everywhere and found no step.
 func (m *scanMemory) nothing(k scan) { m.clean[k] = m.now }
+
+// nothingFor: scan k has just found nothing for digit d.
+func (m *scanMemory) nothingFor(k scan, d int) { m.cleanDigit[k][d-1] = m.now }

@@ -148,10 +148,13 @@ type slSearch struct {
 	chain [4]int
 	flip  [4]bool
 	found bool
+	any   bool // a chain eliminates, for the digit searched
 	best  slHint
 	// into[u]: the ends a chain may enter links by (bit 2li for link
-	// li's a, 2li+1 for its b) that lie in unit u.
+	// li's a, 2li+1 for its b) that lie in unit u; see[2li+fl]: the cells
+	// that see all of that end.
 	into [27]cellSet
+	see  []cellSet
 }
 
 type slHint struct {
@@ -172,9 +175,17 @@ func (s *Solver) strongLinks(n int) bool {
 		st.d = d
 		st.links = s.strongLinksOf(d, st.links[:0])
 		st.into = [27]cellSet{}
+		st.see = st.see[:0]
 		for li := range st.links {
 			l := &st.links[li]
 			for fl, a := range [2]cellSet{l.a, l.b} {
+				see := allCells
+				for x := a; !x.empty(); {
+					c := x.first()
+					x = x.andNot(single(c))
+					see = see.and(peers[c])
+				}
+				st.see = append(st.see, see)
 				for _, u := range cellUnit[a.first()] {
 					if a.andNot(unitSet[u]).empty() {
 						st.into[u].add(2*li + fl)
@@ -182,7 +193,11 @@ func (s *Solver) strongLinks(n int) bool {
 				}
 			}
 		}
+		st.any = false
 		s.slRec(0, cellSet{}, cellSet{}, s.dcells[d-1])
+		if !st.any {
+			s.mem.nothingFor(key, d)
+		}
 	}
 	if !st.found {
 		s.mem.nothing(key)
@@ -261,16 +276,14 @@ func (s *Solver) slRec(k int, used, shares, elim cellSet) {
 		}
 		sh, e := shares, el
 		if k == 0 {
-			for x := a; !x.empty(); {
-				c := x.first()
-				x = x.andNot(single(c))
-				e = e.and(peers[c])
-			}
-			if e.empty() {
+			if e = e.and(st.see[j]); e.empty() {
 				continue
 			}
 		} else {
 			sh = sh.or(unitSet[groupUnit(pb.or(a))])
+		}
+		if k == n-1 && e.and(st.see[j^1]).empty() {
+			continue // nothing sees both ends: slFound would find nothing
 		}
 		st.chain[k], st.flip[k] = li, fl
 		s.slRec(k+1, used.or(l.places), sh, e)
@@ -317,6 +330,7 @@ func (s *Solver) slFound(shares cellSet) {
 	if e.empty() {
 		return
 	}
+	st.any = true
 	rating := [5]int{2: 40, 3: 54, 4: 58}[n]
 	switch {
 	case grouped:
