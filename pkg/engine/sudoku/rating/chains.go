@@ -99,7 +99,7 @@ type chainer struct {
 	// the static chains (cycles and forcing chains): node instances with
 	// one parent each.
 	inst    []chainInst
-	instOn  [nCand]int32 // instance of each candidate on, -1 if none
+	instOn  [nCand]int32 // instance+1 of each candidate on, 0 if none
 	instOff [nCand]int32
 	pendOn  []int32
 	pendOff []int32

@@ -28,26 +28,49 @@ func (c *chainer) isAncestor(a int32, node int32) bool {
 	return false
 }
 
+// resetInst forgets the instances, clearing only the entries of instOn
+// and instOff they set.
 func (c *chainer) resetInst() {
-	c.inst = c.inst[:0]
-	for i := range c.instOn {
-		c.instOn[i] = -1
-		c.instOff[i] = -1
+	for _, in := range c.inst {
+		if in.node < nCand {
+			c.instOn[in.node] = 0
+		} else {
+			c.instOff[in.node-nCand] = 0
+		}
 	}
+	c.inst = c.inst[:0]
+}
+
+// noDeeper is the depth past which a search cannot find a chain better
+// than best: one of complexity depth+extra rates base plus its length
+// supplement, which only grows with the depth.
+func noDeeper(best *chainHint, base, extra, key int) int {
+	if !best.ok {
+		return 1 << 30
+	}
+	d := 0
+	for best.better(base+lengthSupplement(d+extra), d+extra, key) {
+		d++
+	}
+	return d - 1
 }
 
 // cyclesFrom finds the cycles through candidate p on (the Explainer's
-// doCycles): it leaves in c.cycles the instances that come back to p.
-func (s *Solver) cyclesFrom(p int, y, x bool) {
+// doCycles): it leaves in c.cycles the instances that come back to p, up
+// to depth max.
+func (s *Solver) cyclesFrom(p int, y, x bool, max int) {
 	c := &s.ch
 	c.resetInst()
 	c.cycles = c.cycles[:0]
 	root := c.newInst(onNode(p), -1)
-	c.instOn[p] = root
+	c.instOn[p] = root + 1
 	c.pendOn = append(c.pendOn[:0], root)
 	c.pendOff = c.pendOff[:0]
 	length := 0
 	for len(c.pendOn) > 0 || len(c.pendOff) > 0 {
+		if length+2 > max {
+			break // an off level, then an on level, all past max
+		}
 		length++
 		for _, a := range c.pendOn {
 			c.onToOff(&s.cand, int(c.inst[a].node), y, func(q int) bool {
@@ -64,9 +87,10 @@ func (s *Solver) cyclesFrom(p int, y, x bool) {
 				if length >= 4 && q == p {
 					c.cycles = append(c.cycles, c.newInst(onNode(q), b))
 				}
-				if c.instOn[q] < 0 {
-					c.instOn[q] = c.newInst(onNode(q), b)
-					c.pendOn = append(c.pendOn, c.instOn[q])
+				if c.instOn[q] == 0 {
+					a := c.newInst(onNode(q), b)
+					c.instOn[q] = a + 1
+					c.pendOn = append(c.pendOn, a)
 				}
 				return false
 			})
@@ -77,31 +101,40 @@ func (s *Solver) cyclesFrom(p int, y, x bool) {
 
 // forcingFrom finds the chains from candidate p on (or off) to its
 // negation (the Explainer's doForcingChains); it leaves their last
-// instances in c.fchains.
-func (s *Solver) forcingFrom(p int, on, y bool) {
+// instances, up to depth max, in c.fchains.
+func (s *Solver) forcingFrom(p int, on, y bool, max int) {
 	c := &s.ch
 	c.resetInst()
 	c.fchains = c.fchains[:0]
 	c.pendOn, c.pendOff = c.pendOn[:0], c.pendOff[:0]
+	node := offNode(p)
 	if on {
-		c.instOn[p] = c.newInst(onNode(p), -1)
-		c.pendOn = append(c.pendOn, c.instOn[p])
+		node = onNode(p)
+	}
+	root := c.newInst(node, -1)
+	if on {
+		c.instOn[p] = root + 1
+		c.pendOn = append(c.pendOn, root)
 	} else {
-		c.instOff[p] = c.newInst(offNode(p), -1)
-		c.pendOff = append(c.pendOff, c.instOff[p])
+		c.instOff[p] = root + 1
+		c.pendOff = append(c.pendOff, root)
 	}
 	found := false
 	for len(c.pendOn) > 0 || len(c.pendOff) > 0 {
 		for h := 0; h < len(c.pendOn); h++ {
 			a := c.pendOn[h]
+			if int(c.inst[a].depth) >= max {
+				continue // what it implies lies past max
+			}
 			c.onToOff(&s.cand, int(c.inst[a].node), y, func(q int) bool {
 				if on && q == p && !found {
 					found = true
 					c.fchains = append(c.fchains, c.newInst(offNode(q), a))
 				}
-				if c.instOff[q] < 0 {
-					c.instOff[q] = c.newInst(offNode(q), a)
-					c.pendOff = append(c.pendOff, c.instOff[q])
+				if c.instOff[q] == 0 {
+					b := c.newInst(offNode(q), a)
+					c.instOff[q] = b + 1
+					c.pendOff = append(c.pendOff, b)
 				}
 				return false
 			})
@@ -109,14 +142,18 @@ func (s *Solver) forcingFrom(p int, on, y bool) {
 		c.pendOn = c.pendOn[:0]
 		for h := 0; h < len(c.pendOff); h++ {
 			b := c.pendOff[h]
+			if int(c.inst[b].depth) >= max {
+				continue
+			}
 			c.offToOn(&s.cand, int(c.inst[b].node)-nCand, y, true, false, func(q int, _ []int32) bool {
 				if !on && q == p && !found {
 					found = true
 					c.fchains = append(c.fchains, c.newInst(onNode(q), b))
 				}
-				if c.instOn[q] < 0 {
-					c.instOn[q] = c.newInst(onNode(q), b)
-					c.pendOn = append(c.pendOn, c.instOn[q])
+				if c.instOn[q] == 0 {
+					a := c.newInst(onNode(q), b)
+					c.instOn[q] = a + 1
+					c.pendOn = append(c.pendOn, a)
 				}
 				return false
 			})
@@ -168,6 +205,9 @@ func (s *Solver) staticChains() bool {
 		if cfg.y && cfg.x {
 			cycleBase, chainBase, tech = 70, 70, AIC
 		}
+		if noDeeper(&best, cycleBase, 0, cfg.key) < 0 && noDeeper(&best, chainBase, 1, cfg.key) < 0 {
+			continue // nothing of this kind can beat best
+		}
 		for i := range 81 {
 			card := bits.OnesCount16(s.cand[i])
 			if card < 2 || !cfg.x && card > 2 {
@@ -175,7 +215,7 @@ func (s *Solver) staticChains() bool {
 			}
 			for m := s.cand[i]; m != 0; m &= m - 1 {
 				p := i*9 + bits.TrailingZeros16(m)
-				s.cyclesFrom(p, cfg.y, cfg.x)
+				s.cyclesFrom(p, cfg.y, cfg.x, noDeeper(&best, cycleBase, 0, cfg.key))
 				for _, dst := range c.cycles {
 					cx := int(c.inst[dst].depth)
 					r := cycleBase + lengthSupplement(cx)
@@ -188,7 +228,7 @@ func (s *Solver) staticChains() bool {
 					continue
 				}
 				for _, on := range [2]bool{true, false} {
-					s.forcingFrom(p, on, cfg.y)
+					s.forcingFrom(p, on, cfg.y, noDeeper(&best, chainBase, 1, cfg.key))
 					for _, dst := range c.fchains {
 						cx := int(c.inst[dst].depth) + 1
 						r := chainBase + lengthSupplement(cx)
