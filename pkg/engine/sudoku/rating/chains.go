@@ -105,6 +105,7 @@ type chainer struct {
 	pendOff []int32
 	cycles  []int32
 	fchains []int32
+	static  staticLinks
 }
 
 type chainInst struct {

@@ -9,6 +9,80 @@ import "math/bits"
 // see a candidate on and a candidate off of the same digit along it; a
 // forcing chain from a candidate to its own negation decides it.
 
+// staticLinks are the implications of the grid as it stands, drawn once
+// for a whole search of static chains (the grid does not change during
+// it) in the order chainer.onToOff and offToOn give them.
+type staticLinks struct {
+	// peerAt[p]: where in peers the places of p's digit that p on makes
+	// false start (its box, then row, then column).
+	peerAt [nCand + 1]int32
+	peers  []int32
+	// conj[p]: the other place of p's digit in its box, row and column
+	// where it has two (made true by p off), else -1.
+	conj [nCand][3]int32
+	buf  []int32
+}
+
+// draw computes the links of the grid's candidates.
+func (l *staticLinks) draw(s *Solver) {
+	l.peers = l.peers[:0]
+	for p := range nCand {
+		l.peerAt[p] = int32(len(l.peers))
+		i, d := p/9, p%9
+		if s.cand[i]>>d&1 == 0 {
+			continue
+		}
+		done := single(i)
+		for k, u := range cellUnit[i] {
+			places := unitSet[u].and(s.dcells[d])
+			l.conj[p][k] = -1
+			if places.count() == 2 {
+				l.conj[p][k] = int32(places.andNot(single(i)).first()*9 + d)
+			}
+			for x := places.andNot(done); !x.empty(); {
+				j := x.first()
+				x = x.andNot(single(j))
+				l.peers = append(l.peers, int32(j*9+d))
+			}
+			done = done.or(places)
+		}
+	}
+	l.peerAt[nCand] = int32(len(l.peers))
+}
+
+// offs returns the candidates made false by candidate p true: the cell's
+// other digits (with y), then the peers (chainer.onToOff's order).
+func (l *staticLinks) offs(s *Solver, p int, y bool) []int32 {
+	l.buf = l.buf[:0]
+	i, d := p/9, p%9
+	if y {
+		for m := s.cand[i] &^ (1 << d); m != 0; m &= m - 1 {
+			l.buf = append(l.buf, int32(i*9+bits.TrailingZeros16(m)))
+		}
+	}
+	l.buf = append(l.buf, l.peers[l.peerAt[p]:l.peerAt[p+1]]...)
+	return l.buf
+}
+
+// ons returns the candidates made true by candidate p false: the other
+// digit of a bivalue cell (with y), the other place of a unit (with x;
+// chainer.offToOn's order).
+func (l *staticLinks) ons(s *Solver, p int, y, x bool) []int32 {
+	l.buf = l.buf[:0]
+	i, d := p/9, p%9
+	if m := s.cand[i]; y && bits.OnesCount16(m) == 2 {
+		l.buf = append(l.buf, int32(i*9+bits.TrailingZeros16(m&^(1<<d))))
+	}
+	if x {
+		for _, q := range l.conj[p] {
+			if q >= 0 {
+				l.buf = append(l.buf, q)
+			}
+		}
+	}
+	return l.buf
+}
+
 func (c *chainer) newInst(node, parent int32) int32 {
 	depth := int32(0)
 	if parent >= 0 {
@@ -73,27 +147,25 @@ func (s *Solver) cyclesFrom(p int, y, x bool, max int) {
 		}
 		length++
 		for _, a := range c.pendOn {
-			c.onToOff(&s.cand, int(c.inst[a].node), y, func(q int) bool {
-				if !c.isAncestor(a, offNode(q)) {
-					c.pendOff = append(c.pendOff, c.newInst(offNode(q), a))
+			for _, q := range c.static.offs(s, int(c.inst[a].node), y) {
+				if !c.isAncestor(a, offNode(int(q))) {
+					c.pendOff = append(c.pendOff, c.newInst(offNode(int(q)), a))
 				}
-				return false
-			})
+			}
 		}
 		c.pendOn = c.pendOn[:0]
 		length++
 		for _, b := range c.pendOff {
-			c.offToOn(&s.cand, int(c.inst[b].node)-nCand, y, x, false, func(q int, _ []int32) bool {
-				if length >= 4 && q == p {
-					c.cycles = append(c.cycles, c.newInst(onNode(q), b))
+			for _, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, x) {
+				if length >= 4 && int(q) == p {
+					c.cycles = append(c.cycles, c.newInst(onNode(int(q)), b))
 				}
 				if c.instOn[q] == 0 {
-					a := c.newInst(onNode(q), b)
+					a := c.newInst(onNode(int(q)), b)
 					c.instOn[q] = a + 1
 					c.pendOn = append(c.pendOn, a)
 				}
-				return false
-			})
+			}
 		}
 		c.pendOff = c.pendOff[:0]
 	}
@@ -126,18 +198,17 @@ func (s *Solver) forcingFrom(p int, on, y bool, max int) {
 			if int(c.inst[a].depth) >= max {
 				continue // what it implies lies past max
 			}
-			c.onToOff(&s.cand, int(c.inst[a].node), y, func(q int) bool {
-				if on && q == p && !found {
+			for _, q := range c.static.offs(s, int(c.inst[a].node), y) {
+				if on && int(q) == p && !found {
 					found = true
-					c.fchains = append(c.fchains, c.newInst(offNode(q), a))
+					c.fchains = append(c.fchains, c.newInst(offNode(int(q)), a))
 				}
 				if c.instOff[q] == 0 {
-					b := c.newInst(offNode(q), a)
+					b := c.newInst(offNode(int(q)), a)
 					c.instOff[q] = b + 1
 					c.pendOff = append(c.pendOff, b)
 				}
-				return false
-			})
+			}
 		}
 		c.pendOn = c.pendOn[:0]
 		for h := 0; h < len(c.pendOff); h++ {
@@ -145,18 +216,17 @@ func (s *Solver) forcingFrom(p int, on, y bool, max int) {
 			if int(c.inst[b].depth) >= max {
 				continue
 			}
-			c.offToOn(&s.cand, int(c.inst[b].node)-nCand, y, true, false, func(q int, _ []int32) bool {
-				if !on && q == p && !found {
+			for _, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, true) {
+				if !on && int(q) == p && !found {
 					found = true
-					c.fchains = append(c.fchains, c.newInst(onNode(q), b))
+					c.fchains = append(c.fchains, c.newInst(onNode(int(q)), b))
 				}
 				if c.instOn[q] == 0 {
-					a := c.newInst(onNode(q), b)
+					a := c.newInst(onNode(int(q)), b)
 					c.instOn[q] = a + 1
 					c.pendOn = append(c.pendOn, a)
 				}
-				return false
-			})
+			}
 		}
 		c.pendOff = c.pendOff[:0]
 	}
@@ -194,6 +264,7 @@ func (s *Solver) staticChains() bool {
 	c := &s.ch
 	var best chainHint
 	var el [9]cellSet
+	c.static.draw(s)
 	for _, cfg := range [3]struct {
 		y, x bool
 		key  int
