@@ -48,7 +48,6 @@ func box(b int) int { return b - 1 }
 func (s *Solver) loadMarks(m marks) {
 	s.res, s.wrong, s.truth, s.ceiling = Result{}, "", nil, noCeiling
 	s.left = 81
-	s.mem.reset()
 	for d := range s.dcells {
 		s.dcells[d] = cellSet{}
 	}
@@ -58,6 +57,7 @@ func (s *Solver) loadMarks(m marks) {
 			s.dcells[bits.TrailingZeros16(c)].add(i)
 		}
 	}
+	s.counted()
 }
 
 // nearMiss is a position where a technique applies and, a candidate or a

@@ -5,10 +5,9 @@ import "math/bits"
 // Scan memory. Most steps are singles, and before every harder step the
 // solver scans each easier technique again, which mostly finds nothing
 // where nothing changed. Several techniques look at one digit's places
-// at a time (hidden singles by place, locked candidates, fish, strong
-// links: what they find for digit d depends only on d's places), or at
-// one unit's candidates at a time (the last empty cell, naked and hidden
-// sets). A digit or unit unchanged since such a technique's last scan
+// at a time (locked candidates, fish, strong links: what they find for
+// digit d depends only on d's places), or at one unit's candidates at a
+// time (naked and hidden sets). A digit or unit unchanged since such a technique's last scan
 // that found nothing anywhere holds nothing for it now either, so the
 // scan skips it. The step found is the one a full scan finds: the parts
 // skipped hold none.
@@ -17,9 +16,7 @@ import "math/bits"
 type scan uint8
 
 const (
-	scanLastCell scan = iota
-	scanHiddenSingle
-	scanDirectLocking
+	scanDirectLocking scan = iota
 	scanLocking
 	scanDirectHidden2
 	scanDirectHidden3

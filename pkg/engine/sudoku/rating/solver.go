@@ -102,6 +102,13 @@ type Solver struct {
 	val    [81]uint8
 	dcells [9]cellSet // the cells where each digit is a candidate
 	left   int
+	// Kept as the candidates change, for the singles: the empty cells,
+	// how many each unit has, how many places each digit has in each
+	// unit, and the digits (bit d-1) with one place in each unit.
+	open   cellSet
+	empty  [27]uint8
+	places [27][9]uint8
+	once   [27]uint16
 
 	res     Result
 	explain bool
@@ -133,7 +140,7 @@ func (s *Solver) load(g *sudoku.Grid) bool {
 		s.dcells[d] = allCells
 	}
 	s.left = 81
-	s.mem.reset()
+	s.counted()
 	for i, v := range g {
 		if v >= 1 && v <= 9 {
 			if s.cand[i]&(1<<(v-1)) == 0 {
@@ -143,6 +150,43 @@ func (s *Solver) load(g *sudoku.Grid) bool {
 		}
 	}
 	return true
+}
+
+// counted resets the scan memory and counts the empty cells and places
+// of the grid as it is.
+func (s *Solver) counted() {
+	s.mem.reset()
+	s.open = cellSet{}
+	for u := range 27 {
+		s.empty[u], s.once[u] = 0, 0
+		for d := range 9 {
+			n := s.positions(u, d+1).count()
+			s.places[u][d] = uint8(n)
+			if n == 1 {
+				s.once[u] |= 1 << d
+			}
+		}
+		for _, i := range unitCells[u] {
+			if s.val[i] == 0 {
+				s.empty[u]++
+				s.open.add(i)
+			}
+		}
+	}
+}
+
+// lose counts that digit d (from 0) is no longer a candidate of cell i.
+func (s *Solver) lose(i, d int) {
+	for _, u := range cellUnit[i] {
+		n := s.places[u][d] - 1
+		s.places[u][d] = n
+		switch n {
+		case 1:
+			s.once[u] |= 1 << d
+		case 0:
+			s.once[u] &^= 1 << d
+		}
+	}
 }
 
 func (s *Solver) place(i, d int) {
@@ -155,6 +199,11 @@ func (s *Solver) place(i, d int) {
 	s.cand[i] = 0
 	s.dcells[d-1] = s.dcells[d-1].andNot(single(i))
 	s.mem.changed(i, bit)
+	s.lose(i, d-1)
+	s.open = s.open.andNot(single(i))
+	for _, u := range cellUnit[i] {
+		s.empty[u]--
+	}
 	s.left--
 	peers[i].and(s.dcells[d-1]).each(func(j int) { s.elim(j, bit) })
 }
@@ -174,6 +223,7 @@ func (s *Solver) elim(i int, m uint16) bool {
 	for ; m != 0; m &= m - 1 {
 		d := bits.TrailingZeros16(m)
 		s.dcells[d] = s.dcells[d].andNot(single(i))
+		s.lose(i, d)
 	}
 	return true
 }
@@ -265,19 +315,11 @@ func (s *Solver) positions(u, d int) cellSet { return unitSet[u].and(s.dcells[d-
 func (s *Solver) hiddenSingle() bool {
 	// The last empty cell of a unit (1.0), then a digit's only place in a
 	// box (1.2), then in a row or column (1.5).
-	units := s.mem.newUnits(scanLastCell)
 	for u := range 27 {
-		if units>>u&1 == 0 {
+		if s.empty[u] != 1 {
 			continue
 		}
-		empty, last := 0, 0
-		for _, i := range unitCells[u] {
-			if s.val[i] == 0 {
-				empty++
-				last = i
-			}
-		}
-		if empty == 1 && s.cand[last] != 0 {
+		if last := unitSet[u].and(s.open).first(); s.cand[last] != 0 {
 			d := bits.TrailingZeros16(s.cand[last]) + 1
 			s.place(last, d)
 			s.record(HiddenSingle, 10, func() string {
@@ -286,18 +328,10 @@ func (s *Solver) hiddenSingle() bool {
 			return true
 		}
 	}
-	s.mem.nothing(scanLastCell)
-	digits := s.mem.newDigits(scanHiddenSingle)
 	for u := range 27 {
-		for d := 1; d <= 9; d++ {
-			if digits>>(d-1)&1 == 0 {
-				continue
-			}
-			p := s.positions(u, d)
-			if p.count() != 1 {
-				continue
-			}
-			i := p.first()
+		if s.once[u] != 0 {
+			d := bits.TrailingZeros16(s.once[u]) + 1
+			i := s.positions(u, d).first()
 			s.place(i, d)
 			rating := 12
 			if u >= 9 {
@@ -309,7 +343,6 @@ func (s *Solver) hiddenSingle() bool {
 			return true
 		}
 	}
-	s.mem.nothing(scanHiddenSingle)
 	return false
 }
 
