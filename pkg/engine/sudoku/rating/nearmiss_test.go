@@ -1,42 +1,62 @@
 package rating
 
 import (
+	"fmt"
 	"math/bits"
+	"slices"
 	"testing"
 )
 
-// marks is a position by its candidates: every cell empty, all nine
-// digits possible unless an edit below takes some away. With every
-// other digit everywhere, no pattern but the one built can hold.
-type marks [81]uint16
+// A position is given by its candidates. Most are built from an empty
+// grid with all nine digits everywhere and a few edits: with every other
+// digit everywhere, no pattern but the one built can hold. Cells are
+// written rc (15 is r1c5) and candidates rcd (159 is 9 at r1c5).
 
-func fullMarks() marks {
-	var m marks
-	for i := range m {
-		m[i] = 0x1ff
+// pos is a position: candidates, and the digits placed (0 if none).
+type pos struct {
+	cand [81]uint16
+	val  [81]uint8
+}
+
+func fullPos() pos {
+	var p pos
+	for i := range p.cand {
+		p.cand[i] = 0x1ff
+	}
+	return p
+}
+
+// edit changes a position.
+type edit func(p *pos)
+
+func rc(x int) int { return 9*(x/10-1) + x%10 - 1 }
+
+func digitMask(ds []int) uint16 {
+	var m uint16
+	for _, d := range ds {
+		m |= 1 << (d - 1)
 	}
 	return m
 }
 
-// cell is r1c1-style: row and column from 1.
-func cell(r, c int) int { return 9*(r-1) + c - 1 }
+// keep sets cell x's candidates to the digits ds.
+func keep(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] = digitMask(ds) } }
 
-// keep sets cell i's candidates to the digits ds.
-func (m *marks) keep(i int, ds ...int) {
-	m[i] = 0
-	for _, d := range ds {
-		m[i] |= 1 << (d - 1)
-	}
-}
+// full gives cell x all nine digits again.
+func full(x int) edit { return func(p *pos) { p.cand[rc(x)] = 0x1ff } }
 
-// only leaves digit d in unit u at the cells given, removing it elsewhere
-// in u.
-func (m *marks) only(u, d int, cells ...int) {
-	for _, i := range unitCells[u] {
-		m[i] &^= 1 << (d - 1)
-	}
-	for _, i := range cells {
-		m[i] |= 1 << (d - 1)
+// add adds the digits ds to cell x.
+func add(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] |= digitMask(ds) } }
+
+// only leaves digit d in unit u at the cells xs only.
+func only(u, d int, xs ...int) edit {
+	return func(p *pos) {
+		for _, i := range unitCells[u] {
+			p.cand[i] &^= 1 << (d - 1)
+		}
+		for _, x := range xs {
+			p.cand[rc(x)] |= 1 << (d - 1)
+		}
 	}
 }
 
@@ -44,15 +64,18 @@ func row(r int) int { return 8 + r }
 func col(c int) int { return 17 + c }
 func box(b int) int { return b - 1 }
 
-// loadMarks sets the solver's grid to the position.
-func (s *Solver) loadMarks(m marks) {
-	s.res, s.wrong, s.truth, s.ceiling = Result{}, "", nil, noCeiling
-	s.left = 81
+// load sets the solver's grid to the position.
+func (s *Solver) loadPos(p pos) {
+	s.res, s.wrong, s.truth, s.ceiling, s.explain = Result{}, "", nil, noCeiling, false
+	s.left = 0
 	for d := range s.dcells {
 		s.dcells[d] = cellSet{}
 	}
-	for i, c := range m {
-		s.cand[i], s.val[i] = c, 0
+	for i, c := range p.cand {
+		s.cand[i], s.val[i] = c, p.val[i]
+		if p.val[i] == 0 {
+			s.left++
+		}
 		for ; c != 0; c &= c - 1 {
 			s.dcells[bits.TrailingZeros16(c)].add(i)
 		}
@@ -60,212 +83,406 @@ func (s *Solver) loadMarks(m marks) {
 	s.counted()
 }
 
+// stateBefore rates puzzle line of se-rated-dev and returns the position
+// just before its first step by technique t.
+func stateBefore(t *testing.T, line int, tech Technique) pos {
+	t.Helper()
+	for _, rp := range readRated(t) {
+		if rp.line != line {
+			continue
+		}
+		s := NewSolver()
+		s.res, s.ceiling = Result{}, noCeiling
+		if !s.load(&rp.puzzle) {
+			t.Fatalf("line %d: givens conflict", line)
+		}
+		for s.left > 0 {
+			p := pos{s.cand, s.val}
+			if !s.stepOnce() {
+				break
+			}
+			if s.res.Used>>tech&1 != 0 {
+				return p
+			}
+		}
+		t.Fatalf("line %d: no step by %v", line, tech)
+	}
+	t.Fatalf("line %d not in se-rated-dev", line)
+	return pos{}
+}
+
 // nearMiss is a position where a technique applies and, a candidate or a
 // cell away, one where its pattern almost holds and it must not.
 type nearMiss struct {
-	name      string
-	technique func(s *Solver) bool
-	applies   func() marks
-	not       func() marks
-	// removed is a candidate, cell and digit, that the step removes
-	// where the technique applies.
-	removedCell, removedDigit int
+	name string
+	find func(s *Solver) bool
+	// tech and rating are those of the step found.
+	tech   Technique
+	rating int
+	// The position: from (nil: the empty grid) with the edits of pattern.
+	from    func(t *testing.T) pos
+	pattern []edit
+	// miss, applied on top of the pattern, breaks it.
+	miss []edit
+	// gone and placed are candidates (rcd) the step removes and places;
+	// kept are some it must leave.
+	gone, placed, kept []int
+	// missElsewhere: on the near miss the technique may find another
+	// step, but not remove gone.
+	missElsewhere bool
+}
+
+// alsRow is the almost locked set of k cells of row 1 with k+1 digits
+// (r1c1 12, r1c2 13, then cells pairing each digit with the next, the
+// last of three digits) and the bivalue cell r2c3 with 1 and the set's
+// last digit z: 1 is in the set only where r2c3 sees it, so z is in the
+// set or in r2c3 and goes from r1c3 and r2c7-9.
+func alsRow(k int) []edit {
+	e := []edit{keep(11, 1, 2), keep(12, 1, 3), keep(23, 1, k+1)}
+	cols := [][]int{3: {7}, 4: {7, 8}, 5: {6, 7, 8}, 6: {5, 6, 7, 8}}[k]
+	for j, c := range cols {
+		ds := []int{j + 2, j + 4}
+		if j == len(cols)-1 {
+			ds = []int{j + 2, j + 3, j + 4}
+		}
+		e = append(e, keep(10+c, ds...))
+	}
+	return e
 }
 
 var nearMisses = []nearMiss{
 	{
-		name: "hidden single: digit 1 in two places of box 1", technique: (*Solver).hiddenSingle,
-		applies:     func() marks { m := fullMarks(); m.only(box(1), 1, cell(1, 1)); return m },
-		not:         func() marks { m := fullMarks(); m.only(box(1), 1, cell(1, 1), cell(2, 2)); return m },
-		removedCell: cell(1, 5), removedDigit: 1,
+		name: "hidden single: digit 1 in two places of box 1", find: (*Solver).hiddenSingle, tech: HiddenSingle, rating: 12,
+		pattern: []edit{only(box(1), 1, 11)}, miss: []edit{only(box(1), 1, 11, 22)},
+		gone: []int{151}, placed: []int{111},
 	},
 	{
-		name: "naked single: two candidates left", technique: (*Solver).nakedSingle,
-		applies:     func() marks { m := fullMarks(); m.keep(cell(1, 1), 1); return m },
-		not:         func() marks { m := fullMarks(); m.keep(cell(1, 1), 1, 2); return m },
-		removedCell: cell(9, 1), removedDigit: 1,
+		name: "naked single: two candidates left", find: (*Solver).nakedSingle, tech: NakedSingle, rating: 23,
+		pattern: []edit{keep(11, 1)}, miss: []edit{keep(11, 1, 2)},
+		gone: []int{911}, placed: []int{111},
 	},
 	{
-		name: "pointing: digit 1 of box 1 in two rows", technique: (*Solver).locking,
-		applies:     func() marks { m := fullMarks(); m.only(box(1), 1, cell(1, 1), cell(1, 2)); return m },
-		not:         func() marks { m := fullMarks(); m.only(box(1), 1, cell(1, 1), cell(1, 2), cell(2, 3)); return m },
-		removedCell: cell(1, 9), removedDigit: 1,
+		name: "direct pointing: the other box keeps two places off the row", find: (*Solver).directLocking, tech: DirectPointing, rating: 17,
+		pattern: []edit{only(box(1), 1, 11, 12), only(box(2), 1, 14, 25)},
+		miss:    []edit{only(box(2), 1, 14, 25, 36)},
+		gone:    []int{141, 191}, placed: []int{251},
 	},
 	{
-		name: "naked pair: the second cell has another digit", technique: func(s *Solver) bool { return s.nakedSet(2) },
-		applies: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 2)
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 3)
-			return m
-		},
-		removedCell: cell(1, 9), removedDigit: 2,
+		// Direct claiming always comes with an easier step: here 1 is
+		// placed in row 3 (box 3), and r2c5 is also box 2's hidden
+		// single; the technique is called alone.
+		name: "direct claiming: the other row keeps two places off the box", find: (*Solver).directLocking, tech: DirectClaiming, rating: 19,
+		pattern: []edit{only(row(1), 1, 11, 12), only(row(2), 1, 21, 25), only(row(3), 1)},
+		miss:    []edit{only(row(2), 1, 21, 25, 29)},
+		gone:    []int{211}, placed: []int{251},
 	},
 	{
-		name: "hidden pair: one digit has a third place", technique: func(s *Solver) bool { return s.hiddenSet(2, false) },
-		applies: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(1), 2, cell(1, 1), cell(1, 5))
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(1), 2, cell(1, 1), cell(1, 5), cell(1, 9))
-			return m
-		},
-		removedCell: cell(1, 5), removedDigit: 9,
+		name: "pointing: digit 1 of box 1 in two rows", find: (*Solver).locking, tech: Pointing, rating: 26,
+		pattern: []edit{only(box(1), 1, 11, 12)}, miss: []edit{only(box(1), 1, 11, 12, 23)},
+		gone: []int{191, 141}, kept: []int{111, 121},
 	},
 	{
-		name: "x-wing: a third candidate in a row", technique: func(s *Solver) bool { return s.fish(2) },
-		applies: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(5), 1, cell(5, 1), cell(5, 5))
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(5), 1, cell(5, 1), cell(5, 5), cell(5, 9))
-			return m
-		},
-		removedCell: cell(9, 5), removedDigit: 1,
+		name: "claiming: digit 1 of row 1 in two boxes", find: (*Solver).locking, tech: Claiming, rating: 28,
+		// Box 1 keeps 1 in two rows and two columns: no pointing.
+		pattern: []edit{only(row(1), 1, 11, 12), only(row(2), 1, 21), only(row(3), 1, 32)},
+		miss:    []edit{only(row(1), 1, 11, 12, 19)},
+		gone:    []int{211, 321}, kept: []int{111, 121},
 	},
 	{
-		name: "swordfish: four columns", technique: func(s *Solver) bool { return s.fish(3) },
-		applies: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(5), 1, cell(5, 5), cell(5, 9))
-			m.only(row(9), 1, cell(9, 1), cell(9, 9))
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.only(row(1), 1, cell(1, 1), cell(1, 5))
-			m.only(row(5), 1, cell(5, 5), cell(5, 9))
-			m.only(row(9), 1, cell(9, 1), cell(9, 8))
-			return m
-		},
-		removedCell: cell(3, 9), removedDigit: 1,
+		name: "direct hidden pair: the third digit has another place", find: func(s *Solver) bool { return s.hiddenSet(2, true) },
+		tech: DirectHiddenPair, rating: 20,
+		pattern: []edit{only(row(1), 1, 11, 12), only(row(1), 2, 11, 12), only(row(1), 3, 11, 12, 13)},
+		miss:    []edit{only(row(1), 3, 11, 12, 13, 14)},
+		gone:    []int{113, 129}, placed: []int{133}, kept: []int{111, 122},
 	},
 	{
-		name: "xy-wing: the pincers end on different digits", technique: (*Solver).xyWing,
-		applies: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(5, 1), 2, 3)
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(5, 1), 2, 4)
-			return m
-		},
-		removedCell: cell(5, 5), removedDigit: 3,
+		name: "direct hidden triple: the fourth digit has another place", find: func(s *Solver) bool { return s.hiddenSet(3, true) },
+		tech: DirectHiddenTriple, rating: 25,
+		pattern: []edit{only(row(1), 1, 11, 12, 13), only(row(1), 2, 11, 12, 13), only(row(1), 3, 11, 12, 13),
+			only(row(1), 4, 11, 12, 13, 14)},
+		miss: []edit{only(row(1), 4, 11, 12, 13, 14, 15)},
+		gone: []int{114, 139}, placed: []int{144},
 	},
 	{
-		name: "xy-wing: the pincers see no common cell with the digit", technique: (*Solver).xyWing,
-		applies: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(5, 1), 2, 3)
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(5, 1), 2, 3)
-			m[cell(5, 5)] &^= 1 << 2 // the pincers' only common peer but the pivot
-			return m
-		},
-		removedCell: cell(5, 5), removedDigit: 3,
+		name: "naked pair: the second cell has another digit", find: func(s *Solver) bool { return s.nakedSet(2) },
+		tech: NakedPair, rating: 30,
+		pattern: []edit{keep(11, 1, 2), keep(15, 1, 2)}, miss: []edit{keep(15, 1, 3)},
+		gone: []int{191, 192, 122}, kept: []int{193},
 	},
 	{
-		name: "xyz-wing: the pincers share no cell with the pivot", technique: (*Solver).xyzWing,
-		applies: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2, 3)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(2, 2), 2, 3)
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2, 3)
-			m.keep(cell(1, 5), 1, 3)
-			m.keep(cell(5, 1), 2, 3)
-			return m
-		},
-		removedCell: cell(1, 2), removedDigit: 3,
+		name: "naked triple: a fourth digit", find: func(s *Solver) bool { return s.nakedSet(3) },
+		tech: NakedTriple, rating: 36,
+		pattern: []edit{keep(11, 1, 2), keep(15, 2, 3), keep(19, 1, 3)}, miss: []edit{keep(19, 1, 4)},
+		gone: []int{121, 142, 183}, kept: []int{184, 211},
 	},
 	{
-		name: "skyscraper: a third place in the second column", technique: func(s *Solver) bool { return s.strongLinks(2) },
-		applies: func() marks {
-			m := fullMarks()
-			m.only(col(1), 1, cell(1, 1), cell(9, 1))
-			m.only(col(5), 1, cell(2, 5), cell(9, 5))
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.only(col(1), 1, cell(1, 1), cell(9, 1))
-			m.only(col(5), 1, cell(2, 5), cell(5, 5), cell(9, 5))
-			return m
-		},
-		removedCell: cell(1, 5), removedDigit: 1,
+		name: "naked quad: a fifth digit", find: func(s *Solver) bool { return s.nakedSet(4) },
+		tech: NakedQuad, rating: 50,
+		pattern: []edit{keep(11, 1, 2), keep(14, 2, 3), keep(17, 3, 4), keep(19, 1, 4)}, miss: []edit{keep(19, 1, 5)},
+		gone: []int{121, 152, 163, 184}, kept: []int{125},
 	},
 	{
-		name: "unique rectangle: four boxes, no deadly pattern", technique: (*Solver).uniqueLoops,
-		applies: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 2), 1, 2)
-			m.keep(cell(5, 1), 1, 2)
-			m.keep(cell(5, 2), 1, 2, 3)
-			return m
-		},
-		not: func() marks {
-			m := fullMarks()
-			m.keep(cell(1, 1), 1, 2)
-			m.keep(cell(1, 5), 1, 2)
-			m.keep(cell(5, 1), 1, 2)
-			m.keep(cell(5, 5), 1, 2, 3)
-			return m
-		},
-		removedCell: cell(5, 2), removedDigit: 1,
+		name: "hidden pair: one digit has a third place", find: func(s *Solver) bool { return s.hiddenSet(2, false) },
+		tech: HiddenPair, rating: 34,
+		pattern: []edit{only(row(1), 1, 11, 15), only(row(1), 2, 11, 15)}, miss: []edit{only(row(1), 2, 11, 15, 19)},
+		gone: []int{159, 113}, kept: []int{111, 152},
+	},
+	{
+		name: "hidden triple: one digit has a fourth place", find: func(s *Solver) bool { return s.hiddenSet(3, false) },
+		tech: HiddenTriple, rating: 40,
+		pattern: []edit{only(row(1), 1, 11, 15, 19), only(row(1), 2, 11, 15), only(row(1), 3, 15, 19)},
+		miss:    []edit{only(row(1), 3, 12, 15, 19)},
+		gone:    []int{119, 154, 195}, kept: []int{111, 153},
+	},
+	{
+		name: "hidden quad: one digit has a fifth place", find: func(s *Solver) bool { return s.hiddenSet(4, false) },
+		tech: HiddenQuad, rating: 54,
+		pattern: []edit{only(row(1), 1, 11, 14), only(row(1), 2, 14, 17), only(row(1), 3, 17, 19), only(row(1), 4, 11, 19)},
+		miss:    []edit{only(row(1), 4, 11, 13, 19)},
+		gone:    []int{119, 145, 176, 199}, kept: []int{111, 141},
+	},
+	{
+		name: "x-wing: a third candidate in a row", find: func(s *Solver) bool { return s.fish(2) }, tech: XWing, rating: 32,
+		pattern: []edit{only(row(1), 1, 11, 15), only(row(5), 1, 51, 55)}, miss: []edit{only(row(5), 1, 51, 55, 59)},
+		gone: []int{951, 311}, kept: []int{111, 551},
+	},
+	{
+		name: "swordfish: four columns", find: func(s *Solver) bool { return s.fish(3) }, tech: Swordfish, rating: 38,
+		pattern: []edit{only(row(1), 1, 11, 15), only(row(5), 1, 55, 59), only(row(9), 1, 91, 99)},
+		miss:    []edit{only(row(9), 1, 91, 98)},
+		gone:    []int{391, 251, 451}, kept: []int{111},
+	},
+	{
+		name: "jellyfish: five columns", find: func(s *Solver) bool { return s.fish(4) }, tech: Jellyfish, rating: 52,
+		pattern: []edit{only(row(1), 1, 11, 13), only(row(3), 1, 33, 35), only(row(5), 1, 55, 57), only(row(7), 1, 77, 71)},
+		miss:    []edit{only(row(7), 1, 77, 79)},
+		gone:    []int{911, 231, 451, 871}, kept: []int{111, 771},
+	},
+	{
+		name: "xy-wing: the pincers end on different digits", find: (*Solver).xyWing, tech: XYWing, rating: 42,
+		pattern: []edit{keep(11, 1, 2), keep(15, 1, 3), keep(51, 2, 3)}, miss: []edit{keep(51, 2, 4)},
+		gone: []int{553}, kept: []int{552},
+	},
+	{
+		name: "xy-wing: the pincers' only common peer lacks the digit", find: (*Solver).xyWing, tech: XYWing, rating: 42,
+		pattern: []edit{keep(11, 1, 2), keep(15, 1, 3), keep(51, 2, 3)}, miss: []edit{keep(55, 1, 2, 4, 5, 6, 7, 8, 9)},
+		gone: []int{553},
+	},
+	{
+		name: "xyz-wing: the pincers share no cell with the pivot", find: (*Solver).xyzWing, tech: XYZWing, rating: 44,
+		pattern: []edit{keep(11, 1, 2, 3), keep(15, 1, 3), keep(22, 2, 3)}, miss: []edit{full(22), keep(51, 2, 3)},
+		gone: []int{123, 133}, kept: []int{143},
+	},
+	{
+		name: "skyscraper: a third place in the second column", find: func(s *Solver) bool { return s.strongLinks(2) },
+		tech: TurbotFish, rating: 40,
+		pattern: []edit{only(col(1), 1, 11, 91), only(col(5), 1, 25, 95)}, miss: []edit{only(col(5), 1, 25, 55, 95)},
+		gone: []int{141, 161, 221, 231}, kept: []int{111, 251},
+	},
+	{
+		// Three columns chained by rows 4 and 8: one of r1c1 and r2c9
+		// holds 1.
+		name: "three strong links: a third place in the last column", find: func(s *Solver) bool { return s.strongLinks(3) },
+		tech: ThreeStrongLinks, rating: 54,
+		pattern: []edit{only(col(1), 1, 11, 41), only(col(5), 1, 45, 85), only(col(9), 1, 89, 29)},
+		miss:    []edit{only(col(9), 1, 29, 59, 89)},
+		gone:    []int{171, 181, 221, 231}, kept: []int{111, 291},
+	},
+	{
+		name: "four strong links: a third place in the last column", find: func(s *Solver) bool { return s.strongLinks(4) },
+		tech: FourStrongLinks, rating: 58,
+		pattern: []edit{only(col(1), 1, 11, 41), only(col(5), 1, 45, 85), only(col(9), 1, 89, 69), only(col(7), 1, 67, 27)},
+		miss:    []edit{only(col(7), 1, 27, 67, 97)},
+		gone:    []int{181, 221, 231}, kept: []int{111, 271},
+	},
+	{
+		name: "unique rectangle: four boxes, no deadly pattern", find: (*Solver).uniqueLoops, tech: UniqueRectangle, rating: 45,
+		pattern: []edit{keep(11, 1, 2), keep(12, 1, 2), keep(51, 1, 2), keep(52, 1, 2, 3)},
+		miss:    []edit{full(12), full(52), keep(15, 1, 2), keep(55, 1, 2, 3)},
+		gone:    []int{521, 522}, kept: []int{523},
+	},
+	{
+		name: "bug: a second cell with three candidates", find: (*Solver).bug, tech: BUG, rating: 56,
+		from: func(t *testing.T) pos { return stateBefore(t, techniqueLines[BUG], BUG) },
+		gone: []int{342, 345}, placed: []int{341},
+		miss: []edit{func(p *pos) {
+			for i, c := range p.cand {
+				if bits.OnesCount16(c) == 2 {
+					p.cand[i] |= 1 << bits.TrailingZeros16(^c)
+					return
+				}
+			}
+		}},
+	},
+	{
+		name: "wxyz-wing: r2c3's second digit is not in the set", find: func(s *Solver) bool { return s.alsWing(3) },
+		tech: WXYZWing, rating: 56, pattern: alsRow(3), miss: []edit{keep(23, 1, 5)},
+		gone: []int{134, 274, 294}, kept: []int{174},
+	},
+	{
+		name: "vwxyz-wing: r2c3's second digit is not in the set", find: func(s *Solver) bool { return s.alsWing(4) },
+		tech: VWXYZWing, rating: 64, pattern: alsRow(4), miss: []edit{keep(23, 1, 6)},
+		gone: []int{135, 275, 295}, kept: []int{185},
+	},
+	{
+		name: "uvwxyz-wing: r2c3's second digit is not in the set", find: func(s *Solver) bool { return s.alsWing(5) },
+		tech: UVWXYZWing, rating: 66, pattern: alsRow(5), miss: []edit{keep(23, 1, 7)},
+		gone: []int{136, 276, 296}, kept: []int{186},
+	},
+	{
+		name: "tuvwxyz-wing: r2c3's second digit is not in the set", find: func(s *Solver) bool { return s.alsWing(6) },
+		tech: TUVWXYZWing, rating: 75, pattern: alsRow(6), miss: []edit{keep(23, 1, 8)},
+		gone: []int{137, 277, 297}, kept: []int{187},
+	},
+	{
+		// r1c1=1 and r2c5=2 would empty r1c5, r1c1=1 and r2c5=3 r2c2.
+		name: "aligned pair exclusion: an excluder with another digit", find: (*Solver).alignedPair,
+		tech: AlignedPairExclusion, rating: 62,
+		pattern: []edit{keep(11, 1, 4), keep(25, 2, 3), keep(15, 1, 2), keep(22, 1, 3)},
+		miss:    []edit{keep(22, 1, 5)},
+		gone:    []int{111}, kept: []int{114, 252, 253},
+	},
+	{
+		// The three strong links above: r1c1 or r2c9 holds 1.
+		name: "x-chain: a third place in the last column", find: (*Solver).staticChains, tech: XChain, rating: 67,
+		pattern: []edit{only(col(1), 1, 11, 41), only(col(5), 1, 45, 85), only(col(9), 1, 89, 29)},
+		miss:    []edit{only(col(9), 1, 29, 59, 89)},
+		gone:    []int{171}, kept: []int{111, 291},
+	},
+	{
+		name: "y-chain: the loop's last cell ends on another digit", find: (*Solver).staticChains, tech: YChain, rating: 66,
+		pattern: []edit{keep(11, 1, 2), keep(15, 2, 3), keep(55, 3, 4), keep(51, 4, 1)},
+		miss:    []edit{keep(51, 4, 5)},
+		gone:    []int{122, 211, 253, 524, 911}, kept: []int{111, 112, 193},
+	},
+	{
+		// A loop of bivalue cells and strong links (r1c1=1 - r5c5=1 -
+		// r5c1=3 - r1c1=2) but for the weak link of 1 in row 1: 1 goes
+		// from r1c1. Broken at one strong link it is still a chain, that
+		// removes 1 from r1c5 instead.
+		name: "alternating inference chain: a third place in column 1", find: (*Solver).staticChains, tech: AIC, rating: 71,
+		pattern: []edit{keep(11, 1, 2), only(col(1), 2, 11, 51), keep(51, 2, 3), only(row(5), 3, 51, 55), keep(55, 3, 1), only(col(5), 1, 55, 15)},
+		miss:    []edit{only(col(1), 2, 11, 51, 91)},
+		gone:    []int{111}, kept: []int{112, 151}, missElsewhere: true,
+	},
+	{
+		name: "nishio: row 2 has 1 outside box 1", find: func(s *Solver) bool { return s.forcing(Nishio, 75, false, true, true, 0) },
+		tech: Nishio, rating: 75,
+		pattern: []edit{only(row(2), 1, 22, 23)}, miss: []edit{only(row(2), 1, 22, 25)},
+		gone: []int{111}, kept: []int{121, 131},
+	},
+	{
+		// r1c1 1, 2 or 3 each put 4 at r1c5, r5c1 or r2c5.
+		name: "cell forcing chain: one branch ends elsewhere", find: func(s *Solver) bool { return s.forcing(CellForcing, 80, true, false, false, 0) },
+		tech: CellForcing, rating: 83,
+		pattern: []edit{keep(11, 1, 2, 3), keep(15, 1, 4), keep(51, 2, 4), keep(22, 3, 5), keep(25, 5, 4)},
+		miss:    []edit{keep(25, 5, 6)},
+		gone:    []int{554}, kept: []int{111, 154},
+	},
+	{
+		// 1 at r1c1, or at r1c9, r7c5 and r5c1: not at r2c1. On the near
+		// miss the region chains remove other candidates.
+		name: "region forcing chain: row 5 has a third place", find: func(s *Solver) bool { return s.forcing(CellForcing, 80, true, false, false, 0) },
+		tech: RegionForcing, rating: 81,
+		pattern: []edit{only(row(1), 1, 11, 19), only(row(5), 1, 51, 55), only(row(7), 1, 79, 75)},
+		miss:    []edit{only(row(5), 1, 51, 55, 58)},
+		gone:    []int{211}, kept: []int{111, 191}, missElsewhere: true,
+	},
+	{
+		name: "dynamic forcing chain: row 2 has 1 outside box 1", find: func(s *Solver) bool { return s.forcing(DynamicForcing, 85, true, true, false, 0) },
+		tech: DynamicForcing, rating: 85,
+		pattern: []edit{only(row(2), 1, 22, 23)}, miss: []edit{only(row(2), 1, 22, 25)},
+		gone: []int{111}, kept: []int{121, 131},
 	},
 }
 
 // TestNearMisses: each technique, called alone, makes its step on a
-// position built for it, removing the candidate expected, and finds
-// nothing on the same position with the pattern broken by one candidate
-// or one cell.
+// position built for it, rated as expected, removing and placing what it
+// should, and finds nothing on the same position with the pattern broken
+// by one candidate or one cell.
 func TestNearMisses(t *testing.T) {
 	s := NewSolver()
 	for _, c := range nearMisses {
-		s.loadMarks(c.applies())
-		if !c.technique(s) {
+		build := func(extra []edit) pos {
+			p := fullPos()
+			if c.from != nil {
+				p = c.from(t)
+			}
+			for _, e := range c.pattern {
+				e(&p)
+			}
+			for _, e := range extra {
+				e(&p)
+			}
+			return p
+		}
+		s.loadPos(build(nil))
+		has := func(x int) bool { i := rc(x / 10); return s.cand[i]>>(x%10-1)&1 != 0 }
+		for _, x := range slices.Concat(c.gone, c.kept, c.placed) {
+			if !has(x) {
+				t.Errorf("%s: %d not a candidate of r%dc%d before the step, want one", c.name, x%10, x/100, x/10%10)
+			}
+		}
+		if !c.find(s) {
 			t.Errorf("%s: no step where the pattern holds, want one", c.name)
-		} else if s.cand[c.removedCell]>>(c.removedDigit-1)&1 != 0 && s.val[c.removedCell] == 0 {
-			t.Errorf("%s: %d still a candidate of %s, want it removed", c.name, c.removedDigit, cellName(c.removedCell))
+			continue
 		}
-		s.loadMarks(c.not())
-		if c.technique(s) {
-			t.Errorf("%s: found a step (now %d steps, rated %d), want none", c.name, s.res.Steps, s.res.Rating)
+		if s.res.Steps != 1 || s.res.Hardest != c.tech || s.res.Rating != c.rating {
+			t.Errorf("%s: got %d steps, %v rated %d; want one step, %v rated %d", c.name, s.res.Steps, s.res.Hardest, s.res.Rating, c.tech, c.rating)
 		}
+		for _, x := range c.gone {
+			if has(x) {
+				t.Errorf("%s: %d still a candidate of r%dc%d, want it removed", c.name, x%10, x/100, x/10%10)
+			}
+		}
+		for _, x := range c.kept {
+			if !has(x) && int(s.val[rc(x/10)]) != x%10 {
+				t.Errorf("%s: %d no longer a candidate of r%dc%d, want it kept", c.name, x%10, x/100, x/10%10)
+			}
+		}
+		for _, x := range c.placed {
+			if i := rc(x / 10); int(s.val[i]) != x%10 {
+				t.Errorf("%s: r%dc%d holds %d, want %d placed", c.name, x/100, x/10%10, s.val[i], x%10)
+			}
+		}
+		s.loadPos(build(c.miss))
+		if !c.find(s) {
+			continue
+		}
+		if !c.missElsewhere {
+			t.Errorf("%s: near miss: found a step (%v rated %d), want none", c.name, s.res.Hardest, s.res.Rating)
+			continue
+		}
+		for _, x := range c.gone {
+			if !has(x) {
+				t.Errorf("%s: near miss: %d removed from r%dc%d, want it kept", c.name, x%10, x/100, x/10%10)
+			}
+		}
+	}
+}
+
+// TestNearMissPositions checks the cases themselves: every technique
+// the solver has is there, and each name once.
+func TestNearMissPositions(t *testing.T) {
+	var names []string
+	covered := map[Technique]bool{}
+	for _, c := range nearMisses {
+		names = append(names, c.name)
+		covered[c.tech] = true
+	}
+	slices.Sort(names)
+	for i := 1; i < len(names); i++ {
+		if names[i] == names[i-1] {
+			t.Errorf("case %q twice", names[i])
+		}
+	}
+	var missing []string
+	for tech := range numTechniques {
+		if !covered[tech] {
+			missing = append(missing, fmt.Sprint(tech))
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("no near-miss case for %v", missing)
 	}
 }
