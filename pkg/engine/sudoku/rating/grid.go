@@ -11,10 +11,10 @@
 // (4.0 to 6.1), XY- and XYZ-wings (4.2, 4.4), unique loops (4.5 to 5.x),
 // BUG (5.6 and up), WXYZ- to TUVWXYZ-wings (5.5 to 7.5), aligned pair
 // exclusion (6.2), then chains: X-, Y- and XY-cycles and forcing chains
-// (6.5 to 7.x), Nishio (7.5 and up), cell and region forcing chains (8.0
-// and up) and dynamic forcing chains (8.5 and up), each with the
-// Explainer's length supplement. The Explainer's aligned triple exclusion,
-// its dynamic forcing chains (+) and its nested forcing chains are not
+// (6.5 to 7.x), aligned triple exclusion (7.5), Nishio (7.5 and up), cell
+// and region forcing chains (8.0 and up) and dynamic forcing chains (8.5
+// and up), each with the Explainer's length supplement. The Explainer's
+// dynamic forcing chains (+) and its nested forcing chains are not
 // written: a puzzle that needs them is left unsolved. A rated step never
 // removes a digit of the solution (checked in the tests against every
 // puzzle's unique solution).

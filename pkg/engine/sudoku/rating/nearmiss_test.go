@@ -45,9 +45,6 @@ func keep(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] = digitMa
 // full gives cell x all nine digits again.
 func full(x int) edit { return func(p *pos) { p.cand[rc(x)] = 0x1ff } }
 
-// add adds the digits ds to cell x.
-func add(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] |= digitMask(ds) } }
-
 // only leaves digit d in unit u at the cells xs only.
 func only(u, d int, xs ...int) edit {
 	return func(p *pos) {
@@ -341,6 +338,16 @@ var nearMisses = []nearMiss{
 		pattern: []edit{keep(11, 1, 4), keep(25, 2, 3), keep(15, 1, 2), keep(22, 1, 3)},
 		miss:    []edit{keep(22, 1, 5)},
 		gone:    []int{111}, kept: []int{114, 252, 253},
+	},
+	{
+		// With r1c1=1, r1c2 and r2c4 (2 or 5, 3 or 6) would empty one of
+		// r1c4, r1c5 (row 1), r2c1, r2c2 (box 1).
+		name: "aligned triple exclusion: an excluder with another digit", find: (*Solver).alignedTriple,
+		tech: AlignedTripleExclusion, rating: 75,
+		pattern: []edit{keep(11, 1, 4), keep(12, 2, 5), keep(24, 3, 6),
+			keep(15, 1, 2, 3), keep(16, 1, 2, 6), keep(21, 1, 3, 5), keep(22, 1, 5, 6)},
+		miss: []edit{keep(22, 1, 5, 7)},
+		gone: []int{111}, kept: []int{114, 122, 125, 243, 246},
 	},
 	{
 		// The three strong links above: r1c1 or r2c9 holds 1.

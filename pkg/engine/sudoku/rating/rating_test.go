@@ -52,7 +52,7 @@ var techniqueLines = map[Technique]int{
 	NakedTriple: 601, Swordfish: 701, TurbotFish: 801, HiddenTriple: 898, XYWing: 1001, XYZWing: 1201,
 	UniqueRectangle: 1301, NakedQuad: 1608, Jellyfish: 1708, ThreeStrongLinks: 1808, WXYZWing: 1909,
 	BUG: 2013, VWXYZWing: 2267, AlignedPairExclusion: 2307, YChain: 2567, UVWXYZWing: 2568, AIC: 2967,
-	Nishio: 3567, RegionForcing: 3972, CellForcing: 4072, DynamicForcing: 4472,
+	AlignedTripleExclusion: 3469, Nishio: 3567, RegionForcing: 3972, CellForcing: 4072, DynamicForcing: 4472,
 }
 
 // TestTechniques rates, for each technique, a puzzle whose hardest step it
@@ -94,10 +94,11 @@ func techniqueFuncs(s *Solver) map[string]func() bool {
 		"bug": s.bug, "four strong links": func() bool { return s.strongLinks(4) },
 		"vwxyz-wing": func() bool { return s.alsWing(4) }, "aligned pair": s.alignedPair,
 		"uvwxyz-wing": func() bool { return s.alsWing(5) }, "tuvwxyz-wing": func() bool { return s.alsWing(6) },
-		"static chains": s.staticChains,
-		"nishio":        func() bool { return s.forcing(Nishio, 75, false, true, true, 0) },
-		"multiple":      func() bool { return s.forcing(CellForcing, 80, true, false, false, 0) },
-		"dynamic":       func() bool { return s.forcing(DynamicForcing, 85, true, true, false, 0) },
+		"aligned triple": s.alignedTriple,
+		"static chains":  s.staticChains,
+		"nishio":         func() bool { return s.forcing(Nishio, 75, false, true, true, 0) },
+		"multiple":       func() bool { return s.forcing(CellForcing, 80, true, false, false, 0) },
+		"dynamic":        func() bool { return s.forcing(DynamicForcing, 85, true, true, false, 0) },
 	}
 }
 

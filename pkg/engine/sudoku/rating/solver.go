@@ -10,7 +10,10 @@ import (
 // Technique is a kind of step, from the easiest.
 type Technique uint8
 
-// The techniques, in the order the solver tries them.
+// The techniques, in the order the solver tries them up to DynamicForcing;
+// those after it were added later and are appended, since a Result's Used
+// bits are kept in job results: AlignedTripleExclusion is tried after
+// TUVWXYZWing.
 const (
 	HiddenSingle Technique = iota
 	DirectPointing
@@ -48,6 +51,7 @@ const (
 	CellForcing
 	RegionForcing
 	DynamicForcing
+	AlignedTripleExclusion
 	numTechniques
 )
 
@@ -59,7 +63,7 @@ var techniqueNames = [numTechniques]string{
 	"wxyz-wing", "bug", "four strong links", "vwxyz-wing", "aligned pair exclusion",
 	"uvwxyz-wing", "x-chain", "y-chain", "alternating inference chain", "tuvwxyz-wing",
 	"nishio forcing chain", "cell forcing chain", "region forcing chain",
-	"dynamic forcing chain",
+	"dynamic forcing chain", "aligned triple exclusion",
 }
 
 func (t Technique) String() string {
@@ -69,7 +73,7 @@ func (t Technique) String() string {
 	return fmt.Sprintf("technique(%d)", t)
 }
 
-// Techniques returns every technique's name, from the easiest.
+// Techniques returns every technique's name, indexed by Technique.
 func Techniques() []string { return techniqueNames[:] }
 
 // Step is one step of a solution, for Explain.
@@ -289,7 +293,7 @@ func (s *Solver) stepOnce() bool {
 		s.upTo(55) && s.alsWing(3) || s.upTo(56) && s.bug() || s.upTo(58) && s.strongLinks(4) ||
 		s.upTo(62) && (s.alsWing(4) || s.alignedPair()) ||
 		s.upTo(65) && (s.alsWing(5) || s.staticChains()) ||
-		s.upTo(75) && (s.alsWing(6) || s.forcing(Nishio, 75, false, true, true, 0)) ||
+		s.upTo(75) && (s.alsWing(6) || s.alignedTriple() || s.forcing(Nishio, 75, false, true, true, 0)) ||
 		s.upTo(80) && s.forcing(CellForcing, 80, true, false, false, 0) ||
 		s.upTo(85) && s.forcing(DynamicForcing, 85, true, true, false, 0)
 }
