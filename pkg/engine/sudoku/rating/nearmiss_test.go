@@ -159,10 +159,12 @@ var nearMisses = []nearMiss{
 		gone: []int{911}, placed: []int{111},
 	},
 	{
+		// A direct step places its single and leaves the eliminations
+		// that reveal it (r1c9 keeps 1), as the Explainer does.
 		name: "direct pointing: the other box keeps two places off the row", find: (*Solver).directLocking, tech: DirectPointing, rating: 17,
 		pattern: []edit{only(box(1), 1, 11, 12), only(box(2), 1, 14, 25)},
 		miss:    []edit{only(box(2), 1, 14, 25, 36)},
-		gone:    []int{141, 191}, placed: []int{251},
+		gone:    []int{141}, placed: []int{251}, kept: []int{191},
 	},
 	{
 		// Direct claiming always comes with an easier step: here 1 is
@@ -190,7 +192,7 @@ var nearMisses = []nearMiss{
 		tech: DirectHiddenPair, rating: 20,
 		pattern: []edit{only(row(1), 1, 11, 12), only(row(1), 2, 11, 12), only(row(1), 3, 11, 12, 13)},
 		miss:    []edit{only(row(1), 3, 11, 12, 13, 14)},
-		gone:    []int{113, 129}, placed: []int{133}, kept: []int{111, 122},
+		gone:    []int{113}, placed: []int{133}, kept: []int{111, 122, 129},
 	},
 	{
 		name: "direct hidden triple: the fourth digit has another place", find: func(s *Solver) bool { return s.hiddenSet(3, true) },
@@ -198,7 +200,7 @@ var nearMisses = []nearMiss{
 		pattern: []edit{only(row(1), 1, 11, 12, 13), only(row(1), 2, 11, 12, 13), only(row(1), 3, 11, 12, 13),
 			only(row(1), 4, 11, 12, 13, 14)},
 		miss: []edit{only(row(1), 4, 11, 12, 13, 14, 15)},
-		gone: []int{114, 139}, placed: []int{144},
+		gone: []int{114}, placed: []int{144}, kept: []int{139},
 	},
 	{
 		name: "naked pair: the second cell has another digit", find: func(s *Solver) bool { return s.nakedSet(2) },

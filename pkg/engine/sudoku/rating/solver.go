@@ -415,7 +415,8 @@ func (s *Solver) directLocking() bool {
 		if target < 0 {
 			return false
 		}
-		s.elimSet(e, d)
+		// As the Explainer's direct hints, only the single is placed:
+		// the eliminations that reveal it are not made.
 		s.place(target, d)
 		t, rating := DirectPointing, 17
 		if from >= 9 {
@@ -568,7 +569,7 @@ var hiddenNames = [5]Technique{0, 0, HiddenPair, HiddenTriple, HiddenQuad}
 
 // hiddenSet finds n digits with the same n places in a unit. Direct (n 2
 // or 3), it counts only if removing the other digits from those places
-// leaves a hidden single in the unit, and places it.
+// leaves a hidden single in the unit, and places that single only.
 func (s *Solver) hiddenSet(n int, direct bool) bool {
 	var digits [9]int
 	var masks [9]uint16 // a digit's places in the unit, bit k for its k-th cell
@@ -628,8 +629,7 @@ func (s *Solver) hiddenSet(n int, direct bool) bool {
 					p := s.positions(u, d)
 					rest := p.andNot(in)
 					if rest.count() == 1 && p.count() > 1 {
-						in.each(func(i int) { s.elim(i, ^m) })
-						i := rest.first()
+						i := rest.first() // placed alone, as for direct locking
 						s.place(i, d)
 						t, rating := DirectHiddenPair, 20
 						if n == 3 {
