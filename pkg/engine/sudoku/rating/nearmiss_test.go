@@ -45,6 +45,9 @@ func keep(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] = digitMa
 // full gives cell x all nine digits again.
 func full(x int) edit { return func(p *pos) { p.cand[rc(x)] = 0x1ff } }
 
+// add adds the digits ds to cell x.
+func add(x int, ds ...int) edit { return func(p *pos) { p.cand[rc(x)] |= digitMask(ds) } }
+
 // only leaves digit d in unit u at the cells xs only.
 func only(u, d int, xs ...int) edit {
 	return func(p *pos) {
@@ -312,6 +315,14 @@ var nearMisses = []nearMiss{
 				}
 			}
 		}},
+	},
+	{
+		// Line 2205: r4c2 (469) and r4c8 (579), whose extra digits are 4
+		// and 7, share 9, which has no other place in row 4.
+		name: "bug type 4: 9 has a third place in row 4", find: (*Solver).bug, tech: BUG, rating: 57,
+		from: func(t *testing.T) pos { return stateBefore(t, 2205, BUG) },
+		miss: []edit{add(43, 9)},
+		gone: []int{426, 485}, kept: []int{424, 429, 487, 489},
 	},
 	{
 		name: "wxyz-wing: r2c3's second digit is not in the set", find: func(s *Solver) bool { return s.alsWing(3) },

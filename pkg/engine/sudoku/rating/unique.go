@@ -320,8 +320,9 @@ func (s *Solver) loopType3(c1, c2 int, pair, extra uint16, base int, consider fu
 // candidates, less their extra digits, would leave every unsolved cell
 // with two and every digit twice in each unit. Type 1 (one such cell,
 // 5.6): it holds its extra digit; type 2 (one extra digit, 5.7): it goes
-// from the cells that see all of them; type 3 (5.8 and up): the extra
-// digits form a naked set with other cells of a unit.
+// from the cells that see all of them; type 4 (two cells, 5.7, tried
+// before type 3): see bugType4; type 3 (5.8 and up): the extra digits
+// form a naked set with other cells of a unit.
 func (s *Solver) bug() bool {
 	temp := s.cand
 	var bugCells cellSet
@@ -427,10 +428,13 @@ func (s *Solver) bug() bool {
 			})
 			return true
 		}
-		return false
+		return s.bugType4(bugCells, &bugVals, allVals)
 	}
 	if common.empty() {
 		return false
+	}
+	if s.bugType4(bugCells, &bugVals, allVals) {
+		return true
 	}
 	for degree := 2; degree <= 6; degree++ {
 		for _, kind := range [3]int{0, 1, 2} {
@@ -482,4 +486,42 @@ func (s *Solver) bug() bool {
 		}
 	}
 	return false
+}
+
+// bugType4 finds a BUG type 4 (5.7): two BUG cells in one unit that have,
+// besides their extra digits, one digit v in common. Without their extra
+// digits they would hold v and one other digit each, and v has no other
+// place in the unit: one of them holds v and the other its extra digit,
+// so neither holds its other digit.
+func (s *Solver) bugType4(bugCells cellSet, bugVals *[81]uint16, allVals uint16) bool {
+	if bugCells.count() != 2 {
+		return false
+	}
+	c1 := bugCells.first()
+	c2 := bugCells.andNot(single(c1)).first()
+	v := s.cand[c1] & s.cand[c2] &^ allVals
+	if bits.OnesCount16(v) != 1 {
+		return false
+	}
+	u := -1
+	for k := range 3 { // box, row, column: the Explainer's order
+		if cellUnit[c1][k] == cellUnit[c2][k] {
+			u = cellUnit[c1][k]
+			break
+		}
+	}
+	if u < 0 {
+		return false
+	}
+	r1, r2 := s.cand[c1]&^bugVals[c1]&^v, s.cand[c2]&^bugVals[c2]&^v
+	if r1|r2 == 0 {
+		return false
+	}
+	s.elim(c1, r1)
+	s.elim(c2, r2)
+	s.record(BUG, 57, func() string {
+		return fmt.Sprintf("bug type 4 on %d in %s,%s of %s, removed %s from %s and %s from %s", bits.TrailingZeros16(v)+1,
+			cellName(c1), cellName(c2), unitName(u), digitsOf(r1), cellName(c1), digitsOf(r2), cellName(c2))
+	})
+	return true
 }
