@@ -101,7 +101,7 @@ func sudokuSolveCommand() *cli.Command {
 					if err := json.Unmarshal(report, &r); err != nil {
 						return err
 					}
-					if n := len(r.Rejects); n > 0 {
+					if n := r.RejectsTotal; n > 0 {
 						return fmt.Errorf("--strict: %d of %d puzzles were not uniquely solved", n, r.Puzzles)
 					}
 					return nil

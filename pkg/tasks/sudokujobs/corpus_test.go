@@ -1,12 +1,16 @@
 package sudokujobs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -183,7 +187,8 @@ func TestPlanChecksManifest(t *testing.T) {
 // told as they come (tasks.MergesFailures), are those of the plan that
 // keeps them whole until its report, merged in order, byte for byte; so
 // is the report. So are they when the plan drops the results that wait
-// for an earlier task and reads them again (PlanEnv.Result).
+// for an earlier task and reads them again (PlanEnv.Result), and the
+// results it holds never pass maxHeld, for both kinds.
 func TestStreamedOutputsMatchWhole(t *testing.T) {
 	defer func(n, h int) { readBlock, maxHeld = n, h }(readBlock, maxHeld)
 	readBlock = 10_000
@@ -209,13 +214,19 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 		sum := tasks.Summary{Job: "j", Failures: []job.Failure{{Task: failed, Reason: "lost"}}}
 		sum.Outputs = whole
 		wantRep := taskstest.RunPlan(t, kind, plan, tasks.Env{Objects: whole}, sum)
+		size := 0
+		for _, d := range results {
+			size += len(d)
+		}
+		// Unbounded, every waiting result dropped, and about three held.
+		bounds := []int{64 << 20, 1, 3 * size / len(results)}
 		for trial := range 6 {
 			reread := 0
 			env := tasks.PlanEnv{Objects: nil, Result: func(_ context.Context, id string) ([]byte, error) {
 				reread++
 				return results[id], nil
 			}}
-			maxHeld = map[bool]int{true: 1, false: 64 << 20}[trial%2 == 1] // drop every result that waits
+			maxHeld = bounds[trial%3]
 			streamed := memObjects{}
 			for k, v := range whole {
 				if k != "out" && k != "rejects" {
@@ -228,6 +239,7 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(uint64(trial), 1))
+			most := 0 // bytes held
 			for _, i := range rng.Perm(n) {
 				id := p.Tasks()[i].ID
 				if id == failed {
@@ -238,13 +250,17 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				most = max(most, heldBytes(p))
+			}
+			if most > maxHeld {
+				t.Errorf("%s, trial %d: %d bytes of results held, want at most %d", kind.Name(), trial, most, maxHeld)
 			}
 			rep, err := p.Report(context.Background(), tasks.Summary{Job: "j", Failures: sum.Failures})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, isSolve := kind.(Solve); isSolve && (trial%2 == 1) != (reread > 0) {
-				t.Errorf("%s, trial %d: %d results read again", kind.Name(), trial, reread)
+			if (maxHeld < 64<<20) != (reread > 0) || maxHeld > 1 && most == 0 {
+				t.Errorf("%s, trial %d: %d results read again, at most %d bytes held under a bound of %d", kind.Name(), trial, reread, most, maxHeld)
 			}
 			if fmt.Sprintf("%+v", rep) != fmt.Sprintf("%+v", wantRep) {
 				t.Errorf("%s, trial %d: report\n%+v\nwant\n%+v", kind.Name(), trial, rep, wantRep)
@@ -254,6 +270,115 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 					t.Errorf("%s, trial %d: streamed %s has %d bytes, want the %d of the whole", kind.Name(), trial, name, len(streamed[name]), len(whole[name]))
 				}
 			}
+		}
+	}
+}
+
+// heldBytes is the bytes of results that plan p holds.
+func heldBytes(p tasks.Plan) int {
+	switch p := p.(type) {
+	case *solvePlan:
+		return p.win.held
+	case *ratePlan:
+		return p.win.held
+	}
+	panic(fmt.Sprintf("a plan of %T", p))
+}
+
+// A corpus of mostly bad lines makes a report of bounded size: the first
+// rejectsKept rejects and their number, whatever their number, while
+// --rejects gets every one, exactly, in input order. The corpus (200,000
+// bad lines among 50,000 good ones, for solve; a tenth of it for rate,
+// which is slower) is a file that the test writes and uploads as the
+// client does, a block at a time; results are merged in a random order.
+func TestReportBoundsRejects(t *testing.T) {
+	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+	bad := []struct{ line, reject string }{
+		{pz[:80], "malformed: 80 cells, want 81"},
+		{"11" + pz[2:], "invalid: row 1 has two 1s (r1c1, r1c2)"},
+	}
+	for _, tc := range []struct {
+		kind      tasks.Kind
+		good, bad int
+	}{{Solve{}, 50_000, 200_000}, {Rate{}, 500, 20_000}} {
+		path := filepath.Join(t.TempDir(), "c.txt")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		var want bytes.Buffer // --rejects
+		rng := rand.New(rand.NewPCG(3, 4))
+		for line, good, nbad := 1, tc.good, tc.bad; good+nbad > 0; line++ {
+			if rng.IntN(good+nbad) < good {
+				w.WriteString(pz + "\n")
+				good--
+				continue
+			}
+			b := bad[rng.IntN(len(bad))]
+			w.WriteString(b.line + "\n")
+			fmt.Fprintf(&want, "c.txt:%d: %s\n", line, b.reject)
+			nbad--
+		}
+		if err := errors.Join(w.Flush(), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+		objs := memObjects{}
+		r, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := UploadCorpus(context.Background(), "c.txt", r, 1000, store(objs))
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(SolveParams{Inputs: []Input{in}, Chunk: 1000, Rejects: true})
+		plan, err := tc.kind.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs, Outputs: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner := tc.kind.NewRunner(tasks.Env{Objects: objs})
+		list := plan.Tasks()
+		for _, i := range rng.Perm(len(list)) {
+			o, err := runner.Run(context.Background(), list[i].Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := plan.Merge(list[i].ID, o.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := plan.Report(context.Background(), tasks.Summary{Job: "j", Outputs: objs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := tc.kind.Name()
+		if got := objs["rejects"]; !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: --rejects has %d bytes (%d lines), want %d (%d lines)", name, len(got), bytes.Count(got, []byte("\n")), want.Len(), tc.bad)
+		}
+		var listed []Reject
+		var total int
+		switch rep := rep.(type) {
+		case *SolveReport:
+			listed, total = rep.Rejects, rep.RejectsTotal
+		case *RateReport:
+			listed, total = rep.Rejects, rep.RejectsTotal
+		}
+		var text bytes.Buffer
+		for _, rj := range listed {
+			fmt.Fprintf(&text, "%s:%d: %s: %s\n", rj.File, rj.Line, rj.Outcome, rj.Reason)
+		}
+		first := bytes.SplitAfterN(want.Bytes(), []byte("\n"), rejectsKept+1)
+		if total != tc.bad || text.String() != string(bytes.Join(first[:rejectsKept], nil)) {
+			t.Errorf("%s: report lists %d of %d rejects, want the first %d of %d:\n%s", name, len(listed), total, rejectsKept, tc.bad, text.String())
+		}
+		if data, _ := json.Marshal(rep); len(data) > 32<<10 {
+			t.Errorf("%s: the report takes %d bytes, want at most 32 KiB", name, len(data))
+		}
+		more := fmt.Sprintf("    ... and %d more in the file of --rejects\n", tc.bad-rejectsShown)
+		if txt := rep.Text(); !strings.Contains(txt, more) || strings.Count(txt, "\n    c.txt:") != rejectsShown {
+			t.Errorf("%s: the report's text does not show %d rejects and %q:\n%s", name, rejectsShown, more, txt)
 		}
 	}
 }

@@ -4,20 +4,29 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // corpusLines are the lines of --out and --rejects of a corpus job,
 // written in input order a buffer at a time, and the rejects for the
-// report.
+// report: the first rejectsKept and their number, so that a corpus of bad
+// lines makes a report of bounded size (--rejects gets every one).
 type corpusLines struct {
 	// outputs receives --out and --rejects as they are written; nil:
 	// they are kept whole until the report puts them (Summary.Outputs).
 	outputs     tasks.Outputs
 	out, reject outFile
-	rejects     []Reject
+	rejects     []Reject // the first rejectsKept
+	rejected    int      // all
 }
+
+// rejectsKept is the number of rejects a report lists.
+const rejectsKept = 100
+
+// rejectsShown is the number of them its text shows.
+const rejectsShown = 20
 
 // outFile is one output of a corpus job.
 type outFile struct {
@@ -36,7 +45,10 @@ func newCorpusLines(p SolveParams, outputs tasks.Outputs) *corpusLines {
 
 // addReject adds a puzzle not uniquely solved.
 func (l *corpusLines) addReject(file string, line int, outcome, reason string) {
-	l.rejects = append(l.rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
+	if l.rejected < rejectsKept {
+		l.rejects = append(l.rejects, Reject{File: file, Line: line, Outcome: outcome, Reason: reason})
+	}
+	l.rejected++
 	if l.reject.want {
 		l.reject.buf = fmt.Appendf(l.reject.buf, "%s:%d: %s: %s\n", file, line, outcome, reason)
 	}
@@ -91,4 +103,22 @@ func (l *corpusLines) finish(ctx context.Context, sum tasks.Summary) error {
 		}
 	}
 	return nil
+}
+
+// writeRejects writes the number of rejects of a report and the first of
+// them; toFile says that --rejects has them all.
+func writeRejects(b *strings.Builder, rejects []Reject, total int, toFile bool) {
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  rejects: %d\n", total)
+	for _, rj := range rejects[:min(len(rejects), rejectsShown)] {
+		fmt.Fprintf(b, "    %s:%d: %s: %s\n", rj.File, rj.Line, rj.Outcome, rj.Reason)
+	}
+	switch more := total - min(len(rejects), rejectsShown); {
+	case more > 0 && toFile:
+		fmt.Fprintf(b, "    ... and %d more in the file of --rejects\n", more)
+	case more > 0:
+		fmt.Fprintf(b, "    ... and %d more, not shown (--rejects FILE writes them all)\n", more)
+	}
 }

@@ -50,32 +50,34 @@ type rated struct {
 // Plan implements tasks.Kind: the tasks of "sudoku.solve" for the same
 // parameters.
 func (Rate) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
-	p, err := Solve{}.Plan(ctx, raw, env)
+	sp, err := planCorpus(ctx, raw, env)
 	if err != nil {
 		return nil, err
 	}
-	sp := p.(*solvePlan)
-	rp := &ratePlan{sp: sp, results: make([][]rated, len(sp.tasks)), failed: make([]bool, len(sp.tasks)),
-		index: make(map[string]int, len(sp.tasks)), lines: newCorpusLines(sp.params, sp.outputs),
+	rp := &ratePlan{sp: sp, lines: sp.lines,
 		rep: &RateReport{Ratings: map[string]int{}, Techniques: map[string]int{}, GuessDifficulty: map[string]float64{},
 			Hardest: []RatedPuzzle{}, Rejects: []Reject{}},
 		guessSum: map[string]float64{}}
-	for i, t := range sp.tasks {
-		rp.index[t.ID] = i
-	}
+	rp.win = newWindow(sp.tasks, env.Result, func(ti int, data []byte) ([]rated, error) {
+		var rs []rated
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return nil, err
+		}
+		if len(rs) != sp.pieces[ti].Items {
+			return nil, fmt.Errorf("%d puzzles, want %d", len(rs), sp.pieces[ti].Items)
+		}
+		return rs, nil
+	}, rp.write)
 	return rp, nil
 }
 
-// ratePlan merges as solvePlan does: the results of the tasks before next
-// are in the report and the outputs, those after wait.
+// ratePlan merges as solvePlan does, in input order (window): the results
+// of the tasks written are in the report and the outputs.
 type ratePlan struct {
 	sp      *solvePlan
-	index   map[string]int
-	results [][]rated // by task: merged, waiting for next
-	failed  []bool    // by task: failed, waiting for next
-	next    int
+	win     *window[[]rated]
 	lines   *corpusLines
-	rep     *RateReport // of the tasks before next
+	rep     *RateReport // of the tasks written
 	used    [64]int
 	hardest []hardRated
 	// guessSum sums the guess difficulties by rating ("?": unrated).
@@ -89,58 +91,17 @@ type hardRated struct {
 
 func (rp *ratePlan) Tasks() []tasks.Task { return rp.sp.tasks }
 
-func (rp *ratePlan) Merge(id string, data []byte) error {
-	ti, ok := rp.index[id]
-	if !ok {
-		return fmt.Errorf("no task %s", id)
-	}
-	if rp.results[ti] != nil || rp.failed[ti] {
-		return nil
-	}
-	var rs []rated
-	if err := json.Unmarshal(data, &rs); err != nil {
-		return fmt.Errorf("result of task %s: %w", id, err)
-	}
-	if len(rs) != rp.sp.pieces[ti].Items {
-		return fmt.Errorf("result of task %s: %d puzzles, want %d", id, len(rs), rp.sp.pieces[ti].Items)
-	}
-	if rs == nil {
-		rs = []rated{}
-	}
-	rp.results[ti] = rs
-	return rp.advance(context.Background())
-}
+func (rp *ratePlan) Merge(id string, data []byte) error { return rp.win.merge(id, data) }
 
 // MergeFailure implements tasks.MergesFailures.
-func (rp *ratePlan) MergeFailure(id string) error {
-	ti, ok := rp.index[id]
-	if !ok {
-		return fmt.Errorf("no task %s", id)
-	}
-	if rp.results[ti] == nil {
-		rp.failed[ti] = true
-	}
-	return rp.advance(context.Background())
-}
+func (rp *ratePlan) MergeFailure(id string) error { return rp.win.fail(id) }
 
-// advance writes the tasks from next on that are merged or failed.
-func (rp *ratePlan) advance(ctx context.Context) error {
-	for rp.next < len(rp.results) && (rp.results[rp.next] != nil || rp.failed[rp.next]) {
-		if err := rp.write(ctx, rp.next, rp.results[rp.next]); err != nil {
-			return err
-		}
-		rp.results[rp.next] = nil
-		rp.next++
-	}
-	return nil
-}
-
-// write adds task ti to the report and writes its lines; rs is its
-// result, or nil if it failed.
-func (rp *ratePlan) write(ctx context.Context, ti int, rs []rated) error {
+// write adds task ti to the report and writes its lines: rs is its
+// result, or, with ok false, the task failed.
+func (rp *ratePlan) write(ctx context.Context, ti int, rs []rated, ok bool) error {
 	rep, out := rp.rep, rp.lines
 	file := rp.sp.pieces[ti].File
-	if rs == nil {
+	if !ok {
 		return rp.sp.failedChunk(ctx, rp.sp.tasks[ti], out)
 	}
 	for _, r := range rs {
@@ -200,8 +161,13 @@ type RateReport struct {
 	// over random relabellings); "?" is that of the unrated puzzles.
 	GuessDifficulty map[string]float64 `json:"guess_difficulty"`
 	Hardest         []RatedPuzzle      `json:"hardest"`
-	Rejects         []Reject           `json:"rejects"`
-	Files           []string           `json:"files"`
+	// Rejects are the first rejectsKept puzzles not uniquely solved, in
+	// input order, of RejectsTotal (--rejects gets every one).
+	Rejects      []Reject `json:"rejects"`
+	RejectsTotal int      `json:"rejects_total"`
+	Files        []string `json:"files"`
+
+	rejectsFile bool // --rejects gets every reject
 }
 
 // RatedPuzzle is one of the hardest puzzles of a report.
@@ -217,13 +183,9 @@ type RatedPuzzle struct {
 func ratingText(tenths int) string { return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10) }
 
 func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
-	for ti := rp.next; ti < len(rp.results); ti++ {
-		if err := rp.write(ctx, ti, rp.results[ti]); err != nil {
-			return nil, err
-		}
-		rp.results[ti] = nil
+	if err := rp.win.advance(ctx, true); err != nil {
+		return nil, err
 	}
-	rp.next = len(rp.results)
 	rep := rp.rep
 	for _, in := range rp.sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
@@ -247,6 +209,7 @@ func (rp *ratePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report
 		rep.GuessDifficulty[k] = math.Round(100*sum/float64(n)) / 100
 	}
 	rep.Rejects = append(rep.Rejects, rp.lines.rejects...)
+	rep.RejectsTotal, rep.rejectsFile = rp.lines.rejected, rp.sp.params.Rejects
 	if err := rp.lines.finish(ctx, sum); err != nil {
 		return nil, err
 	}
@@ -261,7 +224,7 @@ func (r *RateReport) Text() string {
 	row("puzzles", r.Puzzles)
 	row("rated", r.Rated)
 	row("unrated", r.Unrated) // beyond the rater: nested forcing chains
-	row("rejects", len(r.Rejects))
+	row("rejects", r.RejectsTotal)
 	keys := make([]string, 0, len(r.Ratings))
 	for k := range r.Ratings {
 		keys = append(keys, k)
@@ -294,13 +257,7 @@ func (r *RateReport) Text() string {
 			fmt.Fprintf(&b, "    %4.1f  %4.2f  %s:%d  %s\n", h.Rating, h.GuessDifficulty, h.File, h.Line, h.Puzzle)
 		}
 	}
-	const show = 20
-	if n := len(r.Rejects); n > 0 {
-		fmt.Fprintf(&b, "  rejects: %d\n", n)
-		for _, rj := range r.Rejects[:min(n, show)] {
-			fmt.Fprintf(&b, "    %s:%d: %s: %s\n", rj.File, rj.Line, rj.Outcome, rj.Reason)
-		}
-	}
+	writeRejects(&b, r.Rejects, r.RejectsTotal, r.rejectsFile)
 	return b.String()
 }
 

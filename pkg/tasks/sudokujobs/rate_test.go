@@ -31,7 +31,7 @@ func TestRateJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := taskstest.RunPlan(t, Rate{}, plan, tasks.Env{Objects: objs}, tasks.Summary{Job: "j", Outputs: objs}).(*RateReport)
-		if rep.Puzzles != 4 || rep.Rated != 2 || len(rep.Rejects) != 2 {
+		if rep.Puzzles != 4 || rep.Rated != 2 || len(rep.Rejects) != 2 || rep.RejectsTotal != 2 {
 			t.Fatalf("chunk %d: got %d puzzles, %d rated, %d rejects; want 4, 2, 2", size, rep.Puzzles, rep.Rated, len(rep.Rejects))
 		}
 		if rep.Ratings["2.5"] != 1 || rep.Ratings["1.2"] != 1 {

@@ -150,6 +150,19 @@ func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chun
 // Plan implements tasks.Kind: it makes a task of every piece of every
 // input, reading their lists (UploadCorpus), not the pieces.
 func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
+	sp, err := planCorpus(ctx, raw, env)
+	if err != nil {
+		return nil, err
+	}
+	sp.win = newWindow(sp.tasks, env.Result, func(ti int, data []byte) (*chunkResult, error) {
+		return decodeResult(data, sp.pieces[ti].Items)
+	}, sp.write)
+	return sp, nil
+}
+
+// planCorpus makes the tasks of a corpus job ("sudoku.solve" and
+// "sudoku.rate"): one of every piece of every input, from their lists.
+func planCorpus(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (*solvePlan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("sudoku.solve parameters: %v", err)
@@ -164,7 +177,8 @@ func (Solve) Plan(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (
 	if env.Objects == nil {
 		return nil, errors.New("sudoku.solve: no object store to read the inputs from")
 	}
-	sp := &solvePlan{params: p, objects: env.Objects, outputs: env.Outputs, reread: env.Result}
+	sp := &solvePlan{params: p, objects: env.Objects, lines: newCorpusLines(p, env.Outputs)}
+	sp.totals.guesses = map[int]int{}
 	var payloads [][]byte
 	for _, in := range p.Inputs {
 		m, err := env.Objects.Get(ctx, in.Object)
@@ -220,41 +234,20 @@ type piece struct {
 	Items int // puzzles
 }
 
+// solvePlan merges the results of a "sudoku.solve" job in input order
+// (window): what the tasks before the window's next added to the report
+// is in totals, their lines in the outputs.
 type solvePlan struct {
 	params  SolveParams
 	pieces  []piece
 	tasks   []tasks.Task
 	objects tasks.Objects // the inputs, for the puzzles of failed tasks
-	outputs tasks.Outputs // PlanEnv.Outputs
-	merged  merged
-	// reread is PlanEnv.Result.
-	reread func(ctx context.Context, id string) ([]byte, error)
-}
-
-// maxHeld bounds the bytes of results that wait for an earlier task (a
-// task held up, a worker that died with it): the results past it are
-// dropped and read again in their turn (PlanEnv.Result). A variable for
-// the tests.
-var maxHeld = 64 << 20
-
-// merged is what Merge has put together: the results that wait for a task
-// before them, and what the tasks before next added to the report and to
-// the outputs, each written as soon as the tasks before it are merged or
-// failed (its result then dropped). Tasks are run in about their order, so
-// next follows the last result closely and few results wait for it: the
-// plan holds a window of results, not the corpus's.
-type merged struct {
-	index   map[string]int // task id -> position, made by the first Merge
-	results []*chunkResult // by task: merged, waiting for next
-	failed  []bool         // by task: failed (MergeFailure), waiting for next
-	dropped []bool         // by task: merged, to be read again in its turn
-	held    int            // bytes of results
-	next    int
+	win     *window[*chunkResult]
 	totals  solveTotals
 	lines   *corpusLines
 }
 
-// solveTotals are the summaries of the tasks before next, added in order.
+// solveTotals are the summaries of the tasks written, added in order.
 type solveTotals struct {
 	counts  [5]int
 	clues   [82]int
@@ -475,20 +468,24 @@ func unpackSolutions(dst, packed []byte) ([]byte, bool) {
 
 // SolveReport is the report of a "sudoku.solve" job.
 type SolveReport struct {
-	Puzzles          int            `json:"puzzles"`
-	Unique           int            `json:"unique"`
-	Multiple         int            `json:"multiple"`
-	Unsolvable       int            `json:"unsolvable"`
-	Invalid          int            `json:"invalid"`
-	Malformed        int            `json:"malformed"`
+	Puzzles    int `json:"puzzles"`
+	Unique     int `json:"unique"`
+	Multiple   int `json:"multiple"`
+	Unsolvable int `json:"unsolvable"`
+	Invalid    int `json:"invalid"`
+	Malformed  int `json:"malformed"`
+	// Rejects are the first rejectsKept puzzles not uniquely solved, in
+	// input order, of RejectsTotal (--rejects gets every one).
 	Rejects          []Reject       `json:"rejects"`
+	RejectsTotal     int            `json:"rejects_total"`
 	CluesHistogram   map[string]int `json:"clues_histogram"`
 	GuessesHistogram map[string]int `json:"guesses_histogram"`
 	Hardest          []Hard         `json:"hardest"`
 	PuzzlesPerSecond float64        `json:"puzzles_per_second"`
 	Files            []string       `json:"files"`
 
-	failed bool // tasks failed: their puzzles are rejects
+	failed      bool // tasks failed: their puzzles are rejects
+	rejectsFile bool // --rejects gets every reject
 }
 
 // Reject is a puzzle that was not uniquely solved.
@@ -511,102 +508,22 @@ type Hard struct {
 // lines of --out and the rejects of the tasks that are merged (or failed)
 // without a gap before them: a corpus's lines go to the outputs as its
 // results come, and only the results that wait for an earlier task are
-// held.
-func (sp *solvePlan) Merge(id string, data []byte) error {
-	ti, err := sp.position(id)
-	if err != nil || sp.merged.results[ti] != nil || sp.merged.failed[ti] {
-		return err
-	}
-	m := &sp.merged
-	if m.dropped[ti] {
-		return nil
-	}
-	r, err := decodeResult(data, sp.pieces[ti].Items)
-	if err != nil {
-		return fmt.Errorf("result of task %s: %w", id, err)
-	}
-	if ti != m.next && sp.reread != nil && m.held+len(data) > maxHeld {
-		m.dropped[ti] = true
-		return nil
-	}
-	m.results[ti] = r
-	m.held += len(r.body)
-	return sp.advance(context.Background(), false)
-}
+// held (window).
+func (sp *solvePlan) Merge(id string, data []byte) error { return sp.win.merge(id, data) }
 
 // MergeFailure implements tasks.MergesFailures.
-func (sp *solvePlan) MergeFailure(id string) error {
-	ti, err := sp.position(id)
-	if err != nil || sp.merged.results[ti] != nil || sp.merged.dropped[ti] {
-		return err
-	}
-	sp.merged.failed[ti] = true
-	return sp.advance(context.Background(), false)
-}
+func (sp *solvePlan) MergeFailure(id string) error { return sp.win.fail(id) }
 
-// position returns task id's position, making the merge state with the
-// first call.
-func (sp *solvePlan) position(id string) (int, error) {
-	m := &sp.merged
-	if m.index == nil {
-		m.index = make(map[string]int, len(sp.tasks))
-		for i, t := range sp.tasks {
-			m.index[t.ID] = i
-		}
-		m.results = make([]*chunkResult, len(sp.tasks))
-		m.failed = make([]bool, len(sp.tasks))
-		m.dropped = make([]bool, len(sp.tasks))
-		m.totals.guesses = map[int]int{}
-		m.lines = newCorpusLines(sp.params, sp.outputs)
-	}
-	ti, ok := m.index[id]
-	if !ok {
-		return 0, fmt.Errorf("no task %s", id)
-	}
-	return ti, nil
-}
-
-// advance writes the tasks from next on that are merged or failed, or,
-// with all, every task left (one neither merged nor told failed failed).
-func (sp *solvePlan) advance(ctx context.Context, all bool) error {
-	m := &sp.merged
-	for ; m.next < len(sp.tasks); m.next++ {
-		ti := m.next
-		r := m.results[ti]
-		switch {
-		case r != nil || m.failed[ti]:
-		case m.dropped[ti]:
-			data, err := sp.reread(ctx, sp.tasks[ti].ID)
-			if err == nil {
-				r, err = decodeResult(data, sp.pieces[ti].Items)
-			}
-			if err != nil {
-				return fmt.Errorf("result of task %s, read again: %w", sp.tasks[ti].ID, err)
-			}
-		case !all:
-			return nil
-		}
-		if err := sp.write(ctx, ti, r); err != nil {
-			return err
-		}
-		if m.results[ti] != nil {
-			m.held -= len(m.results[ti].body)
-		}
-		m.results[ti], m.dropped[ti] = nil, false // written
-	}
-	return nil
-}
-
-// write adds task ti to the totals and writes its lines; r is its result,
-// or nil if the task failed.
-func (sp *solvePlan) write(ctx context.Context, ti int, r *chunkResult) error {
-	l := sp.merged.lines
+// write adds task ti to the totals and writes its lines: r is its result,
+// or, with ok false, the task failed.
+func (sp *solvePlan) write(ctx context.Context, ti int, r *chunkResult, ok bool) error {
+	l := sp.lines
 	file := sp.pieces[ti].File
-	if r == nil {
+	if !ok {
 		// The task failed: its lines are still accounted for.
 		return sp.failedChunk(ctx, sp.tasks[ti], l)
 	}
-	t := &sp.merged.totals
+	t := &sp.totals
 	for i, n := range r.Counts {
 		t.counts[i] += n
 	}
@@ -640,22 +557,13 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 	for _, in := range sp.params.Inputs {
 		rep.Files = append(rep.Files, in.File)
 	}
-	if len(sp.tasks) > 0 {
-		if _, err := sp.position(sp.tasks[0].ID); err != nil {
-			return nil, err
-		}
-	} else {
-		sp.merged.totals.guesses = map[int]int{}
-		sp.merged.lines = newCorpusLines(sp.params, sp.outputs)
-	}
-	m := &sp.merged
-	if err := sp.advance(ctx, true); err != nil {
+	if err := sp.win.advance(ctx, true); err != nil {
 		return nil, err
 	}
 	for _, pc := range sp.pieces {
 		rep.Puzzles += pc.Items
 	}
-	t := &m.totals
+	t := &sp.totals
 	rep.Unique = t.counts[sudoku.Unique]
 	rep.Multiple = t.counts[sudoku.Multiple]
 	rep.Unsolvable = t.counts[sudoku.Unsolvable]
@@ -673,8 +581,9 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 	if sum.Elapsed > 0 {
 		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
 	}
-	rep.Rejects = append(rep.Rejects, m.lines.rejects...)
-	if err := m.lines.finish(ctx, sum); err != nil {
+	rep.Rejects = append(rep.Rejects, sp.lines.rejects...)
+	rep.RejectsTotal, rep.rejectsFile = sp.lines.rejected, sp.params.Rejects
+	if err := sp.lines.finish(ctx, sum); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -758,15 +667,6 @@ func (r *SolveReport) Text() string {
 	case r.Puzzles > 0:
 		b.WriteString("  hardest: none needed a guess\n")
 	}
-	const show = 20
-	if n := len(r.Rejects); n > 0 {
-		fmt.Fprintf(&b, "  rejects: %d\n", n)
-		for _, rj := range r.Rejects[:min(n, show)] {
-			fmt.Fprintf(&b, "    %s:%d: %s: %s\n", rj.File, rj.Line, rj.Outcome, rj.Reason)
-		}
-		if n > show {
-			fmt.Fprintf(&b, "    ... and %d more (--rejects FILE writes them all)\n", n-show)
-		}
-	}
+	writeRejects(&b, r.Rejects, r.RejectsTotal, r.rejectsFile)
 	return b.String()
 }

@@ -300,8 +300,8 @@ func TestChunkLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		sr := rep.(*SolveReport)
-		if sr.Puzzles != want || len(sr.Rejects) != want {
-			t.Errorf("%s: %d puzzles, %d rejects, want %d", name, sr.Puzzles, len(sr.Rejects), want)
+		if sr.Puzzles != want || sr.RejectsTotal != want || len(sr.Rejects) != min(want, rejectsKept) {
+			t.Errorf("%s: %d puzzles, %d rejects (%d listed), want %d (%d listed)", name, sr.Puzzles, sr.RejectsTotal, len(sr.Rejects), want, min(want, rejectsKept))
 		}
 		if name == "long" && (len(plan.Tasks()) < 2 || !strings.Contains(sr.Rejects[0].Reason, "longer than")) {
 			t.Errorf("long lines: %d tasks, first reject %+v", len(plan.Tasks()), sr.Rejects[0])
@@ -446,8 +446,8 @@ func TestSolveFailedChunk(t *testing.T) {
 	if got := string(objs["rejects"]); got != want {
 		t.Errorf("--rejects %q, want %q", got, want)
 	}
-	if sr.Unique != 3 || len(sr.Rejects) != 2 {
-		t.Errorf("%d unique, %d rejects; want 3 and 2", sr.Unique, len(sr.Rejects))
+	if sr.Unique != 3 || len(sr.Rejects) != 2 || sr.RejectsTotal != 2 {
+		t.Errorf("%d unique, %d rejects (%d listed); want 3 and 2", sr.Unique, sr.RejectsTotal, len(sr.Rejects))
 	}
 }
 

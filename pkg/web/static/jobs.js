@@ -441,8 +441,8 @@ const renderers = {
     (r.hardest || []).length ? table(["guesses", "where", "puzzle"],
       r.hardest.map((h) => [h.guesses, h.file + ":" + h.line, el("code", null, h.puzzle)]), "Hardest (guesses)") : null,
     (r.rejects || []).length ? table(["where", "outcome", "reason"],
-      r.rejects.slice(0, 500).map((x) => [x.file + ":" + x.line, x.outcome, x.reason]),
-      r.rejects.length > 500 ? "Rejects (the first 500 of " + fmtInt(r.rejects.length) + ")" : "Rejects") : null,
+      r.rejects.map((x) => [x.file + ":" + x.line, x.outcome, x.reason]),
+      r.rejects_total > r.rejects.length ? "Rejects (the first " + r.rejects.length + " of " + fmtInt(r.rejects_total) + ")" : "Rejects") : null,
   ],
 };
 
