@@ -3,16 +3,22 @@ package test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
 )
 
 // A corpus run killed with SIGKILL mid-job and started again with the same
@@ -228,4 +234,132 @@ func TestReportWaitResumesEmbeddedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFigures(t, parseReport(t, out), reference(t))
+}
+
+// The embedded default deletes the pieces of a corpus job's inputs once
+// the job is done and its outputs written, but not those that a job not
+// finished names: an interrupted job that shares them (the same corpus,
+// other flags) resumes exactly, without its command uploading them again
+// (analyze report --wait), and a later job deletes them once no job
+// needs them.
+func TestSudokuSolveDeletesItsPieces(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)
+	data := filepath.Join(dir, "data")
+	solve := []string{"sudoku", "solve", corpus, "--data", data, "--chunk", "200"}
+
+	// Job 1: interrupted mid-job.
+	_, at, err := runToMidJob(t, append(slices.Clone(solve), "--out", filepath.Join(dir, "out1"), "--progress"), func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+	})
+	var exit *exec.ExitError
+	if at < 0 || !errors.As(err, &exit) {
+		t.Fatalf("the run was not interrupted mid-job (at %d tasks, exit %v)", at, err)
+	}
+	// Job 2, the same pieces without --out: done, it keeps them for job 1.
+	out2, err := run(t, "analyze", append(slices.Clone(solve), "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := storedJobs(t, data)
+	if len(jobs) != 2 {
+		t.Fatalf("%d jobs in the store, want 2", len(jobs))
+	}
+	pieces := jobPieces(t, data, jobs[1].Spec)
+	if n := present(t, data, pieces); n != len(pieces) || n < 500 {
+		t.Fatalf("%d of the %d pieces of job 2 in the store after it, want all (job 1 names them)", n, len(pieces))
+	}
+	// Job 1 resumed from the store alone: the same figures, no failed task.
+	out1, err := run(t, "analyze", "report", jobs[0].ID, "--wait", "--json", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := corpusFigures(t, out1), corpusFigures(t, out2); got != want {
+		t.Errorf("job 1 resumed from the store:\n%s\nwant the figures of job 2:\n%s", got, want)
+	}
+	// Job 3: no unfinished job names the pieces any more.
+	if _, err := run(t, "analyze", append(slices.Clone(solve), "-q")...); err != nil {
+		t.Fatal(err)
+	}
+	if n := present(t, data, pieces); n != 0 {
+		t.Errorf("%d of the %d pieces of the corpus in the store after a job that no other needs them, want 0", n, len(pieces))
+	}
+}
+
+// storedJobs returns the jobs of the embedded store in data, oldest first.
+func storedJobs(t *testing.T, data string) []*job.Record {
+	t.Helper()
+	c, err := embedded.StartBare(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	jobs, err := c.Broker.ListJobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// jobPieces returns the names of the manifests and pieces of the inputs
+// of a corpus job (sudokujobs.UploadCorpus).
+func jobPieces(t *testing.T, data string, spec job.Spec) []string {
+	t.Helper()
+	var p sudokujobs.SolveParams
+	if err := json.Unmarshal(spec.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := embedded.StartBare(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var names []string
+	for _, in := range p.Inputs {
+		m, err := c.Broker.Objects().Get(context.Background(), in.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, in.Object)
+		for _, line := range strings.Split(strings.TrimSpace(string(m)), "\n")[1:] {
+			names = append(names, strings.Fields(line)[2])
+		}
+	}
+	return names
+}
+
+// present counts the objects of names in the embedded store in data.
+func present(t *testing.T, data string, names []string) int {
+	t.Helper()
+	c, err := embedded.StartBare(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	n := 0
+	for _, name := range names {
+		if _, err := c.Broker.Objects().Get(context.Background(), name); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// corpusFigures is a corpus job's JSON report without its timings and
+// cache figures.
+func corpusFigures(t *testing.T, out string) string {
+	t.Helper()
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("report %q: %v", out, err)
+	}
+	if r["failed_tasks"] != 0.0 || r["complete"] != true {
+		t.Errorf("report %s: failed tasks or incomplete", out)
+	}
+	for _, k := range []string{"elapsed_seconds", "puzzles_per_second", "cache_hits"} {
+		delete(r, k)
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
 }

@@ -87,7 +87,7 @@ func sudokuSolveCommand() *cli.Command {
 			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n" +
 			"FILEs are read, uploaded and solved a chunk at a time and the outputs written as results come,\n" +
 			"so a corpus larger than memory runs in about 200 MB (the embedded store under --data holds its\n" +
-			"text: about 82 bytes a puzzle, and 41 more of cached results).\n\n" +
+			"text, about 82 bytes a puzzle, until the job is done, and 41 bytes a puzzle of cached results).\n\n" +
 			"Example:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt",
 		OnUsageError: onUsageError,
 		Flags: append(append(corpusFlags(),
@@ -153,6 +153,14 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		return err
 	}
 	o.Outputs, o.Check = map[string]string{}, check
+	o.Finished = func(ctx context.Context, b *queue.Broker, j *job.Record) error {
+		jobs, err := b.ListJobs(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = sudokujobs.ReleaseInputs(ctx, b.Objects(), b.DeleteContent, j, jobs)
+		return err
+	}
 	p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}
 	if path := c.String("out"); path != "" {
 		o.Outputs["out"], p.Out = path, true

@@ -53,6 +53,11 @@ type Options struct {
 	// Check, if set, judges a finished job's JSON report after it was
 	// printed (e.g. --strict: any reject is an error).
 	Check func(report []byte) error
+	// Finished, if set, is called on the embedded default once a job is
+	// done and its outputs are written, before the cluster closes: to
+	// delete from the store what only the job needed (the pieces of its
+	// inputs, sudokujobs.ReleaseInputs). Its error is told on Stderr.
+	Finished func(ctx context.Context, b *queue.Broker, j *job.Record) error
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -396,6 +401,11 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 			return err
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
+	}
+	if s.cluster != nil && o.Finished != nil {
+		if err := o.Finished(ctx, s.b, j); err != nil {
+			fmt.Fprintf(o.Stderr, "analyze: job %s: its inputs stay in the store (for 14 days): %v\n", j.ID, err)
+		}
 	}
 	s.release()
 	for i, out := range outs {

@@ -63,6 +63,22 @@ func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error)
 	return piecePrefix + key, nil
 }
 
+// DeleteContent deletes what UploadContent stored under name (nothing if
+// it is not there). Names are made from content: delete only what no job
+// that may still run names.
+func (b *Broker) DeleteContent(ctx context.Context, name string) error {
+	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
+		if err := b.pieces.Purge(ctx, key); err != nil {
+			return fmt.Errorf("delete piece %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := b.objects.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return fmt.Errorf("delete object %s: %w", name, err)
+	}
+	return nil
+}
+
 // pieceHeadroom is what a message holds besides the data of a piece.
 const pieceHeadroom = 4 << 10
 

@@ -129,7 +129,8 @@ func TestTaskDedupByEpoch(t *testing.T) {
 }
 
 // Content is stored under its name, as a piece when it fits a message,
-// as an object otherwise, and read back the same. An output written a
+// as an object otherwise, and read back the same; deleted, it is gone,
+// and stored again, it is back. An output written a
 // part at a time reads back whole; with the handoff, an output that the
 // client has a file for goes to that file, not to the store.
 func TestObjectsContentAndOutputs(t *testing.T) {
@@ -151,6 +152,21 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 		}
 		if got, err := b.Objects().Get(ctx, name); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("get %s: %d bytes, %v; want %d", name, len(got), err, len(data))
+		}
+		// Deleted (twice: the second finds nothing), then stored again.
+		for range 2 {
+			if err := b.DeleteContent(ctx, name); err != nil {
+				t.Fatalf("delete %s: %v", name, err)
+			}
+		}
+		if _, err := b.Objects().Get(ctx, name); err == nil {
+			t.Errorf("%s read after it was deleted", name)
+		}
+		if again, err := b.UploadContent(ctx, data); err != nil || again != name {
+			t.Fatalf("stored after it was deleted: %s, %v; want %s", again, err, name)
+		}
+		if got, err := b.Objects().Get(ctx, name); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("get %s stored again: %d bytes, %v; want %d", name, len(got), err, len(data))
 		}
 	}
 	if _, err := b.Objects().Get(ctx, piecePrefix+"none"); err == nil {
