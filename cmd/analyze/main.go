@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"syscall"
@@ -54,6 +55,7 @@ func newApp() *cli.App {
 		OnUsageError:         onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of this process to `FILE`", Hidden: true},
+			&cli.StringFlag{Name: "trace", Usage: "write an execution trace of this process to `FILE` (go tool trace)", Hidden: true},
 		},
 		Before: func(c *cli.Context) error {
 			if path := c.String("cpuprofile"); path != "" {
@@ -65,11 +67,23 @@ func newApp() *cli.App {
 					return err
 				}
 			}
+			if path := c.String("trace"); path != "" {
+				f, err := os.Create(path)
+				if err != nil {
+					return err
+				}
+				if err := trace.Start(f); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 		After: func(c *cli.Context) error {
 			if c.String("cpuprofile") != "" {
 				pprof.StopCPUProfile()
+			}
+			if c.String("trace") != "" {
+				trace.Stop()
 			}
 			return nil
 		},
