@@ -263,17 +263,19 @@ func (r *RateReport) Text() string {
 
 // NewRunner implements tasks.Kind.
 func (Rate) NewRunner(env tasks.Env) tasks.Runner {
-	return &rateRunner{objects: env.Objects, solver: sudoku.NewSolver(), rater: rating.NewSolver()}
+	return &rateRunner{objects: env.Objects, ahead: processReadAhead(env.Local), solver: sudoku.NewSolver(), rater: rating.NewSolver()}
 }
 
 type rateRunner struct {
 	objects tasks.Objects
+	ahead   *readAhead
 	solver  *sudoku.Solver
 	rater   *rating.Solver
 }
 
 func (r *rateRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
-	c, err := decodeChunk(ctx, payload, r.objects)
+	c, wait, err := r.ahead.read(ctx, payload, r.objects)
+	defer wait()
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.rate task: %w", err))
 	}

@@ -105,27 +105,34 @@ func (Solve) Name() string { return "sudoku.solve" }
 // reason says why ("no solution: r7c6 has no candidate").
 func (Solve) Version() int { return 4 }
 
-// A task's payload names its piece of an input (see UploadCorpus):
-// "wopr-sudoku-piece/1 <first line> <object> <quoted file name>". The
-// runner reads the piece from the object store: the coordinator neither
-// reads nor copies the puzzles, the work queue carries none, and each
-// worker fetches only the pieces of its tasks.
-const pieceMagic = "wopr-sudoku-piece/1 "
+// A task's payload names its piece of an input (see UploadCorpus), and
+// those of the next tasks, for the worker to read ahead (readAhead):
+// "wopr-sudoku-piece/2 <first line> <object>[,<next object>...] <quoted
+// file name>". The runner reads the piece from the object store: the
+// coordinator neither reads nor copies the puzzles, the work queue carries
+// none, and each worker fetches only the pieces of its tasks (and, while
+// it pays, the next ones).
+const pieceMagic = "wopr-sudoku-piece/2 "
 
 // chunk is a decoded payload and its piece.
 type chunk struct {
 	File   string
-	Line   int    // the line of the file where Text starts
-	Object string // the piece
-	Text   []byte // the piece's text
+	Line   int      // the line of the file where Text starts
+	Object string   // the piece
+	Next   []string // the pieces of the next tasks
+	Text   []byte   // the piece's text
 }
 
 func (c *chunk) encode() []byte {
-	return fmt.Appendf(nil, "%s%d %s %s\n", pieceMagic, c.Line, c.Object, strconv.Quote(c.File))
+	b := fmt.Appendf(nil, "%s%d %s", pieceMagic, c.Line, c.Object)
+	for _, n := range c.Next {
+		b = append(append(b, ','), n...)
+	}
+	return fmt.Appendf(b, " %s\n", strconv.Quote(c.File))
 }
 
-// decodeChunk reads a payload and its piece from objects.
-func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chunk, error) {
+// parseChunk reads a payload.
+func parseChunk(data []byte) (*chunk, error) {
 	ref, ok := bytes.CutPrefix(data, []byte(pieceMagic))
 	ref, nl := bytes.CutSuffix(ref, []byte{'\n'})
 	f := bytes.SplitN(ref, []byte{' '}, 3)
@@ -134,10 +141,19 @@ func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chun
 	}
 	line, err := strconv.Atoi(string(f[0]))
 	name, qerr := strconv.Unquote(string(f[2]))
-	if err != nil || qerr != nil || line < 1 || len(f[1]) == 0 {
+	objects := strings.Split(string(f[1]), ",")
+	if err != nil || qerr != nil || line < 1 || slices.Contains(objects, "") {
 		return nil, fmt.Errorf("bad chunk %q", data)
 	}
-	c := &chunk{File: name, Line: line, Object: string(f[1])}
+	return &chunk{File: name, Line: line, Object: objects[0], Next: objects[1:]}, nil
+}
+
+// decodeChunk reads a payload and its piece from objects.
+func decodeChunk(ctx context.Context, data []byte, objects tasks.Objects) (*chunk, error) {
+	c, err := parseChunk(data)
+	if err != nil {
+		return nil, err
+	}
 	if objects == nil {
 		return nil, fmt.Errorf("chunk of %s in %s: no object store to read it from", c.File, c.Object)
 	}
@@ -179,24 +195,26 @@ func planCorpus(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (*s
 	}
 	sp := &solvePlan{params: p, objects: env.Objects, lines: newCorpusLines(p, env.Outputs)}
 	sp.totals.guesses = map[int]int{}
-	var payloads [][]byte
+	var chunks []chunk
 	for _, in := range p.Inputs {
 		m, err := env.Objects.Get(ctx, in.Object)
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
 		err = readManifest(m, size, func(line, items int, object string) {
-			c := chunk{File: in.File, Line: line, Object: object}
 			sp.pieces = append(sp.pieces, piece{File: in.File, Line: line, Items: items})
-			payloads = append(payloads, c.encode())
+			chunks = append(chunks, chunk{File: in.File, Line: line, Object: object})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
 	}
-	width := len(strconv.Itoa(max(len(payloads)-1, 0)))
-	for i, payload := range payloads {
-		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("c%0*d", width, i), Payload: payload})
+	width := len(strconv.Itoa(max(len(chunks)-1, 0)))
+	for i, c := range chunks {
+		for _, n := range chunks[i+1 : min(i+1+readAheadTasks, len(chunks))] {
+			c.Next = append(c.Next, n.Object)
+		}
+		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("c%0*d", width, i), Payload: c.encode()})
 	}
 	return sp, nil
 }

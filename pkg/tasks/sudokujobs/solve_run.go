@@ -29,7 +29,7 @@ const cachePrefix = "sudoku/v2/"
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
-	r := &solveRunner{cache: env.Cache, objects: env.Objects, solver: sudoku.NewSolver()}
+	r := &solveRunner{cache: env.Cache, objects: env.Objects, ahead: processReadAhead(env.Local), solver: sudoku.NewSolver()}
 	if env.Cache != nil {
 		r.known = knownPuzzles(env.Cache)
 	}
@@ -42,6 +42,7 @@ func (Solve) NewRunner(env tasks.Env) tasks.Runner {
 type solveRunner struct {
 	cache   tasks.Cache
 	objects tasks.Objects // the inputs that tasks name
+	ahead   *readAhead    // the process's reads of the next tasks' pieces, or nil
 	solver  *sudoku.Solver
 	known   *puzzleSet
 	key     []byte
@@ -202,7 +203,8 @@ func answerOf(sr *sudoku.Result) string {
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
-	c, err := decodeChunk(ctx, payload, r.objects)
+	c, wait, err := r.ahead.read(ctx, payload, r.objects)
+	defer wait()
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}

@@ -213,18 +213,21 @@ func TestSolveOutputsIndependentOfChunking(t *testing.T) {
 func TestChunkRoundTrip(t *testing.T) {
 	text := []byte("# x\n" + strings.Repeat("1", 81) + "\n\nbad\n")
 	objs := memObjects{"piece/x": text}
-	c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Object: "piece/x", Text: text}
-	payload := c.encode()
-	got, err := decodeChunk(context.Background(), payload, objs)
-	if err != nil {
-		t.Fatal(err)
+	for _, next := range [][]string{{}, {"piece/y"}, {"piece/y", "input/z"}} {
+		c := &chunk{File: `dir/odd "name" with spaces.txt`, Line: 17, Object: "piece/x", Next: next, Text: text}
+		payload := c.encode()
+		got, err := decodeChunk(context.Background(), payload, objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) || len(payload) > 100 {
+			t.Errorf("round trip of %q:\ngot  %+v\nwant %+v", payload, got, c)
+		}
 	}
-	if !reflect.DeepEqual(got, c) || len(payload) > 100 {
-		t.Errorf("round trip of %q:\ngot  %+v\nwant %+v", payload, got, c)
-	}
+	payload := (&chunk{File: "f", Line: 17, Object: "piece/x"}).encode()
 	for _, bad := range []string{"", "nope\n", pieceMagic + "17 piece/x\n", pieceMagic + "17 piece/x f\n",
 		pieceMagic + "0 piece/x \"f\"\n", pieceMagic + "x piece/x \"f\"\n", pieceMagic + "17 piece/y \"f\"\n",
-		pieceMagic + "17 piece/x \"f\""} {
+		pieceMagic + "17 piece/x \"f\"", pieceMagic + "17 piece/x, \"f\"\n", pieceMagic + "17 ,piece/x \"f\"\n"} {
 		if _, err := decodeChunk(context.Background(), []byte(bad), objs); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
