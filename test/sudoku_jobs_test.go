@@ -237,11 +237,11 @@ func TestReportWaitResumesEmbeddedJob(t *testing.T) {
 }
 
 // The embedded default deletes the pieces of a corpus job's inputs once
-// the job is done and its outputs written, but not those that a job not
-// finished names: an interrupted job that shares them (the same corpus,
-// other flags) resumes exactly, without its command uploading them again
-// (analyze report --wait), and a later job deletes them once no job
-// needs them.
+// the job is done and its outputs written, but not while another job is
+// unfinished: an interrupted job that shares them (the same corpus, other
+// flags) resumes exactly, without its command uploading them again
+// (analyze report --wait), and a later job deletes them once no job is
+// unfinished.
 func TestSudokuSolveDeletesItsPieces(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
@@ -278,12 +278,12 @@ func TestSudokuSolveDeletesItsPieces(t *testing.T) {
 	if got, want := corpusFigures(t, out1), corpusFigures(t, out2); got != want {
 		t.Errorf("job 1 resumed from the store:\n%s\nwant the figures of job 2:\n%s", got, want)
 	}
-	// Job 3: no unfinished job names the pieces any more.
+	// Job 3: no job is unfinished any more.
 	if _, err := run(t, "analyze", append(slices.Clone(solve), "-q")...); err != nil {
 		t.Fatal(err)
 	}
 	if n := present(t, data, pieces); n != 0 {
-		t.Errorf("%d of the %d pieces of the corpus in the store after a job that no other needs them, want 0", n, len(pieces))
+		t.Errorf("%d of the %d pieces of the corpus in the store after a job done with no other unfinished, want 0", n, len(pieces))
 	}
 }
 

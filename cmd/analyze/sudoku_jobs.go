@@ -158,7 +158,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		if err != nil {
 			return err
 		}
-		_, err = sudokujobs.ReleaseInputs(ctx, b.Objects(), b.DeleteContent, j, jobs)
+		_, err = sudokujobs.ReleaseInputs(ctx, b, j, jobs)
 		return err
 	}
 	p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}

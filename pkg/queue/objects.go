@@ -79,6 +79,21 @@ func (b *Broker) DeleteContent(ctx context.Context, name string) error {
 	return nil
 }
 
+// PurgePieces deletes every piece of the bucket at once, for a store
+// whose jobs are all finished (deleting pieces one by one has the server
+// read the blocks that hold them: 40 MB of resident memory for the pieces
+// of a million puzzles).
+func (b *Broker) PurgePieces(ctx context.Context) error {
+	s, err := b.js.Stream(ctx, "KV_"+piecesBucket)
+	if err == nil {
+		err = s.Purge(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("purge bucket %s: %w", piecesBucket, err)
+	}
+	return nil
+}
+
 // pieceHeadroom is what a message holds besides the data of a piece.
 const pieceHeadroom = 4 << 10
 

@@ -129,8 +129,8 @@ func TestTaskDedupByEpoch(t *testing.T) {
 }
 
 // Content is stored under its name, as a piece when it fits a message,
-// as an object otherwise, and read back the same; deleted, it is gone,
-// and stored again, it is back. An output written a
+// as an object otherwise, and read back the same; deleted, or the pieces
+// purged, it is gone, and stored again, it is back. An output written a
 // part at a time reads back whole; with the handoff, an output that the
 // client has a file for goes to that file, not to the store.
 func TestObjectsContentAndOutputs(t *testing.T) {
@@ -168,6 +168,29 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 		if got, err := b.Objects().Get(ctx, name); err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("get %s stored again: %d bytes, %v; want %d", name, len(got), err, len(data))
 		}
+	}
+	// Purged, every piece is gone, and stored again, it is back.
+	pieces := []string{}
+	for _, text := range []string{"a\n", "b\n"} {
+		name, err := b.UploadContent(ctx, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pieces = append(pieces, name)
+	}
+	if err := b.PurgePieces(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range pieces {
+		if _, err := b.Objects().Get(ctx, name); err == nil {
+			t.Errorf("%s read after the pieces were purged", name)
+		}
+	}
+	if again, err := b.UploadContent(ctx, []byte("a\n")); err != nil || again != pieces[0] {
+		t.Fatalf("stored after the purge: %s, %v; want %s", again, err, pieces[0])
+	}
+	if got, err := b.Objects().Get(ctx, pieces[0]); err != nil || string(got) != "a\n" {
+		t.Errorf("get %s stored again after the purge: %q, %v", pieces[0], got, err)
 	}
 	if _, err := b.Objects().Get(ctx, piecePrefix+"none"); err == nil {
 		t.Error("a missing piece read without error")

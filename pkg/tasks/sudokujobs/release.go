@@ -5,98 +5,52 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // corpusKinds are the kinds whose parameters are SolveParams.
 var corpusKinds = map[string]bool{Solve{}.Name(): true, Rate{}.Name(): true}
 
-// ReleaseInputs deletes (del) what UploadCorpus stored for the inputs of
-// corpus job j, done: their manifests and pieces, but those that a job of
-// jobs that is not finished also names (they are named by their content,
-// so two jobs of the same text share them), and returns how many it
-// deleted. A finished job never reads its inputs again: the same command
-// run again uploads them again (and is answered from the coordinator's
-// cache of results), while a job not finished reads them when it is
-// resumed, by its command or by analyze report --wait. It deletes nothing
-// if it cannot read what the other jobs name. Only a process that no other
-// client shares the store with may call it (the embedded default): a
-// client that uploads the same pieces meanwhile would find them there and
-// lose them.
-func ReleaseInputs(ctx context.Context, objects tasks.Objects, del func(context.Context, string) error, j *job.Record, jobs []*job.Record) (int, error) {
-	if j.State != job.Done || !corpusKinds[j.Spec.Kind] {
-		return 0, nil
-	}
-	mine, err := corpusObjects(ctx, objects, j.Spec)
-	if err != nil {
-		return 0, err
-	}
-	for _, o := range jobs {
-		if o.ID == j.ID || o.State.Final() || !corpusKinds[o.Spec.Kind] {
-			continue
-		}
-		theirs, err := corpusObjects(ctx, objects, o.Spec)
-		if err != nil {
-			return 0, fmt.Errorf("the inputs of job %s: %w", o.ID, err)
-		}
-		for name := range theirs {
-			delete(mine, name)
-		}
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		errs  []error
-		names = make(chan string)
-		n     int
-	)
-	for range uploaders {
-		wg.Go(func() {
-			for name := range names {
-				err := del(ctx, name)
-				mu.Lock()
-				if err != nil {
-					errs = append(errs, err)
-				} else {
-					n++
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for name := range mine {
-		names <- name
-	}
-	close(names)
-	wg.Wait()
-	return n, errors.Join(errs...)
+// InputStore is where UploadCorpus stored a corpus (queue.Broker).
+type InputStore interface {
+	// PurgePieces deletes every piece of every input at once.
+	PurgePieces(ctx context.Context) error
+	// DeleteContent deletes what was stored under name.
+	DeleteContent(ctx context.Context, name string) error
 }
 
-// corpusObjects returns the names of the manifests and pieces of the
-// inputs of a corpus job.
-func corpusObjects(ctx context.Context, objects tasks.Objects, spec job.Spec) (map[string]bool, error) {
+// ReleaseInputs deletes what UploadCorpus stored for corpus job j, done,
+// once no job of jobs (every job of the store) is unfinished, and tells
+// whether it did: every piece at once (the pieces are named by their
+// content, and two jobs of the same text share them, so only when no job
+// may read one again) and the lists of j's inputs. A finished job never
+// reads its inputs again: the same command run again uploads them again
+// (and is answered from the coordinator's cache of results), while a job
+// not finished reads them when it is resumed, by its command or by analyze
+// report --wait; with one in the store, everything stays for the bucket's
+// time to live. Only a process that no other client shares the store with
+// may call it (the embedded default): a client that uploads pieces
+// meanwhile, for a job not yet submitted, would lose them.
+func ReleaseInputs(ctx context.Context, store InputStore, j *job.Record, jobs []*job.Record) (bool, error) {
+	if j.State != job.Done || !corpusKinds[j.Spec.Kind] {
+		return false, nil
+	}
+	for _, o := range jobs {
+		if o.ID != j.ID && !o.State.Final() {
+			return false, nil
+		}
+	}
 	var p SolveParams
-	if err := json.Unmarshal(spec.Params, &p); err != nil {
-		return nil, fmt.Errorf("%s parameters: %w", spec.Kind, err)
+	if err := json.Unmarshal(j.Spec.Params, &p); err != nil {
+		return false, fmt.Errorf("%s parameters: %w", j.Spec.Kind, err)
 	}
-	per := p.Chunk
-	if per == 0 {
-		per = DefaultChunk
+	if err := store.PurgePieces(ctx); err != nil {
+		return false, err
 	}
-	names := map[string]bool{}
+	var errs []error
 	for _, in := range p.Inputs {
-		m, err := objects.Get(ctx, in.Object)
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", in.File, err)
-		}
-		names[in.Object] = true
-		err = readManifest(m, per, func(_, _ int, object string) { names[object] = true })
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", in.File, err)
-		}
+		errs = append(errs, store.DeleteContent(ctx, in.Object))
 	}
-	return names, nil
+	return true, errors.Join(errs...)
 }
