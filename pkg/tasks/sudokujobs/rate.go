@@ -245,7 +245,8 @@ func (r *RateReport) Text() string {
 	}
 	if len(r.Techniques) > 0 {
 		b.WriteString("  techniques (puzzles that used each):\n")
-		for _, name := range rating.Techniques() {
+		for _, t := range rating.InOrder() {
+			name := t.String()
 			if n, ok := r.Techniques[name]; ok {
 				fmt.Fprintf(&b, "    %-28s %s\n", name, tasks.Thousands(uint64(n)))
 			}

@@ -159,3 +159,19 @@ func BenchmarkRate(b *testing.B) {
 		})
 	}
 }
+
+// InOrder lists every technique once.
+func TestInOrder(t *testing.T) {
+	var seen [numTechniques]bool
+	for _, x := range InOrder() {
+		if seen[x] {
+			t.Fatalf("%s twice", x)
+		}
+		seen[x] = true
+	}
+	for x, ok := range seen {
+		if !ok {
+			t.Errorf("%s missing", Technique(x))
+		}
+	}
+}

@@ -76,6 +76,21 @@ func (t Technique) String() string {
 // Techniques returns every technique's name, indexed by Technique.
 func Techniques() []string { return techniqueNames[:] }
 
+// tryOrder is every technique in the order stepOnce tries them, from the
+// easiest (the constants' order, but for those appended later).
+var tryOrder = [numTechniques]Technique{
+	HiddenSingle, DirectPointing, DirectClaiming, DirectHiddenPair, NakedSingle,
+	DirectHiddenTriple, Pointing, Claiming, NakedPair, XWing, HiddenPair, NakedTriple,
+	Swordfish, HiddenTriple, TurbotFish, XYWing, XYZWing, UniqueRectangle, NakedQuad,
+	Jellyfish, HiddenQuad, ThreeStrongLinks, WXYZWing, BUG, FourStrongLinks, VWXYZWing,
+	AlignedPairExclusion, UVWXYZWing, XChain, YChain, AIC, TUVWXYZWing,
+	AlignedTripleExclusion, Nishio, CellForcing, RegionForcing, DynamicForcing,
+}
+
+// InOrder returns every technique from the easiest, in the order the
+// solver tries them: the order for a report.
+func InOrder() []Technique { return tryOrder[:] }
+
 // Step is one step of a solution, for Explain.
 type Step struct {
 	Technique Technique
