@@ -47,11 +47,22 @@ type nodeSet struct {
 	has   [nNodes/64 + 1]uint64
 	order []int32 // nodes in the order they were reached
 	start [nNodes]int32
-	n     [nNodes]uint8
+	n     [nNodes]uint16
 	pool  []int32
+	// cause tells, for a node on, the rule that made it: the unit whose
+	// last place it is (0-26), the cell whose last digit it is
+	// (causeCell), or none (the assumption). The nested chains' rule
+	// parents read it.
+	cause [nNodes]int8
+	// nest is, for a node off removed by a nested chain, its index in
+	// nestCx (that chain's complexity), else -1.
+	nest   [nNodes]int16
+	nestCx []int32
 	// A contradiction: node a is in the set and its opposite b would be
-	// implied by the parents bpar (len bn at bpar in pool); a < 0 if none.
+	// implied by the parents bpar (len bn at bpar in pool), b made by the
+	// rule bcause; a < 0 if none.
 	a, bn, bpar int32
+	bcause      int8
 	// valid is set once the set holds the outcome of its assumption.
 	valid bool
 }
@@ -62,6 +73,7 @@ func (ns *nodeSet) reset() {
 	}
 	ns.order = ns.order[:0]
 	ns.pool = ns.pool[:0]
+	ns.nestCx = ns.nestCx[:0]
 	ns.a = -1
 	ns.valid = false
 }
@@ -72,7 +84,9 @@ func (ns *nodeSet) add(x int32, parents []int32) {
 	ns.has[x>>6] |= 1 << (x & 63)
 	ns.order = append(ns.order, x)
 	ns.start[x] = int32(len(ns.pool))
-	ns.n[x] = uint8(len(parents))
+	ns.n[x] = uint16(len(parents))
+	ns.cause[x] = -1
+	ns.nest[x] = -1
 	ns.pool = append(ns.pool, parents...)
 }
 
@@ -80,6 +94,9 @@ func (ns *nodeSet) parents(x int32) []int32 {
 	s := ns.start[x]
 	return ns.pool[s : s+int32(ns.n[x])]
 }
+
+// causeCell is the cause of a node on that is its cell's last digit.
+const causeCell = 27
 
 // chainer holds the buffers of the chaining techniques.
 type chainer struct {
@@ -106,12 +123,37 @@ type chainer struct {
 	cycles  []int32
 	fchains []int32
 	static  staticLinks
+	rp      [9]cellSet // rule parents of a nested hint: digit d off in rp[d]
+
+	// cause is the rule of the node offToOn passes to its f.
+	cause int8
+	// nestSum is the complexity of the nested chains the nodes counted
+	// by ancestors since beginCx rest on, each counted once.
+	nestSum  int
+	nestSeen []nestRef
+	// The nested chains (levels 2 and up) run on a solver of their own
+	// holding the grid of a propagation; collecting makes the chaining
+	// techniques list their hints in found instead of applying the best,
+	// and outerSrc is the grid the propagation started from.
+	inner      *Solver
+	noPlus     bool // levels 1 and up are not tried (tests)
+	collecting bool
+	found      []nestHint
+	outerSrc   *[81]uint16
+	apar       []int32
+	order      []int
+}
+
+type nestRef struct {
+	ns *nodeSet
+	id int16
 }
 
 type chainInst struct {
 	node   int32 // on or off node
 	parent int32 // instance, -1 for the assumption
 	depth  int32
+	cause  int8 // as nodeSet.cause, for nodes on
 }
 
 // ancestors counts the distinct nodes among the given nodes and their
@@ -132,9 +174,28 @@ func (c *chainer) ancestors(ns *nodeSet, from ...int32) int {
 		}
 		c.mark[x] = c.gen
 		n++
+		if id := ns.nest[x]; id >= 0 {
+			c.addNested(ns, id)
+		}
 		c.stack = append(c.stack, ns.parents(x)...)
 	}
 	return n
+}
+
+// beginCx starts the count of a hint's nested complexity.
+func (c *chainer) beginCx() {
+	c.nestSum = 0
+	c.nestSeen = c.nestSeen[:0]
+}
+
+func (c *chainer) addNested(ns *nodeSet, id int16) {
+	for _, r := range c.nestSeen {
+		if r.ns == ns && r.id == id {
+			return
+		}
+	}
+	c.nestSeen = append(c.nestSeen, nestRef{ns, id})
+	c.nestSum += int(ns.nestCx[id])
 }
 
 // onToOff calls f with each candidate made false by candidate p true, in the Explainer's order: the cell's other digits
@@ -179,6 +240,7 @@ func (c *chainer) offToOn(cand *[81]uint16, p int, y, x, hidden bool, f func(q i
 				c.par = append(c.par, offNode(i*9+bits.TrailingZeros16(m)))
 			}
 		}
+		c.cause = causeCell
 		if f(i*9+o, c.par) {
 			return true
 		}
@@ -206,6 +268,7 @@ func (c *chainer) offToOn(cand *[81]uint16, p int, y, x, hidden bool, f func(q i
 					}
 				}
 			}
+			c.cause = int8(u)
 			if f(other*9+d, c.par) {
 				return true
 			}
@@ -245,7 +308,7 @@ func (s *Solver) propagate(ns *nodeSet, dynamic, y bool, level int) {
 					ns.a = onNode(q)
 					ns.bpar = int32(len(ns.pool))
 					ns.pool = append(ns.pool, p)
-					ns.bn = 1
+					ns.bn, ns.bcause = 1, -1
 					return true
 				}
 				if !ns.contains(offNode(q)) {
@@ -264,11 +327,14 @@ func (s *Solver) propagate(ns *nodeSet, dynamic, y bool, level int) {
 			hOff++
 			pc := int(p) - nCand
 			// The Explainer gathers the singles before it removes p.
-			type imp struct{ q, s, n int32 }
+			type imp struct {
+				q, s, n int32
+				cause   int8
+			}
 			var imps [4]imp
 			ni := 0
 			c.offToOn(&c.work, pc, y, true, dynamic, func(q int, parents []int32) bool {
-				imps[ni] = imp{int32(q), int32(len(ns.pool)), int32(len(parents))}
+				imps[ni] = imp{int32(q), int32(len(ns.pool)), int32(len(parents)), c.cause}
 				ns.pool = append(ns.pool, parents...)
 				ni++
 				return false
@@ -279,19 +345,20 @@ func (s *Solver) propagate(ns *nodeSet, dynamic, y bool, level int) {
 			for _, im := range imps[:ni] {
 				if ns.contains(offNode(int(im.q))) {
 					ns.a = offNode(int(im.q))
-					ns.bpar, ns.bn = im.s, im.n
+					ns.bpar, ns.bn, ns.bcause = im.s, im.n, im.cause
 					ns.valid = true
 					return
 				}
 				if !ns.contains(onNode(int(im.q))) {
 					par := ns.pool[im.s : im.s+im.n]
 					ns.add(onNode(int(im.q)), par)
+					ns.cause[im.q] = im.cause
 					c.qOn = append(c.qOn, onNode(int(im.q)))
 				}
 			}
 			continue
 		}
-		if level > 0 && s.advancedOffs(ns) {
+		if level > 0 && s.advancedOffs(ns, level) {
 			continue
 		}
 		break
@@ -301,7 +368,9 @@ func (s *Solver) propagate(ns *nodeSet, dynamic, y bool, level int) {
 
 // conflictComplexity is the complexity of the contradiction in ns.
 func (c *chainer) conflictComplexity(ns *nodeSet) int {
-	return c.ancestors(ns, ns.a) + 1 + c.ancestors(ns, ns.pool[ns.bpar:ns.bpar+ns.bn]...)
+	c.beginCx()
+	n := c.ancestors(ns, ns.a) + 1 + c.ancestors(ns, ns.pool[ns.bpar:ns.bpar+ns.bn]...)
+	return n + c.nestSum
 }
 
 // chainHint is the best hint of a chaining technique so far: the lowest
@@ -379,6 +448,10 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 	var best chainHint
 	consider := func(complexity, key int, place bool, cand int, kind string) {
 		r := base + lengthSupplement(complexity)
+		if c.collecting {
+			s.collect(r, complexity, key, place, cand)
+			return
+		}
 		if !best.better(r, complexity, key) {
 			return
 		}
@@ -405,6 +478,7 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 				first = on
 			}
 			if doContra && on.a >= 0 {
+				s.conflictParents(on)
 				consider(c.conflictComplexity(on), 7, false, p, "contradiction")
 			}
 			off := &c.offRes
@@ -412,6 +486,7 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 			off.add(offNode(p), nil)
 			s.propagate(off, dynamic, y, level)
 			if doContra && off.a >= 0 {
+				s.conflictParents(off)
 				consider(c.conflictComplexity(off), 7, true, p, "contradiction")
 			}
 			if doDouble {
@@ -424,7 +499,14 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 						if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
 							continue
 						}
-						consider(c.ancestors(on, x)+c.ancestors(off, x), 1, x < nCand, q, "double")
+						c.beginCx()
+						n := c.ancestors(on, x) + c.ancestors(off, x) + c.nestSum
+						if c.collecting {
+							c.rp = [9]cellSet{}
+							s.ruleParents(on, -1, x)
+							s.ruleParents(off, -1, x)
+						}
+						consider(n, 1, x < nCand, q, "double")
 					}
 				}
 			}
@@ -452,14 +534,23 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 					if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
 						continue
 					}
+					c.beginCx()
+					c.rp = [9]cellSet{}
 					n := 0
 					for m := s.cand[i]; m != 0; m &= m - 1 {
-						n += c.ancestors(c.onRes[i*9+bits.TrailingZeros16(m)], x)
+						r := c.onRes[i*9+bits.TrailingZeros16(m)]
+						n += c.ancestors(r, x)
+						if c.collecting {
+							s.ruleParents(r, causeCell, x)
+						}
 					}
-					consider(n, 5, x < nCand, q, "cell")
+					consider(n+c.nestSum, 5, x < nCand, q, "cell")
 				}
 			}
 		}
+	}
+	if c.collecting {
+		return len(c.found) > 0
 	}
 	if !best.ok {
 		return false
@@ -502,11 +593,16 @@ func (s *Solver) regionForcing(i, d int, on *nodeSet, multiple, dynamic, y bool,
 				if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
 					continue
 				}
+				c.beginCx()
+				c.rp = [9]cellSet{}
 				sum := 0
 				for _, r := range c.regRes[:k] {
 					sum += c.ancestors(r, x)
+					if c.collecting {
+						s.ruleParents(r, int8(u), x)
+					}
 				}
-				consider(sum, 6, x < nCand, q, "region")
+				consider(sum+c.nestSum, 6, x < nCand, q, "region")
 			}
 		}
 	}
@@ -543,9 +639,3 @@ func (s *Solver) applyChainHint(h *chainHint) {
 		return fmt.Sprintf("%s (%s, complexity %d) %s %d at %s", h.tech, h.text, h.complexity, verb, d, cellName(i))
 	})
 }
-
-// advancedOffs is where level 1 of the dynamic chains (the Explainer's
-// "Dynamic Forcing Chains (+)", 9.0 and up) would add the eliminations of
-// locked candidates, hidden and naked pairs and X-wings to a propagation.
-// It is not written: the solver does not call the level.
-func (s *Solver) advancedOffs(ns *nodeSet) bool { return false }

@@ -52,6 +52,10 @@ const (
 	RegionForcing
 	DynamicForcing
 	AlignedTripleExclusion
+	DynamicForcingPlus
+	NestedForcing
+	NestedMultiple
+	NestedDynamic
 	numTechniques
 )
 
@@ -64,6 +68,8 @@ var techniqueNames = [numTechniques]string{
 	"uvwxyz-wing", "x-chain", "y-chain", "alternating inference chain", "tuvwxyz-wing",
 	"nishio forcing chain", "cell forcing chain", "region forcing chain",
 	"dynamic forcing chain", "aligned triple exclusion",
+	"dynamic forcing chain (+)", "nested forcing chain (+ forcing chains)",
+	"nested forcing chain (+ multiple forcing chains)", "nested forcing chain (+ dynamic forcing chains)",
 }
 
 func (t Technique) String() string {
@@ -85,6 +91,7 @@ var tryOrder = [numTechniques]Technique{
 	Jellyfish, HiddenQuad, ThreeStrongLinks, WXYZWing, BUG, FourStrongLinks, VWXYZWing,
 	AlignedPairExclusion, UVWXYZWing, XChain, YChain, AIC, TUVWXYZWing,
 	AlignedTripleExclusion, Nishio, CellForcing, RegionForcing, DynamicForcing,
+	DynamicForcingPlus, NestedForcing, NestedMultiple, NestedDynamic,
 }
 
 // InOrder returns every technique from the easiest, in the order the
@@ -310,7 +317,11 @@ func (s *Solver) stepOnce() bool {
 		s.upTo(65) && (s.alsWing(5) || s.staticChains()) ||
 		s.upTo(75) && (s.alsWing(6) || s.alignedTriple() || s.forcing(Nishio, 75, false, true, true, 0)) ||
 		s.upTo(80) && s.forcing(CellForcing, 80, true, false, false, 0) ||
-		s.upTo(85) && s.forcing(DynamicForcing, 85, true, true, false, 0)
+		s.upTo(85) && s.forcing(DynamicForcing, 85, true, true, false, 0) ||
+		s.nestedUpTo(90) && s.forcing(DynamicForcingPlus, 90, true, true, false, 1) ||
+		s.nestedUpTo(95) && s.forcing(NestedForcing, 95, true, true, false, 2) ||
+		s.nestedUpTo(100) && s.forcing(NestedMultiple, 100, true, true, false, 3) ||
+		s.nestedUpTo(105) && s.nestedDynamic()
 }
 
 // upTo tells whether a technique whose steps rate at least r may be tried.

@@ -21,6 +21,9 @@ type staticLinks struct {
 	// where it has two (made true by p off), else -1.
 	conj [nCand][3]int32
 	buf  []int32
+	// causes[k]: the rule that made buf[k] true, after ons (as
+	// chainInst.cause: a unit, or causeCell).
+	causes []int8
 }
 
 // draw computes the links of the grid's candidates.
@@ -68,15 +71,17 @@ func (l *staticLinks) offs(s *Solver, p int, y bool) []int32 {
 // digit of a bivalue cell (with y), the other place of a unit (with x;
 // chainer.offToOn's order).
 func (l *staticLinks) ons(s *Solver, p int, y, x bool) []int32 {
-	l.buf = l.buf[:0]
+	l.buf, l.causes = l.buf[:0], l.causes[:0]
 	i, d := p/9, p%9
 	if m := s.cand[i]; y && bits.OnesCount16(m) == 2 {
 		l.buf = append(l.buf, int32(i*9+bits.TrailingZeros16(m&^(1<<d))))
+		l.causes = append(l.causes, causeCell)
 	}
 	if x {
-		for _, q := range l.conj[p] {
+		for k, q := range l.conj[p] {
 			if q >= 0 {
 				l.buf = append(l.buf, q)
+				l.causes = append(l.causes, int8(cellUnit[i][k]))
 			}
 		}
 	}
@@ -88,7 +93,11 @@ func (c *chainer) newInst(node, parent int32) int32 {
 	if parent >= 0 {
 		depth = c.inst[parent].depth + 1
 	}
-	c.inst = append(c.inst, chainInst{node, parent, depth})
+	cause := int8(-1)
+	if node < nCand && parent >= 0 {
+		cause = c.cause // set by offToOn
+	}
+	c.inst = append(c.inst, chainInst{node, parent, depth, cause})
 	return int32(len(c.inst) - 1)
 }
 
@@ -156,7 +165,8 @@ func (s *Solver) cyclesFrom(p int, y, x bool, max int) {
 		c.pendOn = c.pendOn[:0]
 		length++
 		for _, b := range c.pendOff {
-			for _, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, x) {
+			for k, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, x) {
+				c.cause = c.static.causes[k]
 				if length >= 4 && int(q) == p {
 					c.cycles = append(c.cycles, c.newInst(onNode(int(q)), b))
 				}
@@ -216,7 +226,8 @@ func (s *Solver) forcingFrom(p int, on, y bool, max int) {
 			if int(c.inst[b].depth) >= max {
 				continue
 			}
-			for _, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, true) {
+			for k, q := range c.static.ons(s, int(c.inst[b].node)-nCand, y, true) {
+				c.cause = c.static.causes[k]
 				if !on && int(q) == p && !found {
 					found = true
 					c.fchains = append(c.fchains, c.newInst(onNode(int(q)), b))
@@ -290,6 +301,13 @@ func (s *Solver) staticChains() bool {
 				for _, dst := range c.cycles {
 					cx := int(c.inst[dst].depth)
 					r := cycleBase + lengthSupplement(cx)
+					if c.collecting {
+						if s.cycleElims(dst, &el) {
+							s.instParents(dst, true)
+							s.collectElims(r, cx, cfg.key, &el)
+						}
+						continue
+					}
 					if !best.better(r, cx, cfg.key) || !s.cycleElims(dst, &el) {
 						continue
 					}
@@ -303,13 +321,19 @@ func (s *Solver) staticChains() bool {
 					for _, dst := range c.fchains {
 						cx := int(c.inst[dst].depth) + 1
 						r := chainBase + lengthSupplement(cx)
-						if best.better(r, cx, cfg.key) {
+						if c.collecting {
+							s.instParents(dst, false)
+							s.collect(r, cx, cfg.key, !on, p)
+						} else if best.better(r, cx, cfg.key) {
 							best = chainHint{ok: true, rating: r, complexity: cx, key: cfg.key, place: !on, cand: p, tech: tech, text: "forcing chain"}
 						}
 					}
 				}
 			}
 		}
+	}
+	if c.collecting {
+		return len(c.found) > 0
 	}
 	if !best.ok {
 		return false
