@@ -13,9 +13,10 @@
 // exclusion (6.2), then chains: X-, Y- and XY-cycles and forcing chains
 // (6.5 to 7.x), aligned triple exclusion (7.5), Nishio (7.5 and up), cell
 // and region forcing chains (8.0 and up) and dynamic forcing chains (8.5
-// and up), each with the Explainer's length supplement. The Explainer's
-// dynamic forcing chains (+) and its nested forcing chains are not
-// written: a puzzle that needs them is left unsolved. A rated step never
+// and up), each with the Explainer's length supplement, then its dynamic
+// forcing chains (+) (9.0 and up) and nested forcing chains (9.5, 10.0
+// and 10.5 and up), whose propagations also draw on other rules and on
+// chains nested in them. A rated step never
 // removes a digit of the solution (checked in the tests against every
 // puzzle's unique solution).
 //
