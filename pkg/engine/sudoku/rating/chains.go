@@ -142,6 +142,7 @@ type chainer struct {
 	outerSrc   *[81]uint16
 	apar       []int32
 	order      []int
+	wdc        [9]cellSet // places of each digit in c.work, for advancedOffs
 }
 
 type nestRef struct {

@@ -161,6 +161,15 @@ func (s *Solver) instParents(dst int32, rev bool) {
 // the eliminations of the first rule that finds some resting on the
 // candidates the propagation removed, and tells whether it did.
 func (s *Solver) advancedOffs(ns *nodeSet, level int) bool {
+	c := &s.ch
+	for d := range c.wdc {
+		c.wdc[d] = cellSet{}
+	}
+	for i := range 81 {
+		for m := c.work[i]; m != 0; m &= m - 1 {
+			c.wdc[bits.TrailingZeros16(m)].add(i)
+		}
+	}
 	if s.advLocking(ns) || s.advHiddenPairs(ns) || s.advNakedPairs(ns) || s.advXWings(ns) {
 		return true
 	}
@@ -168,18 +177,8 @@ func (s *Solver) advancedOffs(ns *nodeSet, level int) bool {
 		return false
 	}
 	in := s.innerSolver()
-	c := &s.ch
 	in.ch.outerSrc = &c.source
-	in.cand = c.work
-	in.val = s.val
-	for d := range in.dcells {
-		in.dcells[d] = cellSet{}
-	}
-	for i := range 81 {
-		for m := in.cand[i]; m != 0; m &= m - 1 {
-			in.dcells[bits.TrailingZeros16(m)].add(i)
-		}
-	}
+	in.cand, in.val, in.dcells = c.work, s.val, c.wdc
 	ic := &in.ch
 	ic.collecting = true
 	ic.found = ic.found[:0]
@@ -281,16 +280,8 @@ func (s *Solver) emit(ns *nodeSet, elims, parents *[9]cellSet, nestCx int32) boo
 }
 
 // workPos returns the cells of unit u where the propagation's grid has
-// digit d (0-8).
-func (c *chainer) workPos(u, d int) cellSet {
-	var p cellSet
-	for _, j := range unitCells[u] {
-		if c.work[j]>>d&1 != 0 {
-			p.add(j)
-		}
-	}
-	return p
-}
+// digit d (0-8), from c.wdc.
+func (c *chainer) workPos(u, d int) cellSet { return unitSet[u].and(c.wdc[d]) }
 
 // removedIn returns the cells of set where the propagation removed
 // digit d.

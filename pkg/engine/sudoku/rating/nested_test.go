@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,4 +89,70 @@ func TestNestedRatings(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d puzzles rated, %d rated 9.5 and up left to RATING_ALL=1", rated, skipped)
+}
+
+// aiEscargotChains are the ratings, in tenths and in order, of the steps
+// rated 8.5 and up that serate 1.18.1 takes on AI Escargot (its --after
+// "%r %s" output): dynamic forcing chains (+) and nested forcing chains
+// whose ratings carry the nested chains' complexity.
+var aiEscargotChains = []int{
+	100, 100, 100, 102, 104, 105, 105, 105, 105, 99, 101, 99, 99, 101, 99, 93, 95, 94, 94, 91, 93,
+	92, 91, 91, 91, 92, 93, 93, 93, 91, 92, 90, 91, 88, 91, 91, 89, 89, 90, 91, 90, 85,
+}
+
+// TestAIEscargot rates AI Escargot (10.5, a nested forcing chain) and
+// wants the Explainer's chain steps one by one, each checked against the
+// solution.
+func TestAIEscargot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rating AI Escargot takes seconds; TestNestedRatings covers the levels under RATING_ALL=1")
+	}
+	g, err := sudoku.ParseLine("1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sudoku.NewSolver().Classify(g)
+	s := NewSolver()
+	s.truth = &c.Solution
+	r, steps := s.Explain(g)
+	if s.wrong != "" {
+		t.Error(s.wrong)
+	}
+	if !r.Solved || r.Rating != 105 || r.Hardest != NestedForcing {
+		t.Errorf("rated %d (solved %v, hardest %v), want 105 by %v", r.Rating, r.Solved, r.Hardest, NestedForcing)
+	}
+	var got []int
+	for _, st := range steps {
+		if st.Rating >= 85 {
+			got = append(got, st.Rating)
+		}
+	}
+	if !slices.Equal(got, aiEscargotChains) {
+		t.Errorf("chain steps rated\n%v\nwant\n%v", got, aiEscargotChains)
+	}
+}
+
+// TestNestedMultiple rates a puzzle of plb-hard20 that needs nested cell
+// and region forcing chains (level 3, 10.0 and up), every step checked
+// against the solution. The Explainer did not rate it in 7 minutes: the
+// rating wanted is this rater's (11.1), kept to catch changes.
+func TestNestedMultiple(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes seconds; TestAIEscargot covers levels 1 and 2")
+	}
+	g, err := sudoku.ParseLine("....9..5..1.....3...23..7....45...7.8.....2.......64...9..1.....8..6......54....7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sudoku.NewSolver().Classify(g)
+	s := NewSolver()
+	s.truth = &c.Solution
+	defer func() { s.truth = nil }()
+	r := s.Rate(g)
+	if s.wrong != "" {
+		t.Error(s.wrong)
+	}
+	if !r.Solved || r.Rating != 111 || r.Hardest != NestedMultiple {
+		t.Errorf("rated %d (solved %v, hardest %v), want 111 by %v", r.Rating, r.Solved, r.Hardest, NestedMultiple)
+	}
 }
