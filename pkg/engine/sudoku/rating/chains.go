@@ -55,9 +55,11 @@ type nodeSet struct {
 	// parents read it.
 	cause [nNodes]int8
 	// nest is, for a node off removed by a nested chain, its index in
-	// nestCx (that chain's complexity), else -1.
-	nest   [nNodes]int16
-	nestCx []int32
+	// nestCx (that chain's complexity) and nestSig (a hash of its chains'
+	// nodes), else -1.
+	nest    [nNodes]int16
+	nestCx  []int32
+	nestSig []uint64
 	// A contradiction: node a is in the set and its opposite b would be
 	// implied by the parents bpar (len bn at bpar in pool), b made by the
 	// rule bcause; a < 0 if none.
@@ -73,7 +75,7 @@ func (ns *nodeSet) reset() {
 	}
 	ns.order = ns.order[:0]
 	ns.pool = ns.pool[:0]
-	ns.nestCx = ns.nestCx[:0]
+	ns.nestCx, ns.nestSig = ns.nestCx[:0], ns.nestSig[:0]
 	ns.a = -1
 	ns.valid = false
 }
@@ -124,13 +126,16 @@ type chainer struct {
 	fchains []int32
 	static  staticLinks
 	rp      [9]cellSet // rule parents of a nested hint: digit d off in rp[d]
+	rsig    uint64     // hash of the nodes of its chains, in target order
 
 	// cause is the rule of the node offToOn passes to its f.
 	cause int8
 	// nestSum is the complexity of the nested chains the nodes counted
-	// by ancestors since beginCx rest on, each counted once.
+	// by ancestors since beginCx rest on, each counted once: the
+	// Explainer counts equal chains (FullChain) once, whichever
+	// propagation found them, hence the hashes in nestSeen.
 	nestSum  int
-	nestSeen []nestRef
+	nestSeen []uint64
 	// The nested chains (levels 2 and up) run on a solver of their own
 	// holding the grid of a propagation; collecting makes the chaining
 	// techniques list their hints in found instead of applying the best,
@@ -143,11 +148,6 @@ type chainer struct {
 	apar       []int32
 	order      []int
 	wdc        [9]cellSet // places of each digit in c.work, for advancedOffs
-}
-
-type nestRef struct {
-	ns *nodeSet
-	id int16
 }
 
 type chainInst struct {
@@ -190,12 +190,13 @@ func (c *chainer) beginCx() {
 }
 
 func (c *chainer) addNested(ns *nodeSet, id int16) {
+	sig := ns.nestSig[id]
 	for _, r := range c.nestSeen {
-		if r.ns == ns && r.id == id {
+		if r == sig {
 			return
 		}
 	}
-	c.nestSeen = append(c.nestSeen, nestRef{ns, id})
+	c.nestSeen = append(c.nestSeen, sig)
 	c.nestSum += int(ns.nestCx[id])
 }
 
@@ -503,7 +504,7 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 						c.beginCx()
 						n := c.ancestors(on, x) + c.ancestors(off, x) + c.nestSum
 						if c.collecting {
-							c.rp = [9]cellSet{}
+							c.rp, c.rsig = [9]cellSet{}, 0
 							s.ruleParents(on, -1, x)
 							s.ruleParents(off, -1, x)
 						}
@@ -536,7 +537,7 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 						continue
 					}
 					c.beginCx()
-					c.rp = [9]cellSet{}
+					c.rp, c.rsig = [9]cellSet{}, 0
 					n := 0
 					for m := s.cand[i]; m != 0; m &= m - 1 {
 						r := c.onRes[i*9+bits.TrailingZeros16(m)]
@@ -595,7 +596,7 @@ func (s *Solver) regionForcing(i, d int, on *nodeSet, multiple, dynamic, y bool,
 					continue
 				}
 				c.beginCx()
-				c.rp = [9]cellSet{}
+				c.rp, c.rsig = [9]cellSet{}, 0
 				sum := 0
 				for _, r := range c.regRes[:k] {
 					sum += c.ancestors(r, x)

@@ -26,6 +26,7 @@ const levelNested = 4
 // candidates that the propagation must have removed for it to hold.
 type nestHint struct {
 	rating, complexity, key int
+	sig                     uint64     // hash of its chains' nodes
 	elims                   [9]cellSet // digit d+1 removed from elims[d]
 	parents                 [9]cellSet // candidates off: digit d+1 in parents[d]
 }
@@ -35,7 +36,7 @@ type nestHint struct {
 // removed candidate is left out, as the Explainer does.
 func (s *Solver) collect(rating, complexity, key int, place bool, cand int) {
 	c := &s.ch
-	h := nestHint{rating: rating, complexity: complexity, key: key, parents: c.rp}
+	h := nestHint{rating: rating, complexity: complexity, key: key, sig: c.rsig, parents: c.rp}
 	empty := true
 	for _, p := range c.rp {
 		if !p.empty() {
@@ -89,6 +90,7 @@ func (s *Solver) ruleParents(ns *nodeSet, rootCause int8, from ...int32) {
 		c.gen = 1
 	}
 	c.stack = append(c.stack[:0], from...)
+	var h uint64
 	for len(c.stack) > 0 {
 		x := c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
@@ -96,6 +98,7 @@ func (s *Solver) ruleParents(ns *nodeSet, rootCause int8, from ...int32) {
 			continue
 		}
 		c.mark[x] = c.gen
+		h += mix(x)
 		if x < nCand {
 			cause := ns.cause[x]
 			if cause < 0 && ns.n[x] == 0 {
@@ -107,6 +110,15 @@ func (s *Solver) ruleParents(ns *nodeSet, rootCause int8, from ...int32) {
 		}
 		c.stack = append(c.stack, ns.parents(x)...)
 	}
+	c.rsig = c.rsig*0x100000001b3 + h
+}
+
+// mix is splitmix64's finaliser, to hash sets of nodes by sums.
+func mix(x int32) uint64 {
+	z := uint64(x) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // conflictParents sets c.rp to the rule parents of the contradiction in
@@ -116,12 +128,16 @@ func (s *Solver) conflictParents(ns *nodeSet) {
 	if !c.collecting {
 		return
 	}
-	c.rp = [9]cellSet{}
+	c.rp, c.rsig = [9]cellSet{}, 0
 	s.ruleParents(ns, -1, ns.a)
-	if b := int(ns.a) - nCand; b >= 0 && ns.bcause >= 0 {
+	b := int(ns.a) - nCand // the opposite of a, a candidate either way
+	if b < 0 {
+		b = int(ns.a)
+	} else if ns.bcause >= 0 {
 		s.addCause(b, ns.bcause)
 	}
 	s.ruleParents(ns, -1, ns.pool[ns.bpar:ns.bpar+ns.bn]...)
+	c.rsig += mix(int32(nNodes + b))
 }
 
 // instParents sets c.rp to the rule parents of the static chain ending
@@ -132,6 +148,15 @@ func (s *Solver) conflictParents(ns *nodeSet) {
 func (s *Solver) instParents(dst int32, rev bool) {
 	c := &s.ch
 	c.rp = [9]cellSet{}
+	var h, hrev uint64
+	for a := dst; a >= 0; a = c.inst[a].parent {
+		h += mix(c.inst[a].node)
+		hrev += mix((c.inst[a].node + nCand) % nNodes)
+	}
+	c.rsig = h
+	if rev {
+		c.rsig = h*0x100000001b3 + hrev
+	}
 	for a := dst; c.inst[a].parent >= 0; a = c.inst[a].parent {
 		in := &c.inst[a]
 		if in.node < nCand {
@@ -212,7 +237,7 @@ func (s *Solver) advancedOffs(ns *nodeSet, level int) bool {
 	added := false
 	for k := range ic.found {
 		h := &ic.found[k]
-		if s.emit(ns, &h.elims, &h.parents, int32(h.complexity)) {
+		if s.emit(ns, &h.elims, &h.parents, int32(h.complexity), h.sig) {
 			added = true
 		}
 	}
@@ -232,7 +257,7 @@ func (s *Solver) innerSolver() *Solver {
 // complexity of the nested chain they come from. The candidates come in
 // the Explainer's order: cells in the order of a Java HashMap keyed by
 // cell index, digits ascending.
-func (s *Solver) emit(ns *nodeSet, elims, parents *[9]cellSet, nestCx int32) bool {
+func (s *Solver) emit(ns *nodeSet, elims, parents *[9]cellSet, nestCx int32, sig uint64) bool {
 	c := &s.ch
 	var cells cellSet
 	for _, e := range elims {
@@ -269,6 +294,7 @@ func (s *Solver) emit(ns *nodeSet, elims, parents *[9]cellSet, nestCx int32) boo
 			if nestCx >= 0 && id < 0 {
 				id = int16(len(ns.nestCx))
 				ns.nestCx = append(ns.nestCx, nestCx)
+				ns.nestSig = append(ns.nestSig, sig)
 			}
 			ns.add(x, c.apar)
 			ns.nest[x] = id
@@ -323,7 +349,7 @@ func (s *Solver) advLocking(ns *nodeSet) bool {
 						continue
 					}
 					el[d] = e
-					s.emit(ns, &el, &par, -1)
+					s.emit(ns, &el, &par, -1, 0)
 					found = true
 				}
 			}
@@ -396,7 +422,7 @@ func (s *Solver) advHiddenPairs(ns *nodeSet) bool {
 				if !any {
 					continue
 				}
-				s.emit(ns, &el, &par, -1)
+				s.emit(ns, &el, &par, -1, 0)
 				found = true
 			}
 		}
@@ -444,7 +470,7 @@ func (s *Solver) advNakedPairs(ns *nodeSet) bool {
 				if !any {
 					continue
 				}
-				s.emit(ns, &el, &par, -1)
+				s.emit(ns, &el, &par, -1, 0)
 				found = true
 			}
 		}
@@ -501,7 +527,7 @@ func (s *Solver) advXWings(ns *nodeSet) bool {
 					if par[d].empty() {
 						continue
 					}
-					s.emit(ns, &el, &par, -1)
+					s.emit(ns, &el, &par, -1, 0)
 					found = true
 				}
 			}
@@ -515,7 +541,7 @@ func (s *Solver) collectElims(rating, complexity, key int, elims *[9]cellSet) {
 	c := &s.ch
 	for _, p := range c.rp {
 		if !p.empty() {
-			c.found = append(c.found, nestHint{rating: rating, complexity: complexity, key: key, elims: *elims, parents: c.rp})
+			c.found = append(c.found, nestHint{rating: rating, complexity: complexity, key: key, sig: c.rsig, elims: *elims, parents: c.rp})
 			return
 		}
 	}

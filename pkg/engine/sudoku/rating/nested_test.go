@@ -91,44 +91,60 @@ func TestNestedRatings(t *testing.T) {
 	t.Logf("%d puzzles rated, %d rated 9.5 and up left to RATING_ALL=1", rated, skipped)
 }
 
-// aiEscargotChains are the ratings, in tenths and in order, of the steps
-// rated 8.5 and up that serate 1.18.1 takes on AI Escargot (its --after
-// "%r %s" output): dynamic forcing chains (+) and nested forcing chains
-// whose ratings carry the nested chains' complexity.
-var aiEscargotChains = []int{
-	100, 100, 100, 102, 104, 105, 105, 105, 105, 99, 101, 99, 99, 101, 99, 93, 95, 94, 94, 91, 93,
-	92, 91, 91, 91, 92, 93, 93, 93, 91, 92, 90, 91, 88, 91, 91, 89, 89, 90, 91, 90, 85,
+// explainerSteps are puzzles with the ratings, in tenths and in order, of
+// the steps rated 8.5 and up that serate 1.18.1 takes on them (its
+// --after "%r %s" output): dynamic forcing chains, dynamic forcing chains
+// (+) and nested forcing chains, whose ratings carry the complexity of
+// the chains nested in them.
+var explainerSteps = []struct {
+	name   string
+	puzzle string
+	rating int
+	chains []int
+}{
+	{"AI Escargot", "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..", 105, []int{
+		100, 100, 100, 102, 104, 105, 105, 105, 105, 99, 101, 99, 99, 101, 99, 93, 95, 94, 94, 91, 93,
+		92, 91, 91, 91, 92, 93, 93, 93, 91, 92, 90, 91, 88, 91, 91, 89, 89, 90, 91, 90, 85,
+	}},
+	// Levels 1, 2 and 3 (11.0, cell and region forcing chains nested).
+	{"forum-hardest-1905-11plus:1", "98.7..6..7.5.......4..5....3..8..9......2..1......13.42...8..93.7....2....92...6.", 110, []int{
+		110, 97, 104, 104, 92, 92, 92, 92, 93, 93, 93, 91, 90, 91, 89, 90, 90, 91, 92, 90, 92, 90, 90,
+		90, 89, 91,
+	}},
 }
 
-// TestAIEscargot rates AI Escargot (10.5, a nested forcing chain) and
-// wants the Explainer's chain steps one by one, each checked against the
-// solution.
-func TestAIEscargot(t *testing.T) {
+// TestExplainerSteps rates the puzzles of explainerSteps and wants the
+// Explainer's chain steps one by one, each step checked against the
+// solution (about 10 CPU seconds for both).
+func TestExplainerSteps(t *testing.T) {
 	if testing.Short() {
-		t.Skip("rating AI Escargot takes seconds; TestNestedRatings covers the levels under RATING_ALL=1")
+		t.Skip("nested forcing chains take seconds a puzzle; TestNestedRatings covers them under RATING_ALL=1")
 	}
-	g, err := sudoku.ParseLine("1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := sudoku.NewSolver().Classify(g)
 	s := NewSolver()
-	s.truth = &c.Solution
-	r, steps := s.Explain(g)
-	if s.wrong != "" {
-		t.Error(s.wrong)
-	}
-	if !r.Solved || r.Rating != 105 || r.Hardest != NestedForcing {
-		t.Errorf("rated %d (solved %v, hardest %v), want 105 by %v", r.Rating, r.Solved, r.Hardest, NestedForcing)
-	}
-	var got []int
-	for _, st := range steps {
-		if st.Rating >= 85 {
-			got = append(got, st.Rating)
+	defer func() { s.truth = nil }()
+	for _, tc := range explainerSteps {
+		g, err := sudoku.ParseLine(tc.puzzle)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !slices.Equal(got, aiEscargotChains) {
-		t.Errorf("chain steps rated\n%v\nwant\n%v", got, aiEscargotChains)
+		c := sudoku.NewSolver().Classify(g)
+		s.truth = &c.Solution
+		r, steps := s.Explain(g)
+		if s.wrong != "" {
+			t.Errorf("%s: %s", tc.name, s.wrong)
+		}
+		if !r.Solved || r.Rating != tc.rating {
+			t.Errorf("%s: rated %d (solved %v, hardest %v), want %d", tc.name, r.Rating, r.Solved, r.Hardest, tc.rating)
+		}
+		var got []int
+		for _, st := range steps {
+			if st.Rating >= 85 {
+				got = append(got, st.Rating)
+			}
+		}
+		if !slices.Equal(got, tc.chains) {
+			t.Errorf("%s: chain steps rated\n%v\nwant\n%v", tc.name, got, tc.chains)
+		}
 	}
 }
 
@@ -138,7 +154,7 @@ func TestAIEscargot(t *testing.T) {
 // rating wanted is this rater's (11.1), kept to catch changes.
 func TestNestedMultiple(t *testing.T) {
 	if testing.Short() {
-		t.Skip("takes seconds; TestAIEscargot covers levels 1 and 2")
+		t.Skip("takes seconds; TestExplainerSteps covers levels 1 to 3")
 	}
 	g, err := sudoku.ParseLine("....9..5..1.....3...23..7....45...7.8.....2.......64...9..1.....8..6......54....7")
 	if err != nil {
