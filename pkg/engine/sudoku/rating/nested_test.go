@@ -63,6 +63,7 @@ func TestNestedRatings(t *testing.T) {
 		}
 		want := int(math.Round(r * 10))
 		if d, ok := seDiffers[fs[0]]; ok {
+			t.Logf("line %d: the Explainer's %d.%d, here %d.%d: %s", n, want/10, want%10, d.got/10, d.got%10, d.why)
 			want = d.got
 		}
 		if want >= 95 && !all {
