@@ -103,22 +103,30 @@ var explainerSteps = []struct {
 	rating int
 	chains []int
 	slow   bool // 20 CPU seconds and more: with RATING_ALL=1 only
+	// prefix: chains holds the Explainer's first steps only (it did not
+	// finish the puzzle), rating is this rater's.
+	prefix bool
 }{
 	{"AI Escargot", "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..", 105, []int{
 		100, 100, 100, 102, 104, 105, 105, 105, 105, 99, 101, 99, 99, 101, 99, 93, 95, 94, 94, 91, 93,
 		92, 91, 91, 91, 92, 93, 93, 93, 91, 92, 90, 91, 88, 91, 91, 89, 89, 90, 91, 90, 85,
-	}, false},
+	}, false, false},
 	// Levels 1, 2 and 3 (11.0, cell and region forcing chains nested).
 	{"forum-hardest-1905-11plus:5", "98.7..6..7.5.......4..5....3..8..9......2..1......13.42...8..93.7....2....92...6.", 110, []int{
 		110, 97, 104, 104, 92, 92, 92, 92, 93, 93, 93, 91, 90, 91, 89, 90, 90, 91, 92, 90, 92, 90, 90,
 		90, 89, 91,
-	}, false},
+	}, false, false},
 	// 46 steps, the hardest a nested cell forcing chain (serate: 15 min).
 	{"Easter Monster", "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...9.8...2.....1", 116, []int{
 		108, 111, 112, 113, 115, 112, 114, 116, 107, 105, 106, 107, 107, 93, 105, 106, 106, 106, 106, 101,
 		103, 99, 93, 98, 94, 96, 98, 99, 96, 94, 93, 91, 92, 93, 92, 92, 92, 92, 89, 90, 90, 91, 90, 89,
 		90, 85,
-	}, true},
+	}, true, false},
+	// Level 4: steps 4 to 7, 9 and 10 nest dynamic forcing chains
+	// (serate took 27 minutes for its first 10 steps of 52).
+	{"Golden Nugget", ".......39.....1..5..3.5.8....8.9...6.7...2...1..4.......9.8..5..2....6..4..7.....", 119, []int{
+		113, 113, 114, 118, 118, 118, 119, 115, 119, 118,
+	}, true, true},
 }
 
 // TestExplainerSteps rates the puzzles of explainerSteps and wants the
@@ -154,6 +162,9 @@ func TestExplainerSteps(t *testing.T) {
 			if st.Rating >= 85 {
 				got = append(got, st.Rating)
 			}
+		}
+		if tc.prefix && len(got) > len(tc.chains) {
+			got = got[:len(tc.chains)]
 		}
 		if !slices.Equal(got, tc.chains) {
 			t.Errorf("%s: chain steps rated\n%v\nwant\n%v", tc.name, got, tc.chains)
