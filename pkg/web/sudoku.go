@@ -175,11 +175,17 @@ func pastedSudoku(text string) (sudokuPuzzle, error) {
 		}
 	}
 	p := sudokuPuzzle{Puzzle: g, Solution: res.Solution}
-	if rr := rating.NewSolver().Rate(g); rr.Solved {
+	if rr := rating.NewSolver().RateUpTo(g, logicCeiling); rr.Solved {
 		p.Rating = rr.Rating
 	}
 	return p, nil
 }
+
+// logicCeiling is the hardest step (tenths) the pages' rating and hints
+// take: the nested forcing chains past 9.4 take a minute and more a
+// puzzle, too long for a page; a puzzle that needs them is shown unrated
+// and its hint gives a cell's value.
+const logicCeiling = 94
 
 // withGame finds the game of the path's id.
 func (a *sudokuAPI) withGame(h func(http.ResponseWriter, *http.Request, string, *sudokuGame)) http.HandlerFunc {
@@ -320,7 +326,7 @@ func (g *sudokuGame) hintFor(grid sudoku.Grid) sudokuHint {
 	}
 	// The entries are all the solution's, so the grid has the one
 	// solution and the logical solver's steps from it are sound.
-	_, steps := rating.NewSolver().Explain(grid)
+	_, steps := rating.NewSolver().ExplainUpTo(grid, logicCeiling)
 	var before []string
 	for _, st := range steps {
 		m := sudokuPlacement.FindStringSubmatch(st.Text)

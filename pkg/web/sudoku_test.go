@@ -252,7 +252,7 @@ func TestSudokuCheckHintSolve(t *testing.T) {
 	var es map[string]string
 	post(t, s, e.ID, "solve", "", &es)
 	stuck := []byte(e.Puzzle)
-	res, steps := rating.NewSolver().Explain(mustGrid(t, sudokuEscargot))
+	res, steps := rating.NewSolver().ExplainUpTo(mustGrid(t, sudokuEscargot), logicCeiling)
 	if res.Solved {
 		t.Fatal("the logical solver solves AI Escargot: find a harder puzzle for this test")
 	}

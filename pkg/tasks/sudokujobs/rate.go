@@ -294,7 +294,10 @@ func (r *rateRunner) Run(ctx context.Context, payload []byte) (tasks.Output, err
 			rs = append(rs, rated{Line: it.Line, Outcome: sr.Outcome.String(), Reason: answerOf(&sr)})
 			return nil
 		}
-		res := r.rater.Rate(it.Grid)
+		res, err := r.rater.RateContext(ctx, it.Grid)
+		if err != nil {
+			return err // stopped: the task runs again
+		}
 		guess := math.Round(100*r.solver.GuessDifficulty(&it.Grid)) / 100
 		rs = append(rs, rated{Line: it.Line, Puzzle: it.Grid.String(), Rating: res.Rating, Solved: res.Solved, Used: res.Used, Guess: guess})
 		return nil

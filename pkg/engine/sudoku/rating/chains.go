@@ -464,6 +464,9 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 		best = chainHint{ok: true, rating: r, complexity: complexity, key: key, place: place, cand: cand, tech: tt, text: kind}
 	}
 	for i := range 81 {
+		if s.halted() {
+			return false
+		}
 		card := bits.OnesCount16(s.cand[i])
 		if !(card > 2 || card > 1 && dynamic) {
 			continue

@@ -249,6 +249,7 @@ func (s *Solver) innerSolver() *Solver {
 	if s.ch.inner == nil {
 		s.ch.inner = NewSolver()
 	}
+	s.ch.inner.ctx = s.ctx
 	return s.ch.inner
 }
 

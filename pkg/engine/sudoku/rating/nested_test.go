@@ -2,6 +2,8 @@ package rating
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"slices"
@@ -190,5 +192,42 @@ func TestNestedMultiple(t *testing.T) {
 	}
 	if !r.Solved || r.Rating != 111 || r.Hardest != NestedMultiple {
 		t.Errorf("rated %d (solved %v, hardest %v), want 111 by %v", r.Rating, r.Solved, r.Hardest, NestedMultiple)
+	}
+}
+
+// stopAfter is a context whose Err turns Canceled at its n-th call: a
+// rating stopped in the middle, without a clock.
+type stopAfter struct {
+	context.Context
+	n int
+}
+
+func (c *stopAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// RateContext stops between steps and inside the chains once its
+// context is done, and the Solver rates the next puzzle as usual.
+func TestRateContextStops(t *testing.T) {
+	escargot, err := sudoku.ParseLine("1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSolver()
+	for _, n := range []int{0, 1, 50, 2000} {
+		r, err := s.RateContext(&stopAfter{context.Background(), n}, escargot)
+		if !errors.Is(err, context.Canceled) || r.Solved {
+			t.Errorf("stopped at check %d: %v, solved %v, want context.Canceled and unsolved", n, err, r.Solved)
+		}
+	}
+	easy, err := sudoku.ParseLine("003020600900305001001806400008102900700000008006708200002609500800203009005010300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.RateContext(context.Background(), easy); err != nil || !r.Solved || r.Rating != s.Rate(easy).Rating {
+		t.Errorf("after the stops: %+v, %v; want it rated as Rate does", r, err)
 	}
 }

@@ -1,6 +1,7 @@
 package rating
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 
@@ -140,7 +141,10 @@ type Solver struct {
 	explain bool
 	// ceiling is the hardest rating wanted: past it, run stops (rateUpTo).
 	ceiling int
-	steps   []Step
+	// ctx, if set, stops the rating once done: between steps and between
+	// the cells of a forcing chain search (RateContext).
+	ctx   context.Context
+	steps []Step
 
 	// truth, if set, is the solution every step is checked against (tests).
 	truth *sudoku.Grid
@@ -272,6 +276,24 @@ func (s *Solver) Rate(g sudoku.Grid) Result {
 
 const noCeiling = 1 << 30
 
+// RateContext is Rate that stops, with ctx's error, once ctx is done:
+// the nested forcing chains of the hardest puzzles take a minute and more
+// a puzzle.
+func (s *Solver) RateContext(ctx context.Context, g sudoku.Grid) (Result, error) {
+	s.explain, s.ctx = false, ctx
+	defer func() { s.ctx = nil }()
+	r := s.run(&g, noCeiling)
+	return r, ctx.Err()
+}
+
+// RateUpTo is Rate for a caller that wants ratings up to max (tenths)
+// only: a puzzle that needs a harder step comes back unsolved, without
+// the time its chains would take.
+func (s *Solver) RateUpTo(g sudoku.Grid, max int) Result { return s.rateUpTo(g, max) }
+
+// halted tells whether the context of RateContext is done.
+func (s *Solver) halted() bool { return s.ctx != nil && s.ctx.Err() != nil }
+
 // rateUpTo is Rate for a caller that wants ratings up to max only: it
 // stops, with Solved false, as soon as a step is rated above max or every
 // technique left starts above it, sparing the chains of hard puzzles.
@@ -281,9 +303,13 @@ func (s *Solver) rateUpTo(g sudoku.Grid, max int) Result {
 }
 
 // Explain is Rate with the steps in words.
-func (s *Solver) Explain(g sudoku.Grid) (Result, []Step) {
+func (s *Solver) Explain(g sudoku.Grid) (Result, []Step) { return s.ExplainUpTo(g, noCeiling) }
+
+// ExplainUpTo is Explain for a caller that wants steps up to max (tenths)
+// only, as RateUpTo.
+func (s *Solver) ExplainUpTo(g sudoku.Grid, max int) (Result, []Step) {
 	s.explain, s.steps = true, nil
-	r := s.run(&g, noCeiling)
+	r := s.run(&g, max)
 	s.explain = false
 	return r, s.steps
 }
@@ -294,7 +320,7 @@ func (s *Solver) run(g *sudoku.Grid, ceiling int) Result {
 	if !s.load(g) {
 		return s.res
 	}
-	for s.left > 0 && s.wrong == "" && s.res.Rating <= ceiling && s.stepOnce() {
+	for s.left > 0 && s.wrong == "" && s.res.Rating <= ceiling && !s.halted() && s.stepOnce() {
 	}
 	s.res.Solved = s.left == 0
 	return s.res
