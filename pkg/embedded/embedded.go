@@ -220,7 +220,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
-		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log, Metrics: wm,
+		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
 	})
 	if err != nil {
 		return nil, err

@@ -190,6 +190,10 @@ type Env struct {
 	// Local holds what the runners of one worker process share, or nil
 	// when a runner is alone.
 	Local *Local
+	// Alone tells that this worker process is the cluster's only one (the
+	// embedded default): its runners may prepare the tasks that follow
+	// theirs, which on a cluster mostly go to other workers.
+	Alone bool
 }
 
 // Local holds values that the runners of one worker process share, one per

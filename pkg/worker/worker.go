@@ -68,6 +68,8 @@ type Config struct {
 	FetchWait time.Duration
 	// Metrics, if set, counts tasks done, failed and redelivered.
 	Metrics Metrics
+	// Alone tells that the worker is the cluster's only one (tasks.Env).
+	Alone bool
 }
 
 // Worker is a running worker. Start it with Start and stop it with Close.
@@ -177,7 +179,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Local: &w.local}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Local: &w.local, Alone: w.cfg.Alone}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {

@@ -25,10 +25,11 @@ const maxAhead = 16
 //
 // Tasks are delivered in about their order, so on the embedded default
 // the next tasks are this process's: the slot that takes one finds its
-// piece read. On a cluster they mostly go to other workers, and a read
-// ahead is then wasted: once the reads dropped untaken outnumber those
-// taken by more than maxAhead, the process reads ahead no more, and its
-// workers again read only the pieces of their own tasks.
+// piece read. On a cluster they mostly go to other workers, whose pieces
+// a worker must not fetch: there it reads only its own (tasks.Env.Alone
+// is false). Should workers join an embedded cluster, once the reads
+// dropped untaken outnumber those taken by more than maxAhead, the
+// process reads ahead no more.
 type readAhead struct {
 	mu      sync.Mutex
 	reads   map[string]*aheadRead
@@ -44,9 +45,10 @@ type aheadRead struct {
 }
 
 // processReadAhead returns the readAhead of a worker process, or nil if
-// its runners share nothing.
-func processReadAhead(local *tasks.Local) *readAhead {
-	if local == nil {
+// its runners share nothing or it is not the cluster's only worker.
+func processReadAhead(env tasks.Env) *readAhead {
+	local := env.Local
+	if local == nil || !env.Alone {
 		return nil
 	}
 	return local.Get("sudoku/readahead", func() any { return &readAhead{reads: map[string]*aheadRead{}} }).(*readAhead)

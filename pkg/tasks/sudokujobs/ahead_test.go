@@ -30,7 +30,7 @@ func (c *countedObjects) Get(ctx context.Context, name string) ([]byte, error) {
 // runners without reading ahead return. When the next tasks go elsewhere
 // (a process that takes every third task, as on a cluster of three), the
 // process soon stops reading ahead: it reads few more pieces than its
-// own.
+// own. A worker of a cluster (not Alone) reads its own pieces only.
 func TestReadAhead(t *testing.T) {
 	// Puzzles relabelled at random, so that the pieces differ.
 	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -54,9 +54,13 @@ func TestReadAhead(t *testing.T) {
 		}
 		list := plan.Tasks()
 		alone := kind.NewRunner(tasks.Env{Objects: objs})
-		for _, stride := range []int{1, 3} {
+		for _, tc := range []struct {
+			stride int
+			alone  bool
+		}{{1, true}, {3, true}, {3, false}} {
+			stride := tc.stride
 			counted := &countedObjects{memObjects: objs, reads: map[string]int{}}
-			env := tasks.Env{Objects: counted, Local: &tasks.Local{}}
+			env := tasks.Env{Objects: counted, Local: &tasks.Local{}, Alone: tc.alone}
 			slots := []tasks.Runner{kind.NewRunner(env), kind.NewRunner(env)}
 			mine := 0
 			for i := 0; i < len(list); i += stride {
@@ -80,8 +84,10 @@ func TestReadAhead(t *testing.T) {
 					twice++
 				}
 			}
-			a := processReadAhead(env.Local)
+			a := processReadAhead(env)
 			switch {
+			case !tc.alone && (reads != mine || twice > 0 || a != nil):
+				t.Errorf("%s, a cluster's worker: %d reads for %d tasks (%d read twice), want one a task", kind.Name(), reads, mine, twice)
 			case stride == 1 && (reads != len(list) || twice > 0 || a.taken < len(list)-2):
 				t.Errorf("%s: %d reads of the %d pieces (%d read twice), %d taken ahead; want each read once, all but the first taken ahead",
 					kind.Name(), reads, len(list), twice, a.taken)

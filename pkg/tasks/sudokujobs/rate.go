@@ -264,7 +264,7 @@ func (r *RateReport) Text() string {
 
 // NewRunner implements tasks.Kind.
 func (Rate) NewRunner(env tasks.Env) tasks.Runner {
-	return &rateRunner{objects: env.Objects, ahead: processReadAhead(env.Local), solver: sudoku.NewSolver(), rater: rating.NewSolver()}
+	return &rateRunner{objects: env.Objects, ahead: processReadAhead(env), solver: sudoku.NewSolver(), rater: rating.NewSolver()}
 }
 
 type rateRunner struct {

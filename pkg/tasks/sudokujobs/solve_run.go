@@ -29,7 +29,7 @@ const cachePrefix = "sudoku/v2/"
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
-	r := &solveRunner{cache: env.Cache, objects: env.Objects, ahead: processReadAhead(env.Local), solver: sudoku.NewSolver()}
+	r := &solveRunner{cache: env.Cache, objects: env.Objects, ahead: processReadAhead(env), solver: sudoku.NewSolver()}
 	if env.Cache != nil {
 		r.known = knownPuzzles(env.Cache)
 	}
