@@ -94,15 +94,7 @@ func TestSweepAnyMergeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Sweep{}.NewRunner(tasks.Env{})
-	outs := map[string][]byte{}
-	for _, task := range plan.Tasks() {
-		out, err := r.Run(context.Background(), task.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs[task.ID] = out.Data
-	}
+	outs := taskstest.Results(t, Sweep{}, plan, tasks.Env{})
 	var reports []tasks.Report
 	for _, reverse := range []bool{false, true} {
 		plan, _ := Sweep{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})

@@ -9,6 +9,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
 // royle17 is the text of the repository's 17-clue corpus (49,158 lines,
@@ -95,15 +96,7 @@ func BenchmarkReport(b *testing.B) {
 	data := royle17(b)
 	objs := memObjects{}
 	plan := planRoyle17(b, data, 3000, objs)
-	r := Solve{}.NewRunner(tasks.Env{Objects: objs})
-	results := map[string][]byte{}
-	for _, t := range plan.tasks {
-		out, err := r.Run(context.Background(), t.Payload)
-		if err != nil {
-			b.Fatal(err)
-		}
-		results[t.ID] = out.Data
-	}
+	results := taskstest.Results(b, Solve{}, plan, tasks.Env{Objects: objs})
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()

@@ -200,15 +200,7 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := kind.NewRunner(tasks.Env{Objects: whole})
-		results := map[string][]byte{}
-		for _, task := range plan.Tasks() {
-			o, err := r.Run(context.Background(), task.Payload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[task.ID] = o.Data
-		}
+		results := taskstest.Results(t, kind, plan, tasks.Env{Objects: whole})
 		n := len(plan.Tasks())
 		failed := plan.Tasks()[n/2].ID
 		sum := tasks.Summary{Job: "j", Failures: []job.Failure{{Task: failed, Reason: "lost"}}}

@@ -482,15 +482,7 @@ func TestMergeInAnyOrder(t *testing.T) {
 			return plan.(*solvePlan)
 		}
 		plan := newPlan()
-		r := Solve{}.NewRunner(tasks.Env{Objects: objs})
-		results := map[string][]byte{}
-		for _, task := range plan.Tasks() {
-			o, err := r.Run(context.Background(), task.Payload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[task.ID] = o.Data
-		}
+		results := taskstest.Results(t, Solve{}, plan, tasks.Env{Objects: objs})
 		failed := plan.Tasks()[3].ID
 		delete(results, failed)
 		sum := tasks.Summary{Job: "j", Outputs: objs, Failures: []job.Failure{{Task: failed, Reason: "lost"}}}

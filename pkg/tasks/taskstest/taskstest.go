@@ -48,6 +48,23 @@ func RunPlan(tb testing.TB, k tasks.Kind, plan tasks.Plan, env tasks.Env, sum ta
 	return rep
 }
 
+// Results runs every task of plan, in order, with one runner of kind k made
+// with env, and returns each task's result by its ID, merged nowhere: for
+// tests that merge them in orders of their own. Any error fails the test.
+func Results(tb testing.TB, k tasks.Kind, plan tasks.Plan, env tasks.Env) map[string][]byte {
+	tb.Helper()
+	r := k.NewRunner(env)
+	results := map[string][]byte{}
+	for _, task := range plan.Tasks() {
+		out, err := r.Run(context.Background(), task.Payload)
+		if err != nil {
+			tb.Fatalf("task %s: %v", task.ID, err)
+		}
+		results[task.ID] = out.Data
+	}
+	return results
+}
+
 // Outputs keeps a job's outputs in memory (tasks.Outputs).
 type Outputs struct {
 	mu sync.Mutex

@@ -157,28 +157,43 @@ type chainInst struct {
 	cause  int8 // as nodeSet.cause, for nodes on
 }
 
-// ancestors counts the distinct nodes among the given nodes and their
-// ancestors in ns.
-func (c *chainer) ancestors(ns *nodeSet, from ...int32) int {
+// walk starts a walk of the nodes from and their ancestors, each once,
+// which next gives.
+func (c *chainer) walk(from []int32) {
 	c.gen++
 	if c.gen == 0 {
 		c.mark = [nNodes]uint32{}
 		c.gen = 1
 	}
 	c.stack = append(c.stack[:0], from...)
-	n := 0
+}
+
+// next returns the walk's next node not met yet, with its parents in ns
+// to come; ok is false at the end.
+func (c *chainer) next(ns *nodeSet) (x int32, ok bool) {
 	for len(c.stack) > 0 {
-		x := c.stack[len(c.stack)-1]
+		x = c.stack[len(c.stack)-1]
 		c.stack = c.stack[:len(c.stack)-1]
 		if c.mark[x] == c.gen {
 			continue
 		}
 		c.mark[x] = c.gen
+		c.stack = append(c.stack, ns.parents(x)...)
+		return x, true
+	}
+	return 0, false
+}
+
+// ancestors counts the distinct nodes among the given nodes and their
+// ancestors in ns.
+func (c *chainer) ancestors(ns *nodeSet, from ...int32) int {
+	n := 0
+	c.walk(from)
+	for x, ok := c.next(ns); ok; x, ok = c.next(ns) {
 		n++
 		if id := ns.nest[x]; id >= 0 {
 			c.addNested(ns, id)
 		}
-		c.stack = append(c.stack, ns.parents(x)...)
 	}
 	return n
 }
@@ -473,15 +488,11 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 		}
 		doDouble := card >= 3 && !nishio && dynamic
 		doContra := dynamic || nishio
-		var first *nodeSet
 		cellOK := !nishio && (card == 2 || multiple && card > 2)
 		for m := s.cand[i]; m != 0; m &= m - 1 {
 			d := bits.TrailingZeros16(m)
 			p := i*9 + d
 			on := s.onOutcome(p, dynamic, y, level)
-			if first == nil {
-				first = on
-			}
 			if doContra && on.a >= 0 {
 				s.conflictParents(on)
 				consider(c.conflictComplexity(on), 7, false, p, "contradiction")
@@ -495,78 +506,28 @@ func (s *Solver) forcing(t Technique, base int, multiple, dynamic, nishio bool, 
 				consider(c.conflictComplexity(off), 7, true, p, "contradiction")
 			}
 			if doDouble {
-				for pass := range 2 {
-					for _, x := range on.order {
-						if (x < nCand) != (pass == 0) || !off.contains(x) {
-							continue
-						}
-						q := int(x) % nCand
-						if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
-							continue
-						}
-						c.beginCx()
-						n := c.ancestors(on, x) + c.ancestors(off, x) + c.nestSum
-						if c.collecting {
-							c.rp, c.rsig = [9]cellSet{}, 0
-							s.ruleParents(on, -1, x)
-							s.ruleParents(off, -1, x)
-						}
-						consider(n, 1, x < nCand, q, "double")
-					}
-				}
+				s.concluded([]*nodeSet{on, off}, -1, 1, "double", consider)
 			}
 			if !nishio {
-				s.regionForcing(i, d, on, multiple, dynamic, y, level, consider)
+				s.regionForcing(i, d, multiple, dynamic, y, level, consider)
 			}
 		}
 		if cellOK {
-			for pass := range 2 {
-				for _, x := range first.order {
-					if (x < nCand) != (pass == 0) {
-						continue
-					}
-					all := true
-					for m := s.cand[i]; m != 0; m &= m - 1 {
-						if !c.onRes[i*9+bits.TrailingZeros16(m)].contains(x) {
-							all = false
-							break
-						}
-					}
-					if !all {
-						continue
-					}
-					q := int(x) % nCand
-					if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
-						continue
-					}
-					c.beginCx()
-					c.rp, c.rsig = [9]cellSet{}, 0
-					n := 0
-					for m := s.cand[i]; m != 0; m &= m - 1 {
-						r := c.onRes[i*9+bits.TrailingZeros16(m)]
-						n += c.ancestors(r, x)
-						if c.collecting {
-							s.ruleParents(r, causeCell, x)
-						}
-					}
-					consider(n+c.nestSum, 5, x < nCand, q, "cell")
-				}
+			var outs [9]*nodeSet
+			k := 0
+			for m := s.cand[i]; m != 0; m &= m - 1 {
+				outs[k] = c.onRes[i*9+bits.TrailingZeros16(m)]
+				k++
 			}
+			s.concluded(outs[:k], causeCell, 5, "cell", consider)
 		}
 	}
-	if c.collecting {
-		return len(c.found) > 0
-	}
-	if !best.ok {
-		return false
-	}
-	s.applyChainHint(&best)
-	return true
+	return s.takeChain(&best)
 }
 
 // regionForcing looks at the units of cell i where it is the first place
 // of digit d: what holds whichever place takes d.
-func (s *Solver) regionForcing(i, d int, on *nodeSet, multiple, dynamic, y bool, level int, consider func(int, int, bool, int, string)) {
+func (s *Solver) regionForcing(i, d int, multiple, dynamic, y bool, level int, consider func(int, int, bool, int, string)) {
 	c := &s.ch
 	for _, u := range cellUnit[i] {
 		p := s.positions(u, d+1)
@@ -579,38 +540,55 @@ func (s *Solver) regionForcing(i, d int, on *nodeSet, multiple, dynamic, y bool,
 			c.regRes[k] = s.onOutcome(j*9+d, dynamic, y, level)
 			k++
 		})
-		for pass := range 2 {
-			for _, x := range on.order {
-				if (x < nCand) != (pass == 0) {
-					continue
-				}
-				all := true
-				for _, r := range c.regRes[:k] {
-					if !r.contains(x) {
-						all = false
-						break
-					}
-				}
-				if !all {
-					continue
-				}
-				q := int(x) % nCand
-				if x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
-					continue
-				}
-				c.beginCx()
-				c.rp, c.rsig = [9]cellSet{}, 0
-				sum := 0
-				for _, r := range c.regRes[:k] {
-					sum += c.ancestors(r, x)
-					if c.collecting {
-						s.ruleParents(r, int8(u), x)
-					}
-				}
-				consider(sum+c.nestSum, 6, x < nCand, q, "region")
+		s.concluded(c.regRes[:k], int8(u), 6, "region", consider)
+	}
+}
+
+// concluded considers each node that every outcome of outs holds, nodes
+// on first, then off, in the order outs[0] reached them: a conclusion of
+// a double (key 1), cell (5) or region (6) forcing chain, its complexity
+// the ancestry it has in all of them. cause is what the nested chains
+// record for the assumptions (-1: none).
+func (s *Solver) concluded(outs []*nodeSet, cause int8, key int, kind string, consider func(int, int, bool, int, string)) {
+	c := &s.ch
+	for pass := range 2 {
+		for _, x := range outs[0].order {
+			if (x < nCand) != (pass == 0) {
+				continue
 			}
+			all := true
+			for _, r := range outs[1:] {
+				all = all && r.contains(x)
+			}
+			q := int(x) % nCand
+			if !all || x < nCand && s.cand[q/9]&^(1<<(q%9)) == 0 {
+				continue
+			}
+			c.beginCx()
+			c.rp, c.rsig = [9]cellSet{}, 0
+			n := 0
+			for _, r := range outs {
+				n += c.ancestors(r, x)
+				if c.collecting {
+					s.ruleParents(r, cause, x)
+				}
+			}
+			consider(n+c.nestSum, key, x < nCand, q, kind)
 		}
 	}
+}
+
+// takeChain ends a chaining technique's search: collecting, it tells
+// whether hints were listed; else it applies the best hint if any.
+func (s *Solver) takeChain(best *chainHint) bool {
+	if s.ch.collecting {
+		return len(s.ch.found) > 0
+	}
+	if !best.ok {
+		return false
+	}
+	s.applyChainHint(best)
+	return true
 }
 
 func (s *Solver) applyChainHint(h *chainHint) {

@@ -84,20 +84,9 @@ func (s *Solver) addCause(q int, cause int8) {
 // cause given to the assumption (a cell or region forcing chain's).
 func (s *Solver) ruleParents(ns *nodeSet, rootCause int8, from ...int32) {
 	c := &s.ch
-	c.gen++
-	if c.gen == 0 {
-		c.mark = [nNodes]uint32{}
-		c.gen = 1
-	}
-	c.stack = append(c.stack[:0], from...)
 	var h uint64
-	for len(c.stack) > 0 {
-		x := c.stack[len(c.stack)-1]
-		c.stack = c.stack[:len(c.stack)-1]
-		if c.mark[x] == c.gen {
-			continue
-		}
-		c.mark[x] = c.gen
+	c.walk(from)
+	for x, ok := c.next(ns); ok; x, ok = c.next(ns) {
 		h += mix(x)
 		if x < nCand {
 			cause := ns.cause[x]
@@ -108,7 +97,6 @@ func (s *Solver) ruleParents(ns *nodeSet, rootCause int8, from ...int32) {
 				s.addCause(int(x), cause)
 			}
 		}
-		c.stack = append(c.stack, ns.parents(x)...)
 	}
 	c.rsig = c.rsig*0x100000001b3 + h
 }
@@ -368,22 +356,12 @@ var javaUnits = func() (u [27]int) {
 	return
 }()
 
-func (s *Solver) emptyIn(u int) int {
-	n := 0
-	for _, j := range unitCells[u] {
-		if s.val[j] == 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // advHiddenPairs is the Explainer's HiddenSet(2) on the propagation's grid.
 func (s *Solver) advHiddenPairs(ns *nodeSet) bool {
 	c := &s.ch
 	found := false
 	for _, u := range javaUnits {
-		if s.emptyIn(u) <= 4 {
+		if s.empty[u] <= 4 {
 			continue
 		}
 		var pos [9]cellSet
@@ -436,7 +414,7 @@ func (s *Solver) advNakedPairs(ns *nodeSet) bool {
 	c := &s.ch
 	found := false
 	for _, u := range javaUnits {
-		if s.emptyIn(u) < 4 {
+		if s.empty[u] < 4 {
 			continue
 		}
 		cells := &unitCells[u]

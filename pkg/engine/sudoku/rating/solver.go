@@ -636,13 +636,7 @@ func (s *Solver) hiddenSet(n int, direct bool) bool {
 		}
 		// As the Explainer: a hidden set in a unit of more than 2n empty
 		// cells (direct: more than n).
-		empty := 0
-		for _, i := range unitCells[u] {
-			if s.val[i] == 0 {
-				empty++
-			}
-		}
-		if empty <= n || !direct && empty <= 2*n {
+		if empty := int(s.empty[u]); empty <= n || !direct && empty <= 2*n {
 			continue
 		}
 		k := 0

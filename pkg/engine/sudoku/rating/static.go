@@ -332,12 +332,5 @@ func (s *Solver) staticChains() bool {
 			}
 		}
 	}
-	if c.collecting {
-		return len(c.found) > 0
-	}
-	if !best.ok {
-		return false
-	}
-	s.applyChainHint(&best)
-	return true
+	return s.takeChain(&best)
 }
