@@ -406,47 +406,51 @@ func (st *state) propagate() bool {
 func (st *state) triads(tr *triadView) (progress, ok bool) {
 	rowP, colP := &tr.rowP, &tr.colP
 	var rowF, colF [9]uint32
-	var r1, r2, r3, r4, k1, k2, k3, k4 uint32 // mini-rows with >= n digits present (r) or locked (k)
-	var c1, c2, c3, c4, l1, l2, l3, l4 uint32 // the same for mini-columns
+	// Bit-sliced counts, mini-rows in the low half and mini-columns in
+	// the high half of each word (fewer registers: with sixteen 32-bit
+	// counters the loop spilled to memory): p1..p4 the intersections
+	// with at least n digits present, f1..f4 with at least n locked in.
+	var p1, p2, p3, p4, f1, f2, f3, f4 uint64
+	var perms uint64 // permutations left: byte b band b, byte 3+s stack s
 	for d := range 9 {
-		var rp, rf, cp, cf uint32
-		var any [3]uint32
-		for b := range 3 {
-			w := st.f[3*d+b]
-			r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18
-			p := uint32(shrink[r0]) | uint32(shrink[r1])<<3 | uint32(shrink[r2&rowBits])<<6
-			rp |= p << (9 * b)
-			rf |= uint32(lockedRow[p&511]) << (9 * b)
-			any[b] = r0 | r1 | r2
-			cp |= any[b] << (9 * b)
-			tr.perms[0][b] += permCount[p&511]
-		}
-		for sh := range 3 {
-			q := any[0]>>(3*sh)&7 | any[1]>>(3*sh)&7<<3 | any[2]>>(3*sh)&7<<6
-			tr.perms[1][sh] += permCount[q&511]
-		}
-		cf = (any[0] &^ any[1] &^ any[2]) | (any[1]&^any[0]&^any[2])<<9 | (any[2]&^any[0]&^any[1])<<18
+		// Written out band by band with constant shifts: as loops over
+		// the bands and stacks this pass took twice the instructions.
+		b0, a0 := miniRows(st.f[(3*d)&31])
+		b1, a1 := miniRows(st.f[(3*d+1)&31])
+		b2, a2 := miniRows(st.f[(3*d+2)&31])
+		rp := b0 | b1<<9 | b2<<18
+		rf := uint32(lockedRow[b0&511]) | uint32(lockedRow[b1&511])<<9 | uint32(lockedRow[b2&511])<<18
+		cp := a0 | a1<<9 | a2<<18
+		cf := a0&^a1&^a2 | (a1&^a0&^a2)<<9 | (a2&^a0&^a1)<<18
+		perms += uint64(permCount[b0&511]) | uint64(permCount[b1&511])<<8 | uint64(permCount[b2&511])<<16 |
+			uint64(permCount[a0&7|a1&7<<3|a2&7<<6])<<24 |
+			uint64(permCount[a0>>3&7|a1>>3&7<<3|a2>>3&7<<6])<<32 |
+			uint64(permCount[a0>>6&7|a1>>6&7<<3|a2>>6&7<<6])<<40
 		rowP[d], rowF[d], colP[d], colF[d] = rp, rf, cp, cf
-		r4 |= r3 & rp
-		r3 |= r2 & rp
-		r2 |= r1 & rp
-		r1 |= rp
-		k4 |= k3 & rf
-		k3 |= k2 & rf
-		k2 |= k1 & rf
-		k1 |= rf
-		c4 |= c3 & cp
-		c3 |= c2 & cp
-		c2 |= c1 & cp
-		c1 |= cp
-		l4 |= l3 & cf
-		l3 |= l2 & cf
-		l2 |= l1 & cf
-		l1 |= cf
 	}
-	if r3&c3 != bandBits || k4|l4 != 0 {
+	// Counted in a second pass: in the first, the counters made the
+	// loop run out of registers.
+	for d := range 9 {
+		p := uint64(rowP[d]) | uint64(colP[d])<<32
+		f := uint64(rowF[d]) | uint64(colF[d])<<32
+		p4 |= p3 & p
+		p3 |= p2 & p
+		p2 |= p1 & p
+		p1 |= p
+		f4 |= f3 & f
+		f3 |= f2 & f
+		f2 |= f1 & f
+		f1 |= f
+	}
+	for k := range 3 {
+		tr.perms[0][k] = uint8(perms >> (8 * k))
+		tr.perms[1][k] = uint8(perms >> (8 * (k + 3)))
+	}
+	if p3 != bandBits|bandBits<<32 || f4 != 0 {
 		return false, false
 	}
+	r3, r4, k3 := uint32(p3), uint32(p4), uint32(f3)
+	c3, c4, l3 := uint32(p3>>32), uint32(p4>>32), uint32(f3>>32)
 	rowAll, rowLocked := r3&^r4, k3 // mini-rows with exactly three digits present, three locked
 	colAll, colLocked := c3&^c4, l3
 	for d := range 9 {
@@ -492,6 +496,14 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 		}
 	}
 	return progress, true
+}
+
+// miniRows returns the mini-row presence of band word w (bit 3r+x: row r
+// has a candidate in box x) and its column presence (bit c: column c has
+// a candidate).
+func miniRows(w uint32) (p, cols uint32) {
+	r0, r1, r2 := w&rowBits, w>>9&rowBits, w>>18&rowBits
+	return uint32(shrink[r0]) | uint32(shrink[r1])<<3 | uint32(shrink[r2])<<6, r0 | r1 | r2
 }
 
 // grid writes the filled cells of st into g.
