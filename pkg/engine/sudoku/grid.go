@@ -238,20 +238,55 @@ func Check(puzzle, solution Grid) error {
 
 // checkFast is Check's one-pass test: every cell a digit that keeps the
 // given, and all 27 units full. Check explains a failure the slow way.
+//
+// It runs once or twice a puzzle beside a solver that takes a few
+// microseconds, so it is written for speed: the givens are compared eight
+// cells at a time, and each cell's digit is one bit (1<<v, none for v of
+// 32 or more) ORed into its row, column and box, which are full when they
+// hold exactly bits 1 to 9. A cell outside 1-9 leaves a unit short or adds
+// a bit outside 1-9, so no separate range test is needed.
 func checkFast(puzzle, solution *Grid) bool {
-	var row, col, box [9]uint16
-	for i, v := range solution {
-		if v-1 > 8 || puzzle[i] != 0 && puzzle[i] != v {
+	const low7, high = 0x7F7F7F7F7F7F7F7F, 0x8080808080808080
+	nonzero := func(x uint64) uint64 { return ((x & low7) + low7 | x) & high }
+	var bad uint64
+	for i := 0; i < 80; i += 8 {
+		p := binary.LittleEndian.Uint64(puzzle[i:])
+		s := binary.LittleEndian.Uint64(solution[i:])
+		bad |= nonzero(p) & nonzero(p^s)
+	}
+	if bad != 0 || puzzle[80] != 0 && puzzle[80] != solution[80] {
+		return false
+	}
+	var col [9]uint32
+	for band := 0; band < 81; band += 27 {
+		var b0, b1, b2 uint32
+		for r := band; r < band+27; r += 9 {
+			g := (*[9]uint8)(solution[r : r+9])
+			m0, m1, m2 := uint32(1)<<g[0], uint32(1)<<g[1], uint32(1)<<g[2]
+			m3, m4, m5 := uint32(1)<<g[3], uint32(1)<<g[4], uint32(1)<<g[5]
+			m6, m7, m8 := uint32(1)<<g[6], uint32(1)<<g[7], uint32(1)<<g[8]
+			col[0] |= m0
+			col[1] |= m1
+			col[2] |= m2
+			col[3] |= m3
+			col[4] |= m4
+			col[5] |= m5
+			col[6] |= m6
+			col[7] |= m7
+			col[8] |= m8
+			b0 |= m0 | m1 | m2
+			b1 |= m3 | m4 | m5
+			b2 |= m6 | m7 | m8
+			if row := m0 | m1 | m2 | m3 | m4 | m5 | m6 | m7 | m8; row != 0x3FE {
+				return false
+			}
+		}
+		if b0 != 0x3FE || b1 != 0x3FE || b2 != 0x3FE {
 			return false
 		}
-		m := uint16(1) << v
-		u := &cellUnits[i]
-		row[u[0]] |= m
-		col[u[1]] |= m
-		box[u[2]] |= m
 	}
-	for i := range 9 {
-		if row[i] != 0x3FE || col[i] != 0x3FE || box[i] != 0x3FE {
+	for _, c := range col {
+		if c != 0x3FE {
 			return false
 		}
 	}
