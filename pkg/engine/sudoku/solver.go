@@ -1,6 +1,10 @@
 package sudoku
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
 
 // Solver solves puzzles exactly with the band solver of band.go. A Solver
 // is used by one goroutine at a time; it holds its search stack, so solving
@@ -34,16 +38,26 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	}
 	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
 	st.todo, st.colDirty = 0, 1<<9-1
-	for i, v := range g {
-		if v == 0 {
-			continue
+	// The givens, found eight cells at a time (a branch per cell on
+	// whether it is empty was mispredicted about 20 times a puzzle).
+	const low7, high = 0x7F7F7F7F7F7F7F7F, 0x8080808080808080
+	for w := 0; w < 88; w += 8 {
+		var x uint64
+		if w < 80 {
+			x = binary.LittleEndian.Uint64(g[w:])
+		} else {
+			x = uint64(g[80])
 		}
-		d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
-		if v > 9 || st.f[3*d+b]&bit == 0 {
-			s.nodes = 1
-			return 0, 0 // a conflict among the givens (or not a digit)
+		for nz := ((x & low7) + low7 | x) & high; nz != 0; nz &= nz - 1 {
+			i := w + bits.TrailingZeros64(nz)>>3
+			v := g[i]
+			d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
+			if v > 9 || st.f[(3*d+b)&31]&bit == 0 {
+				s.nodes = 1
+				return 0, 0 // a conflict among the givens (or not a digit)
+			}
+			st.place(3*d+b, bit)
 		}
-		st.place(3*d+b, bit)
 	}
 	s.search(0)
 	return s.n, s.guesses
