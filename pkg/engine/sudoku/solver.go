@@ -73,7 +73,7 @@ func (s *Solver) search(k int) {
 		}
 		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
 			if s.n < len(s.sol) {
-				st.grid(&s.sol[s.n])
+				st.solution(&s.sol[s.n])
 			}
 			s.n++
 			return
