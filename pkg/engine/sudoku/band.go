@@ -269,6 +269,20 @@ func (st *state) updateBand(i int) bool {
 	return true
 }
 
+// bandUpdatesGo runs updateBand on the words of st.todo until none is
+// left, and returns false on a contradiction. bandUpdates (assembly, where
+// the machine has it) does the same.
+func (st *state) bandUpdatesGo() bool {
+	for st.todo != 0 {
+		i := bits.TrailingZeros32(st.todo)
+		st.todo &= st.todo - 1
+		if st.f[i] != st.prev[i] && !st.updateBand(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // nakedSingles fills the cells with one candidate left. It returns whether
 // it filled any, and false for ok on a contradiction (a cell with none).
 func (st *state) nakedSingles() (progress, ok bool) {
@@ -385,12 +399,12 @@ func (st *state) columnSingles() (progress, ok bool) {
 // they cleared anything). It returns false on a contradiction.
 func (st *state) propagate() bool {
 	for {
-		for st.todo != 0 {
-			i := bits.TrailingZeros32(st.todo)
-			st.todo &= st.todo - 1
-			if st.f[i] != st.prev[i] && !st.updateBand(i) {
+		if useBandAsm {
+			if st.todo != 0 && !bandUpdates(st) {
 				return false
 			}
+		} else if !st.bandUpdatesGo() {
+			return false
 		}
 		if invariants {
 			st.checkInvariants("after the band updates")

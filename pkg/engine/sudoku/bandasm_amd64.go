@@ -1,0 +1,19 @@
+//go:build amd64 && !purego
+
+package sudoku
+
+import "golang.org/x/sys/cpu"
+
+// useBandAsm selects bandUpdates (bandasm_amd64.s) over bandUpdatesGo: it
+// needs BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX). A variable,
+// so that the tests can run both.
+var useBandAsm = haveBandAsm
+
+var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
+
+// bandUpdates is bandUpdatesGo in assembly, with the same result and the
+// same state afterwards: it marks in todo only the words that a placement
+// changed, which spares the mispredicted test of unchanged words.
+//
+//go:noescape
+func bandUpdates(st *state) bool

@@ -1,0 +1,281 @@
+//go:build amd64 && !purego
+
+package sudoku
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// bandDiff runs both band update loops on copies of the same states and
+// compares the states they leave and their results.
+type bandDiff struct {
+	t        *testing.T
+	compared int // states compared
+	failed   int // of which the loops found a contradiction
+}
+
+// check runs bandUpdatesGo on st and bandUpdates on a copy, fails the test
+// if they disagree, and returns the result.
+func (c *bandDiff) check(st *state) bool {
+	c.t.Helper()
+	before, a := *st, *st
+	okGo := st.bandUpdatesGo()
+	okAsm := bandUpdates(&a)
+	c.compared++
+	if !okGo {
+		c.failed++
+	}
+	// On a contradiction the Go loop leaves in todo words that it marked
+	// though they did not change, which bandUpdates never marks: todo is
+	// then compared on the words that changed since they were propagated.
+	want := *st
+	if !okGo {
+		for i := range want.f {
+			if want.f[i] == want.prev[i] {
+				want.todo &^= 1 << i
+				a.todo &^= 1 << i
+			}
+		}
+	}
+	if okGo != okAsm || a != want {
+		c.t.Fatalf("band updates differ from state\n%+v\nGo: ok %v\n%+v\nasm: ok %v\n%+v", before, okGo, want, okAsm, a)
+	}
+	return okGo
+}
+
+// propagate is state.propagate with the band updates compared.
+func (c *bandDiff) propagate(st *state) bool {
+	for {
+		if !c.check(st) {
+			return false
+		}
+		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
+			return true
+		}
+		progress, ok := st.nakedSingles()
+		if !ok {
+			return false
+		}
+		if progress {
+			continue
+		}
+		progress, ok = st.columnSingles()
+		if !ok {
+			return false
+		}
+		if !progress {
+			return true
+		}
+	}
+}
+
+// solve is Solver.search (limit 2) with propagate compared, from the state
+// Solve sets up; it returns the number of solutions.
+func (c *bandDiff) solve(g Grid) int {
+	var stack [82]state
+	if !initState(&stack[0], g) {
+		return 0
+	}
+	n := 0
+	var search func(k int)
+	search = func(k int) {
+		st := &stack[k]
+		for {
+			if !c.propagate(st) {
+				return
+			}
+			if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
+				n++
+				return
+			}
+			var tr triadView
+			progress, ok := st.triads(&tr)
+			if !ok {
+				return
+			}
+			if progress {
+				continue
+			}
+			kind, idx, d, _ := tr.choose()
+			p := tr.presence(kind, idx, d)
+			var ks []int
+			for j, m := range permsBits {
+				if p&m == m {
+					ks = append(ks, j)
+				}
+			}
+			for _, j := range ks[:len(ks)-1] {
+				stack[k+1] = *st
+				stack[k+1].restrict(kind, idx, d, j)
+				search(k + 1)
+				if n >= 2 {
+					return
+				}
+			}
+			st.restrict(kind, idx, d, ks[len(ks)-1])
+		}
+	}
+	search(0)
+	return n
+}
+
+// initState sets st up for g as Solve does, and returns false on a
+// conflict among the givens.
+func initState(st *state, g Grid) bool {
+	for i := range st.f {
+		st.f[i], st.prev[i] = bandBits, bandBits
+	}
+	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
+	st.todo, st.colDirty = 0, 1<<9-1
+	for i, v := range g {
+		if v == 0 {
+			continue
+		}
+		d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
+		if st.f[3*d+b]&bit == 0 {
+			return false
+		}
+		st.place(3*d+b, bit)
+	}
+	return true
+}
+
+func requireBandAsm(t *testing.T) {
+	if !haveBandAsm {
+		t.Skip("the CPU has no BMI1 and BMI2: bandUpdates is not used here")
+	}
+}
+
+// TestBandUpdatesCorpora compares the two band update loops on every state
+// that solving top1465 and the first puzzles of royle17 and serg reaches.
+func TestBandUpdatesCorpora(t *testing.T) {
+	requireBandAsm(t)
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{
+		{"top1465.txt.gz", 0},
+		{"royle17.txt.gz", 3000},
+		{"serg-benchmark.txt.gz", 2000},
+	} {
+		gs := corpus(t, tc.name)
+		if tc.n > 0 && testing.Short() {
+			tc.n /= 10
+		}
+		if tc.n > 0 && tc.n < len(gs) {
+			gs = gs[:tc.n]
+		}
+		c := &bandDiff{t: t}
+		for _, g := range gs {
+			c.solve(g)
+		}
+		t.Logf("%s: %d puzzles, %d states compared (%d contradictions)", tc.name, len(gs), c.compared, c.failed)
+	}
+}
+
+// TestBandUpdatesRandom compares the two band update loops on states made
+// by random placements and random clearings (as triads and restrict make
+// them, todo marking some unchanged words too), from the empty grid.
+func TestBandUpdatesRandom(t *testing.T) {
+	requireBandAsm(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := &bandDiff{t: t}
+	runs := 20000
+	if testing.Short() {
+		runs = 2000
+	}
+	for range runs {
+		var st state
+		initState(&st, Grid{})
+		for {
+			if rng.IntN(3) == 0 {
+				// Clear a random set of a few words and mark them
+				// with some unchanged ones.
+				for range 1 + rng.IntN(3) {
+					i := rng.IntN(27)
+					st.f[i] &^= rng.Uint32() & rng.Uint32() & bandBits
+					st.todo |= 1<<i | rng.Uint32()&(1<<27-1)&rng.Uint32()
+				}
+			} else {
+				// Place a random candidate of a random empty cell.
+				b := rng.IntN(3)
+				u := st.unsolved[b]
+				if u == 0 {
+					break
+				}
+				pos := rng.IntN(bits.OnesCount32(u))
+				for ; pos > 0; pos-- {
+					u &= u - 1
+				}
+				bit := u & -u
+				var ds []int
+				for d := range 9 {
+					if st.f[3*d+b]&bit != 0 {
+						ds = append(ds, d)
+					}
+				}
+				if len(ds) == 0 {
+					break
+				}
+				st.place(3*ds[rng.IntN(len(ds))]+b, bit)
+			}
+			if !c.check(&st) {
+				break
+			}
+			if rng.IntN(2) == 0 {
+				if _, ok := st.nakedSingles(); !ok {
+					break
+				}
+			}
+		}
+	}
+	if c.compared < runs || c.failed == 0 || c.failed == c.compared {
+		t.Fatalf("compared %d states, %d contradictions: want at least %d, and some of each", c.compared, c.failed, runs)
+	}
+	t.Logf("%d states compared (%d contradictions)", c.compared, c.failed)
+}
+
+// TestBandAsmSolver solves corpora with each band update loop and compares
+// solutions, guesses and nodes.
+func TestBandAsmSolver(t *testing.T) {
+	requireBandAsm(t)
+	defer func(v bool) { useBandAsm = v }(useBandAsm)
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{
+		{"top1465.txt.gz", 0},
+		{"royle17.txt.gz", 5000},
+		{"serg-benchmark.txt.gz", 3000},
+	} {
+		gs := corpus(t, tc.name)
+		if tc.n > 0 && testing.Short() {
+			tc.n /= 10
+		}
+		if tc.n > 0 && tc.n < len(gs) {
+			gs = gs[:tc.n]
+		}
+		s := NewSolver()
+		var guesses [2]int
+		for _, g := range gs {
+			var n, gu, nodes [2]int
+			var sol [2][2]Grid
+			for k, on := range []bool{false, true} {
+				useBandAsm = on
+				n[k], gu[k] = s.Solve(&g, 2)
+				nodes[k] = s.Nodes()
+				for j := range min(n[k], 2) {
+					sol[k][j] = s.Solution(j)
+				}
+				guesses[k] += gu[k]
+			}
+			if n[0] != n[1] || gu[0] != gu[1] || nodes[0] != nodes[1] || sol[0] != sol[1] {
+				t.Fatalf("%s: puzzle %s: asm: %d solutions %v, %d guesses, %d nodes; Go: %d solutions %v, %d guesses, %d nodes",
+					tc.name, g, n[1], sol[1], gu[1], nodes[1], n[0], sol[0], gu[0], nodes[0])
+			}
+		}
+		t.Logf("%s: %d puzzles solved alike by both, %.4f guesses a puzzle", tc.name, len(gs), float64(guesses[1])/float64(len(gs)))
+	}
+}
