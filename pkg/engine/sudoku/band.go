@@ -269,20 +269,6 @@ func (st *state) updateBand(i int) bool {
 	return true
 }
 
-// bandUpdatesGo runs updateBand on the words of st.todo until none is
-// left, and returns false on a contradiction. bandUpdates (assembly, where
-// the machine has it) does the same.
-func (st *state) bandUpdatesGo() bool {
-	for st.todo != 0 {
-		i := bits.TrailingZeros32(st.todo)
-		st.todo &= st.todo - 1
-		if st.f[i] != st.prev[i] && !st.updateBand(i) {
-			return false
-		}
-	}
-	return true
-}
-
 // nakedSingles fills the cells with one candidate left. It returns whether
 // it filled any, and false for ok on a contradiction (a cell with none).
 func (st *state) nakedSingles() (progress, ok bool) {
@@ -403,8 +389,14 @@ func (st *state) propagate() bool {
 			if st.todo != 0 && !bandUpdates(st) {
 				return false
 			}
-		} else if !st.bandUpdatesGo() {
-			return false
+		} else {
+			for st.todo != 0 {
+				i := bits.TrailingZeros32(st.todo)
+				st.todo &= st.todo - 1
+				if st.f[i] != st.prev[i] && !st.updateBand(i) {
+					return false
+				}
+			}
 		}
 		if invariants {
 			st.checkInvariants("after the band updates")

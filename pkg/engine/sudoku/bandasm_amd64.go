@@ -4,15 +4,16 @@ package sudoku
 
 import "golang.org/x/sys/cpu"
 
-// useBandAsm selects bandUpdates (bandasm_amd64.s) over bandUpdatesGo: it
-// needs BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX). A variable,
-// so that the tests can run both.
+// useBandAsm selects bandUpdates (bandasm_amd64.s) over propagate's loop
+// in Go: it needs BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX). A
+// variable, so that the tests can run both.
 var useBandAsm = haveBandAsm
 
 var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 
-// bandUpdates is bandUpdatesGo in assembly, with the same result and the
-// same state afterwards: it marks in todo only the words that a placement
+// bandUpdates is the band update loop of propagate in assembly
+// (updateBand and place written in), with the same result and the same
+// state afterwards: it marks in todo only the words that a placement
 // changed, which spares the mispredicted test of unchanged words.
 //
 //go:noescape

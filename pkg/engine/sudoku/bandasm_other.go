@@ -2,9 +2,7 @@
 
 package sudoku
 
-// useBandAsm is false: bandUpdatesGo is the only band update loop.
+// useBandAsm is false: propagate runs its band update loop in Go.
 const useBandAsm = false
-
-const haveBandAsm = false
 
 func bandUpdates(st *state) bool { panic("sudoku: no assembly band updates") }
