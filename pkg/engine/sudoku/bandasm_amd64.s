@@ -116,13 +116,12 @@ place:
 
 	// The band's nine words f[3k+b], k = 8 down to 0, so that bit k of
 	// CX is word k's old bit.
-	LEAQ	state_f(DI)(R12*4), BX
 	XORL	CX, CX
 #define SWEEP(off) \
-	MOVL	off(BX), AX; \
+	MOVL	(state_f+off)(DI)(R12*4), AX; \
 	BTRL	R13, AX; \
 	ADCL	CX, CX; \
-	MOVL	AX, off(BX)
+	MOVL	AX, (state_f+off)(DI)(R12*4)
 	SWEEP(96)
 	SWEEP(84)
 	SWEEP(72)
@@ -142,13 +141,12 @@ place:
 	// to 0 (word i is restored below).
 	LEAQ	·colAt(SB), AX
 	MOVL	(AX)(R13*4), DX
-	LEAQ	state_f(DI)(R14*4), BX
 	XORL	CX, CX
 #define COLUMN(off) \
-	ANDNL	off(BX), DX, AX; \
-	CMPL	AX, off(BX); \
+	ANDNL	(state_f+off)(DI)(R14*4), DX, AX; \
+	CMPL	AX, (state_f+off)(DI)(R14*4); \
 	ADCL	CX, CX; \
-	MOVL	AX, off(BX)
+	MOVL	AX, (state_f+off)(DI)(R14*4)
 	COLUMN(8)
 	COLUMN(4)
 	COLUMN(0)
