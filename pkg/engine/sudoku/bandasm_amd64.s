@@ -29,6 +29,7 @@
 //	R13	pos, the cell being placed
 //	R14	3d, the digit's first word
 //	AX, BX, CX, DX	scratch (CX zero for CMOV in the singles)
+//	X0-X5	the compare of f and prev on entry
 TEXT ·bandUpdates(SB), NOSPLIT, $0-9
 	MOVQ	st+0(FP), DI
 	MOVL	state_todo(DI), R8
