@@ -348,7 +348,7 @@ func (st *state) columnSingles() (progress, ok bool) {
 			st.f[i0], st.f[i1], st.f[i2] = w0, w1, w2
 			st.todo |= 7 << i0
 			progress = true
-			a0, a1, a2 = a0&^c0, a1&^c1, a2&^c2
+			a1, a2 = a1&^c1, a2&^c2 // a0 is not read again
 		}
 		// Columns with one place in all (counted over the nine rows),
 		// leaving out those the digit already fills.
@@ -560,17 +560,6 @@ func (st *state) solution(g *Grid) {
 		g[54+bits.TrailingZeros32(w2&rowBits)] = v
 		g[63+bits.TrailingZeros32(w2>>9&rowBits)] = v
 		g[72+bits.TrailingZeros32(w2>>18&rowBits)] = v
-	}
-}
-
-// grid writes the filled cells of st into g.
-func (st *state) grid(g *Grid) {
-	for d := range 9 {
-		for b := range 3 {
-			for w := st.f[3*d+b] &^ st.unsolved[b]; w != 0; w &= w - 1 {
-				g[27*b+bits.TrailingZeros32(w)] = uint8(d + 1)
-			}
-		}
 	}
 }
 

@@ -2,7 +2,10 @@
 
 package sudoku
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // invariants turns on the self-checks of the band state (build tag
 // invariants): go test -tags invariants ./pkg/engine/sudoku.
@@ -44,6 +47,18 @@ func (st *state) checkInvariants(where string) {
 			pb, pbit := int(p)/27, uint32(1)<<(int(p)%27)
 			if st.f[3*d+pb]&pbit != 0 {
 				fail("digit %d at %s is still a candidate of its peer %s", d+1, cellName(cell), cellName(int(p)))
+			}
+		}
+	}
+}
+
+// grid writes the filled cells of st into g (the failures' messages
+// show partial states).
+func (st *state) grid(g *Grid) {
+	for d := range 9 {
+		for b := range 3 {
+			for w := st.f[3*d+b] &^ st.unsolved[b]; w != 0; w &= w - 1 {
+				g[27*b+bits.TrailingZeros32(w)] = uint8(d + 1)
 			}
 		}
 	}
