@@ -21,11 +21,12 @@ import "math/bits"
 //     band (one AND each), its row, box and column in its own band word,
 //     and its column in the two other band words of the digit. Only words
 //     marked in a todo set, and actually changed, are propagated again.
-//   - On amd64 with BMI2 the loop of band updates and placements runs in
-//     assembly (bandasm_amd64.s), which marks in todo only the words a
-//     placement changed: testing every marked word against its last
-//     propagated value was a mispredicted branch on half of them, and in
-//     Go, marking exactly cost more than it saved.
+//   - On amd64 with BMI2 propagate (band updates, naked singles and
+//     column singles, below) runs in assembly (bandasm_amd64.s), whose
+//     band updates mark in todo only the words a placement changed:
+//     testing every marked word against its last propagated value was a
+//     mispredicted branch on half of them, and in Go, marking exactly cost
+//     more than it saved.
 //   - Naked singles and empty cells come from counting, over the 9 digit
 //     words of a band, which cells have at least one and at least two
 //     candidates (two ORs and an AND per digit).
@@ -389,18 +390,19 @@ func (st *state) columnSingles() (progress, ok bool) {
 // fixed point (the search then runs the triads, and propagates again if
 // they cleared anything). It returns false on a contradiction.
 func (st *state) propagate() bool {
+	if useBandAsm {
+		ok := propagateAsm(st)
+		if invariants && ok {
+			st.checkInvariants("after propagate")
+		}
+		return ok
+	}
 	for {
-		if useBandAsm {
-			if st.todo != 0 && !bandUpdates(st) {
+		for st.todo != 0 {
+			i := bits.TrailingZeros32(st.todo)
+			st.todo &= st.todo - 1
+			if st.f[i] != st.prev[i] && !st.updateBand(i) {
 				return false
-			}
-		} else {
-			for st.todo != 0 {
-				i := bits.TrailingZeros32(st.todo)
-				st.todo &= st.todo - 1
-				if st.f[i] != st.prev[i] && !st.updateBand(i) {
-					return false
-				}
 			}
 		}
 		if invariants {

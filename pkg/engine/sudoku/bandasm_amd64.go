@@ -4,17 +4,18 @@ package sudoku
 
 import "golang.org/x/sys/cpu"
 
-// useBandAsm selects bandUpdates (bandasm_amd64.s) over propagate's loop
+// useBandAsm selects propagateAsm (bandasm_amd64.s) over propagate's loop
 // in Go: it needs BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX). A
 // variable, so that the tests can run both.
 var useBandAsm = haveBandAsm
 
 var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 
-// bandUpdates is the band update loop of propagate in assembly
-// (updateBand and place written in), with the same result and the same
-// state afterwards: it marks in todo only the words that a placement
-// changed, which spares the mispredicted test of unchanged words.
+// propagateAsm is propagate's loop in assembly (updateBand, nakedSingles,
+// columnSingles and place written in), with the same result and the same
+// state afterwards: its band updates mark in todo only the words that a
+// placement changed, which spares the mispredicted test of unchanged
+// words.
 //
 //go:noescape
-func bandUpdates(st *state) bool
+func propagateAsm(st *state) bool

@@ -8,42 +8,31 @@ import (
 	"testing"
 )
 
-// bandUpdatesGo is the band update loop of propagate when useBandAsm is
-// false, as a function (in propagate the call cost 0.5% of the
-// instructions on royle17). TestBandAsmSolver compares the real loop.
-func (st *state) bandUpdatesGo() bool {
-	for st.todo != 0 {
-		i := bits.TrailingZeros32(st.todo)
-		st.todo &= st.todo - 1
-		if st.f[i] != st.prev[i] && !st.updateBand(i) {
-			return false
-		}
-	}
-	return true
-}
-
-// bandDiff runs both band update loops on copies of the same states and
-// compares the states they leave and their results.
-type bandDiff struct {
+// propDiff runs propagate in Go and in assembly on copies of the same
+// states and compares the states they leave and their results.
+type propDiff struct {
 	t        *testing.T
 	compared int // states compared
-	failed   int // of which the loops found a contradiction
+	failed   int // of which propagate found a contradiction
 }
 
-// check runs bandUpdatesGo on st and bandUpdates on a copy, fails the test
-// if they disagree, and returns the result.
-func (c *bandDiff) check(st *state) bool {
+// check runs propagate in Go on st and propagateAsm on a copy, fails the
+// test if they disagree, and returns the result.
+func (c *propDiff) check(st *state) bool {
 	c.t.Helper()
 	before, a := *st, *st
-	okGo := st.bandUpdatesGo()
-	okAsm := bandUpdates(&a)
+	defer func(v bool) { useBandAsm = v }(useBandAsm)
+	useBandAsm = false
+	okGo := st.propagate()
+	okAsm := propagateAsm(&a)
 	c.compared++
 	if !okGo {
 		c.failed++
 	}
 	// On a contradiction the Go loop leaves in todo words that it marked
-	// though they did not change, which bandUpdates never marks: todo is
-	// then compared on the words that changed since they were propagated.
+	// though they did not change, which the band updates in assembly
+	// never mark: todo is then compared on the words that changed since
+	// they were propagated.
 	want := *st
 	if !okGo {
 		for i := range want.f {
@@ -54,40 +43,14 @@ func (c *bandDiff) check(st *state) bool {
 		}
 	}
 	if okGo != okAsm || a != want {
-		c.t.Fatalf("band updates differ from state\n%+v\nGo: ok %v\n%+v\nasm: ok %v\n%+v", before, okGo, want, okAsm, a)
+		c.t.Fatalf("propagate differs from state\n%+v\nGo: ok %v\n%+v\nasm: ok %v\n%+v", before, okGo, want, okAsm, a)
 	}
 	return okGo
 }
 
-// propagate is state.propagate with the band updates compared.
-func (c *bandDiff) propagate(st *state) bool {
-	for {
-		if !c.check(st) {
-			return false
-		}
-		if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
-			return true
-		}
-		progress, ok := st.nakedSingles()
-		if !ok {
-			return false
-		}
-		if progress {
-			continue
-		}
-		progress, ok = st.columnSingles()
-		if !ok {
-			return false
-		}
-		if !progress {
-			return true
-		}
-	}
-}
-
 // solve is Solver.search (limit 2) with propagate compared, from the state
 // Solve sets up; it returns the number of solutions.
-func (c *bandDiff) solve(g Grid) int {
+func (c *propDiff) solve(g Grid) int {
 	var stack [82]state
 	if !initState(&stack[0], g) {
 		return 0
@@ -97,7 +60,7 @@ func (c *bandDiff) solve(g Grid) int {
 	search = func(k int) {
 		st := &stack[k]
 		for {
-			if !c.propagate(st) {
+			if !c.check(st) {
 				return
 			}
 			if st.unsolved[0]|st.unsolved[1]|st.unsolved[2] == 0 {
@@ -158,13 +121,14 @@ func initState(st *state, g Grid) bool {
 
 func requireBandAsm(t *testing.T) {
 	if !haveBandAsm {
-		t.Skip("the CPU has no BMI1 and BMI2: bandUpdates is not used here")
+		t.Skip("the CPU has no BMI1 and BMI2: propagateAsm is not used here")
 	}
 }
 
-// TestBandUpdatesCorpora compares the two band update loops on every state
-// that solving top1465 and the first puzzles of royle17 and serg reaches.
-func TestBandUpdatesCorpora(t *testing.T) {
+// TestPropagateAsmCorpora compares propagate in Go and in assembly on every
+// state that solving top1465 and the first puzzles of royle17 and serg
+// reaches.
+func TestPropagateAsmCorpora(t *testing.T) {
 	requireBandAsm(t)
 	for _, tc := range []struct {
 		name string
@@ -181,7 +145,7 @@ func TestBandUpdatesCorpora(t *testing.T) {
 		if tc.n > 0 && tc.n < len(gs) {
 			gs = gs[:tc.n]
 		}
-		c := &bandDiff{t: t}
+		c := &propDiff{t: t}
 		for _, g := range gs {
 			c.solve(g)
 		}
@@ -189,13 +153,14 @@ func TestBandUpdatesCorpora(t *testing.T) {
 	}
 }
 
-// TestBandUpdatesRandom compares the two band update loops on states made
-// by random placements and random clearings (as triads and restrict make
-// them, todo marking some unchanged words too), from the empty grid.
-func TestBandUpdatesRandom(t *testing.T) {
+// TestPropagateAsmRandom compares propagate in Go and in assembly on states
+// made by random placements and random clearings (as triads and restrict
+// make them, todo marking some unchanged words too, colDirty some digits
+// whose words did not change), from the empty grid.
+func TestPropagateAsmRandom(t *testing.T) {
 	requireBandAsm(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	c := &bandDiff{t: t}
+	c := &propDiff{t: t}
 	runs := 20000
 	if testing.Short() {
 		runs = 2000
@@ -211,6 +176,7 @@ func TestBandUpdatesRandom(t *testing.T) {
 					i := rng.IntN(27)
 					st.f[i] &^= rng.Uint32() & rng.Uint32() & bandBits
 					st.todo |= 1<<i | rng.Uint32()&(1<<27-1)&rng.Uint32()
+					st.colDirty |= 1<<(i/3) | rng.Uint32()&(1<<9-1)&rng.Uint32()
 				}
 			} else {
 				// Place a random candidate of a random empty cell.
@@ -238,11 +204,6 @@ func TestBandUpdatesRandom(t *testing.T) {
 			if !c.check(&st) {
 				break
 			}
-			if rng.IntN(2) == 0 {
-				if _, ok := st.nakedSingles(); !ok {
-					break
-				}
-			}
 		}
 	}
 	if c.compared < runs || c.failed == 0 || c.failed == c.compared {
@@ -251,9 +212,9 @@ func TestBandUpdatesRandom(t *testing.T) {
 	t.Logf("%d states compared (%d contradictions)", c.compared, c.failed)
 }
 
-// TestBandAsmSolver solves corpora with each band update loop and compares
-// solutions, guesses and nodes.
-func TestBandAsmSolver(t *testing.T) {
+// TestPropagateAsmSolver solves corpora with propagate in Go and in
+// assembly and compares solutions, guesses and nodes.
+func TestPropagateAsmSolver(t *testing.T) {
 	requireBandAsm(t)
 	defer func(v bool) { useBandAsm = v }(useBandAsm)
 	for _, tc := range []struct {

@@ -2,7 +2,7 @@
 
 package sudoku
 
-// useBandAsm is false: propagate runs its band update loop in Go.
+// useBandAsm is false: propagate runs its loop in Go.
 const useBandAsm = false
 
-func bandUpdates(st *state) bool { panic("sudoku: no assembly band updates") }
+func propagateAsm(st *state) bool { panic("sudoku: no assembly propagate") }
