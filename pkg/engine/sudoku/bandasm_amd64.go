@@ -19,3 +19,9 @@ var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 //
 //go:noescape
 func propagateAsm(st *state) bool
+
+// placeGivens is the givens loop of Solve (state.givens) in assembly, with
+// the same result and the same state afterwards.
+//
+//go:noescape
+func placeGivens(st *state, grid *Grid) bool

@@ -440,8 +440,6 @@ colNext:
 	MOVL	R9, state_colDirty(DI)
 	TESTL	R11, R11
 	JNZ	top
-#undef PLACE
-
 success:
 	MOVL	R8, state_todo(DI)
 	MOVB	$1, ret+8(FP)
@@ -464,3 +462,60 @@ fail:
 	MOVL	R8, state_todo(DI)
 	MOVB	$0, ret+8(FP)
 	RET
+
+// func placeGivens(st *state, grid *Grid) bool
+//
+// The givens loop of Solve: place each digit of grid, in the order of the
+// cells, failing on a value above 9 or on a digit that an earlier given
+// rules out. The nonzero cells of each band come from two overlapping
+// 16-byte compares (cells 0-15 and 11-26 of the band).
+//
+// Registers: DI st, R8 todo, R12 b, R13 pos, SI i, R14 3d as in
+// propagateAsm; R9 the band's cells not yet looked at that hold a value;
+// R10 the band's first cell in grid; AX, BX, DX scratch; X0-X2 the compares.
+TEXT ·placeGivens(SB), NOSPLIT, $0-17
+	MOVQ	st+0(FP), DI
+	MOVQ	grid+8(FP), R10
+	MOVL	state_todo(DI), R8
+	XORL	R12, R12
+	PXOR	X2, X2
+givensBand:
+	MOVOU	(R10), X0
+	MOVOU	11(R10), X1
+	PCMPEQB	X2, X0
+	PCMPEQB	X2, X1
+	PMOVMSKB	X0, AX
+	PMOVMSKB	X1, R9
+	SHLL	$11, R9
+	ORL	AX, R9
+	NOTL	R9
+	ANDL	$0x7FFFFFF, R9
+	JZ	givensNext
+givensCell:
+	TZCNTL	R9, R13
+	BLSRL	R9, R9
+	MOVBLZX	(R10)(R13*1), AX
+	DECL	AX
+	CMPL	AX, $8
+	JHI	givensFail // not a digit
+	LEAL	(AX)(AX*2), R14
+	LEAL	(R14)(R12*1), SI
+	MOVL	state_f(DI)(SI*4), AX
+	BTL	R13, AX
+	JCC	givensFail // ruled out by an earlier given
+	PLACE
+	TESTL	R9, R9
+	JNZ	givensCell
+givensNext:
+	ADDQ	$27, R10
+	INCL	R12
+	CMPL	R12, $3
+	JLT	givensBand
+	MOVL	R8, state_todo(DI)
+	MOVB	$1, ret+16(FP)
+	RET
+givensFail:
+	MOVL	R8, state_todo(DI)
+	MOVB	$0, ret+16(FP)
+	RET
+#undef PLACE

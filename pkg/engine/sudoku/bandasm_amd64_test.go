@@ -254,3 +254,49 @@ func TestPropagateAsmSolver(t *testing.T) {
 		t.Logf("%s: %d puzzles solved alike by both, %.4f guesses a puzzle", tc.name, len(gs), float64(guesses[1])/float64(len(gs)))
 	}
 }
+
+// TestPlaceGivensAsm compares the givens loop in Go and in assembly on the
+// puzzles of the corpora and on random grids (with values above 9, and
+// givens in conflict), from the empty grid as Solve sets it up: the
+// result and the state, also after a failure.
+func TestPlaceGivensAsm(t *testing.T) {
+	requireBandAsm(t)
+	compared, failed := 0, 0
+	check := func(g *Grid) {
+		t.Helper()
+		var a, b state
+		initState(&a, Grid{})
+		b = a
+		okGo := a.givens(g)
+		okAsm := placeGivens(&b, g)
+		if okGo != okAsm || a != b {
+			t.Fatalf("givens %v: Go: ok %v\n%+v\nasm: ok %v\n%+v", *g, okGo, a, okAsm, b)
+		}
+		compared++
+		if !okGo {
+			failed++
+		}
+	}
+	for _, name := range []string{"top1465.txt.gz", "royle17.txt.gz", "serg-benchmark.txt.gz"} {
+		gs := corpus(t, name)
+		for i := range gs {
+			check(&gs[i])
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		var g Grid
+		for range rng.IntN(30) {
+			v := uint8(1 + rng.IntN(9))
+			if rng.IntN(50) == 0 {
+				v = uint8(rng.IntN(256))
+			}
+			g[rng.IntN(81)] = v
+		}
+		check(&g)
+	}
+	if failed == 0 || failed == compared {
+		t.Fatalf("compared %d grids, %d failed: want some of each", compared, failed)
+	}
+	t.Logf("%d grids compared (%d with a conflict or a value above 9)", compared, failed)
+}

@@ -38,8 +38,26 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	}
 	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
 	st.todo, st.colDirty = 0, 1<<9-1
-	// The givens, found eight cells at a time (a branch per cell on
-	// whether it is empty was mispredicted about 20 times a puzzle).
+	var ok bool
+	if useBandAsm {
+		ok = placeGivens(st, g)
+	} else {
+		ok = st.givens(g)
+	}
+	if !ok {
+		s.nodes = 1
+		return 0, 0 // a conflict among the givens (or not a digit)
+	}
+	s.search(0)
+	return s.n, s.guesses
+}
+
+// givens places the digits of g on st, the empty grid, in the order of the
+// cells. It returns false on a value above 9 or on a digit that an earlier
+// given rules out.
+func (st *state) givens(g *Grid) bool {
+	// Found eight cells at a time (a branch per cell on whether it is
+	// empty was mispredicted about 20 times a puzzle).
 	const low7, high = 0x7F7F7F7F7F7F7F7F, 0x8080808080808080
 	for w := 0; w < 88; w += 8 {
 		var x uint64
@@ -53,14 +71,12 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 			v := g[i]
 			d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
 			if v > 9 || st.f[(3*d+b)&31]&bit == 0 {
-				s.nodes = 1
-				return 0, 0 // a conflict among the givens (or not a digit)
+				return false
 			}
 			st.place(3*d+b, bit)
 		}
 	}
-	s.search(0)
-	return s.n, s.guesses
+	return true
 }
 
 // search explores the node at depth k, whose state is set.
