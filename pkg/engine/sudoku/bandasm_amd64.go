@@ -9,7 +9,34 @@ import "golang.org/x/sys/cpu"
 // variable, so that the tests can run both.
 var useBandAsm = haveBandAsm
 
-var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
+var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && !slowPEXT()
+
+// slowPEXT reports an AMD (or Hygon) processor before Zen 3 (family 0x19):
+// there PEXT and PDEP are microcoded, tens to hundreds of cycles where
+// Intel and Zen 3 take three, and the Go code is the faster path.
+func slowPEXT() bool {
+	_, b, c, d := cpuid(0, 0)
+	a, _, _, _ := cpuid(1, 0)
+	return slowPEXTOn(b, c, d, a)
+}
+
+// slowPEXTOn is slowPEXT's test of the vendor (CPUID leaf 0's EBX, ECX,
+// EDX) and the signature (leaf 1's EAX).
+func slowPEXTOn(b, c, d, signature uint32) bool {
+	amd := b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163   // "AuthenticAMD"
+	hygon := b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975 // "HygonGenuine"
+	if !amd && !hygon {
+		return false
+	}
+	family := signature >> 8 & 0xF
+	if family == 0xF {
+		family += signature >> 20 & 0xFF
+	}
+	return family < 0x19
+}
+
+// cpuid executes CPUID with EAX=leaf and ECX=sub (cpuid_amd64.s).
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
 // propagateAsm is propagate's loop in assembly (updateBand, nakedSingles,
 // columnSingles and place written in), with the same result and the same

@@ -300,3 +300,35 @@ func TestPlaceGivensAsm(t *testing.T) {
 	}
 	t.Logf("%d grids compared (%d with a conflict or a value above 9)", compared, failed)
 }
+
+// TestSlowPEXT: the assembly is left out on AMD and Hygon processors
+// before Zen 3, whose PEXT and PDEP are microcoded, and kept elsewhere
+// (CPUID signatures of real processors).
+func TestSlowPEXT(t *testing.T) {
+	const (
+		intelB, intelC, intelD = 0x756e6547, 0x6c65746e, 0x49656e69 // "GenuineIntel"
+		amdB, amdC, amdD       = 0x68747541, 0x444d4163, 0x69746e65 // "AuthenticAMD"
+		hygonB, hygonC, hygonD = 0x6f677948, 0x656e6975, 0x6e65476e // "HygonGenuine"
+	)
+	for _, c := range []struct {
+		name       string
+		b, c, d, a uint32
+		want       bool
+	}{
+		{"Intel Ice Lake", intelB, intelC, intelD, 0x000606A6, false},
+		{"AMD Zen 2 (family 0x17)", amdB, amdC, amdD, 0x00830F10, true},
+		{"AMD Zen 1 (family 0x17)", amdB, amdC, amdD, 0x00800F11, true},
+		{"AMD Excavator (family 0x15)", amdB, amdC, amdD, 0x00660F01, true},
+		{"Hygon Dhyana (family 0x18)", hygonB, hygonC, hygonD, 0x00900F01, true},
+		{"AMD Zen 3 (family 0x19)", amdB, amdC, amdD, 0x00A20F10, false},
+		{"AMD Zen 4 (family 0x19)", amdB, amdC, amdD, 0x00A60F12, false},
+		{"AMD Zen 5 (family 0x1A)", amdB, amdC, amdD, 0x00B40F40, false},
+	} {
+		if got := slowPEXTOn(c.b, c.c, c.d, c.a); got != c.want {
+			t.Errorf("%s: slowPEXTOn = %v, want %v", c.name, got, c.want)
+		}
+	}
+	_, b, c, d := cpuid(0, 0)
+	vendor := string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24), byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
+	t.Logf("this machine: %s, slow PEXT %v, assembly used %v", vendor, slowPEXT(), haveBandAsm)
+}
