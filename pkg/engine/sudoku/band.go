@@ -444,55 +444,13 @@ func (st *state) propagate() bool {
 // The digits' presence in the mini-rows and mini-columns stays in tr for
 // choose, when the triads clear nothing.
 func (st *state) triads(tr *triadView) (progress, ok bool) {
-	rowP, colP := &tr.rowP, &tr.colP
-	var rowF, colF [9]uint32
-	// Bit-sliced counts, mini-rows in the low half and mini-columns in
-	// the high half of each word (fewer registers: with sixteen 32-bit
-	// counters the loop spilled to memory): p1..p4 the intersections
-	// with at least n digits present, f1..f4 with at least n locked in.
-	var p1, p2, p3, p4, f1, f2, f3, f4 uint64
-	var perms uint64 // permutations left: byte b band b, byte 3+s stack s
-	for d := range 9 {
-		// Written out band by band with constant shifts: as loops over
-		// the bands and stacks this pass took twice the instructions.
-		b0, a0 := miniRows(st.f[(3*d)&31])
-		b1, a1 := miniRows(st.f[(3*d+1)&31])
-		b2, a2 := miniRows(st.f[(3*d+2)&31])
-		rp := b0 | b1<<9 | b2<<18
-		rf := uint32(lockedRow[b0&511]) | uint32(lockedRow[b1&511])<<9 | uint32(lockedRow[b2&511])<<18
-		cp := a0 | a1<<9 | a2<<18
-		cf := a0&^a1&^a2 | (a1&^a0&^a2)<<9 | (a2&^a0&^a1)<<18
-		perms += uint64(permCount[b0&511]) | uint64(permCount[b1&511])<<8 | uint64(permCount[b2&511])<<16 |
-			uint64(permCount[a0&7|a1&7<<3|a2&7<<6])<<24 |
-			uint64(permCount[a0>>3&7|a1>>3&7<<3|a2>>3&7<<6])<<32 |
-			uint64(permCount[a0>>6&7|a1>>6&7<<3|a2>>6&7<<6])<<40
-		rowP[d], rowF[d], colP[d], colF[d] = rp, rf, cp, cf
-	}
-	// Counted in a second pass: in the first, the counters made the
-	// loop run out of registers.
-	for d := range 9 {
-		p := uint64(rowP[d]) | uint64(colP[d])<<32
-		f := uint64(rowF[d]) | uint64(colF[d])<<32
-		p4 |= p3 & p
-		p3 |= p2 & p
-		p2 |= p1 & p
-		p1 |= p
-		f4 |= f3 & f
-		f3 |= f2 & f
-		f2 |= f1 & f
-		f1 |= f
-	}
-	for k := range 3 {
-		tr.perms[0][k] = uint8(perms >> (8 * k))
-		tr.perms[1][k] = uint8(perms >> (8 * (k + 3)))
-	}
-	if p3 != bandBits|bandBits<<32 || f4 != 0 {
+	var s triadSums
+	if !triadScan(&st.f, tr, &s) {
 		return false, false
 	}
-	r3, r4, k3 := uint32(p3), uint32(p4), uint32(f3)
-	c3, c4, l3 := uint32(p3>>32), uint32(p4>>32), uint32(f3>>32)
-	rowAll, rowLocked := r3&^r4, k3 // mini-rows with exactly three digits present, three locked
-	colAll, colLocked := c3&^c4, l3
+	rowP, colP, rowF, colF := &tr.rowP, &tr.colP, &s.rowF, &s.colF
+	// The intersections with exactly three digits present, three locked in.
+	rowAll, rowLocked, colAll, colLocked := s.rowAll, s.rowLocked, s.colAll, s.colLocked
 	for d := range 9 {
 		// Digits newly locked into a mini-row: clear the rest of its row and box.
 		for x := rowP[d] & rowAll &^ rowF[d]; x != 0; x &= x - 1 {

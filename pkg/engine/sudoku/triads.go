@@ -1,0 +1,74 @@
+package sudoku
+
+// triadSums is what the scan of triads computes besides the triadView:
+// the digits locked into each mini-row and mini-column, and the
+// intersections that have exactly three digits present (rowAll, colAll)
+// or three digits locked in (rowLocked, colLocked), in the indexing of
+// triadView (mini-row 9*b+3*r+x, mini-column 9*b+c).
+type triadSums struct {
+	rowF, colF                           [9]uint32 // [d]: digit d's locked mini-rows, mini-columns
+	rowAll, rowLocked, colAll, colLocked uint32
+}
+
+// triadScan is the scan of triads: from the band words f, it fills tr and
+// s and returns false if some intersection has fewer than three digits
+// present or more than three locked in.
+func triadScan(f *[32]uint32, tr *triadView, s *triadSums) bool {
+	if triadHook != nil {
+		triadHook(*f)
+	}
+	return triadScanGo(f, tr, s)
+}
+
+// triadHook, set by tests, sees every state that reaches triadScan (a
+// copy: the arguments must not escape, or the scan would allocate).
+var triadHook func(f [32]uint32)
+
+// triadScanGo is the portable triadScan.
+func triadScanGo(f *[32]uint32, tr *triadView, s *triadSums) bool {
+	rowP, colP := &tr.rowP, &tr.colP
+	rowF, colF := &s.rowF, &s.colF
+	// Bit-sliced counts, mini-rows in the low half and mini-columns in
+	// the high half of each word (fewer registers: with sixteen 32-bit
+	// counters the loop spilled to memory): p1..p4 the intersections
+	// with at least n digits present, f1..f4 with at least n locked in.
+	var p1, p2, p3, p4, f1, f2, f3, f4 uint64
+	var perms uint64 // permutations left: byte b band b, byte 3+s stack s
+	for d := range 9 {
+		// Written out band by band with constant shifts: as loops over
+		// the bands and stacks this pass took twice the instructions.
+		b0, a0 := miniRows(f[(3*d)&31])
+		b1, a1 := miniRows(f[(3*d+1)&31])
+		b2, a2 := miniRows(f[(3*d+2)&31])
+		rp := b0 | b1<<9 | b2<<18
+		rf := uint32(lockedRow[b0&511]) | uint32(lockedRow[b1&511])<<9 | uint32(lockedRow[b2&511])<<18
+		cp := a0 | a1<<9 | a2<<18
+		cf := a0&^a1&^a2 | (a1&^a0&^a2)<<9 | (a2&^a0&^a1)<<18
+		perms += uint64(permCount[b0&511]) | uint64(permCount[b1&511])<<8 | uint64(permCount[b2&511])<<16 |
+			uint64(permCount[a0&7|a1&7<<3|a2&7<<6])<<24 |
+			uint64(permCount[a0>>3&7|a1>>3&7<<3|a2>>3&7<<6])<<32 |
+			uint64(permCount[a0>>6&7|a1>>6&7<<3|a2>>6&7<<6])<<40
+		rowP[d], rowF[d], colP[d], colF[d] = rp, rf, cp, cf
+	}
+	// Counted in a second pass: in the first, the counters made the
+	// loop run out of registers.
+	for d := range 9 {
+		p := uint64(rowP[d]) | uint64(colP[d])<<32
+		f := uint64(rowF[d]) | uint64(colF[d])<<32
+		p4 |= p3 & p
+		p3 |= p2 & p
+		p2 |= p1 & p
+		p1 |= p
+		f4 |= f3 & f
+		f3 |= f2 & f
+		f2 |= f1 & f
+		f1 |= f
+	}
+	for k := range 3 {
+		tr.perms[0][k] = uint8(perms >> (8 * k))
+		tr.perms[1][k] = uint8(perms >> (8 * (k + 3)))
+	}
+	s.rowAll, s.rowLocked = uint32(p3)&^uint32(p4), uint32(f3)
+	s.colAll, s.colLocked = uint32(p3>>32)&^uint32(p4>>32), uint32(f3>>32)
+	return p3 == bandBits|bandBits<<32 && f4 == 0
+}
