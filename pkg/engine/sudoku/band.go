@@ -41,7 +41,8 @@ import "math/bits"
 //     digits into an intersection where only three can go, clears an
 //     intersection that three digits are locked into, and fails on an
 //     intersection with fewer than three digits or more than three locked
-//     in (see triads).
+//     in (see triads). Their scan, a pure function of the 27 words, has an
+//     AVX-512 version chosen at run time (triads_amd64.s).
 //   - A guess is made as tdoku makes it: on the band or stack not yet
 //     fixed whose digits have the fewest permutations left in all, on its
 //     digit with the fewest (two when there is one), one branch per
