@@ -452,7 +452,9 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 	rowP, colP, rowF, colF := &tr.rowP, &tr.colP, &s.rowF, &s.colF
 	// The intersections with exactly three digits present, three locked in.
 	rowAll, rowLocked, colAll, colLocked := s.rowAll, s.rowLocked, s.colAll, s.colLocked
-	for d := range 9 {
+	// Only the digits with something to clear: on most calls, none.
+	for work := s.work; work != 0; work &= work - 1 {
+		d := bits.TrailingZeros32(work)
 		// Digits newly locked into a mini-row: clear the rest of its row and box.
 		for x := rowP[d] & rowAll &^ rowF[d]; x != 0; x &= x - 1 {
 			t := bits.TrailingZeros32(x)
@@ -460,7 +462,6 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 			i := 3*d + b
 			st.f[i&31] &= miniRowLock[m]
 			st.todo |= 1 << i
-			progress = true
 		}
 		// Digits not locked into a mini-row that three others are locked into.
 		for x := rowP[d] & rowLocked &^ rowF[d]; x != 0; x &= x - 1 {
@@ -469,7 +470,6 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 			i := 3*d + b
 			st.f[i&31] &^= miniRowCells[m]
 			st.todo |= 1 << i
-			progress = true
 		}
 		for x := colP[d] & colAll &^ colF[d]; x != 0; x &= x - 1 {
 			t := bits.TrailingZeros32(x)
@@ -480,7 +480,6 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 			st.f[o[1]&31] &^= colMask[c]
 			st.f[i&31] &^= boxCols[c] &^ colMask[c]
 			st.todo |= 1<<i | 1<<o[0] | 1<<o[1]
-			progress = true
 		}
 		for x := colP[d] & colLocked &^ colF[d]; x != 0; x &= x - 1 {
 			t := bits.TrailingZeros32(x)
@@ -488,13 +487,10 @@ func (st *state) triads(tr *triadView) (progress, ok bool) {
 			i := 3*d + b
 			st.f[i&31] &^= colMask[c]
 			st.todo |= 1 << i
-			progress = true
-		}
-		if progress {
-			st.colDirty |= 1 << d
 		}
 	}
-	return progress, true
+	st.colDirty |= s.work
+	return s.work != 0, true
 }
 
 // miniRows returns the mini-row presence of band word w (bit 3r+x: row r

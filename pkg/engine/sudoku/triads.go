@@ -8,6 +8,10 @@ package sudoku
 type triadSums struct {
 	rowF, colF                           [9]uint32 // [d]: digit d's locked mini-rows, mini-columns
 	rowAll, rowLocked, colAll, colLocked uint32
+	// work: bit d if digit d has something for the triads to clear, a
+	// mini-row or mini-column in rowAll|rowLocked or colAll|colLocked
+	// that it is present in but not locked into.
+	work uint32
 }
 
 // triadScan is the scan of triads: from the band words f, it fills tr and
@@ -75,5 +79,12 @@ func triadScanGo(f *[32]uint32, tr *triadView, s *triadSums) bool {
 	}
 	s.rowAll, s.rowLocked = uint32(p3)&^uint32(p4), uint32(f3)
 	s.colAll, s.colLocked = uint32(p3>>32)&^uint32(p4>>32), uint32(f3>>32)
+	rows, cols := s.rowAll|s.rowLocked, s.colAll|s.colLocked
+	s.work = 0
+	for d := range 9 {
+		if rowP[d]&rows&^rowF[d]|colP[d]&cols&^colF[d] != 0 {
+			s.work |= 1 << d
+		}
+	}
 	return p3 == bandBits|bandBits<<32 && f4 == 0
 }
