@@ -126,6 +126,10 @@ var (
 	permCells [6]uint32
 	// permCount[p]: how many of the six permutations presence p allows.
 	permCount [512]uint8
+	// permList[p]: the permutations presence p allows, for the branches
+	// of a guess: their count in bits 0-2, then their indexes into
+	// permsBits, three bits each from bit 3.
+	permList [512]uint32
 )
 
 func init() {
@@ -144,11 +148,13 @@ func init() {
 		}
 	}
 	for p := range 512 {
-		for _, m := range permsBits {
+		for k, m := range permsBits {
 			if p&int(m) == int(m) {
+				permList[p] |= uint32(k) << (3 + 3*permCount[p])
 				permCount[p]++
 			}
 		}
+		permList[p] |= uint32(permCount[p])
 	}
 	for p := range 512 {
 		var m uint32

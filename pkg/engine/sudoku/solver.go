@@ -110,25 +110,21 @@ func (s *Solver) search(k int) {
 		// One branch per permutation still possible: every one but the
 		// last gets a copy of the state; the last continues in this
 		// node's state, as the loop's next turn.
-		p := tr.presence(kind, idx, d)
-		var ks [6]int8
-		nk := 0
-		for j, m := range permsBits {
-			if p&m == m {
-				ks[nk] = int8(j)
-				nk++
-			}
-		}
-		for _, j := range ks[:nk-1] {
+		// The permutations come from a table (testing each of the six
+		// was a mispredicted branch on most).
+		list := permList[tr.presence(kind, idx, d)&511]
+		last := int(list&7) - 1
+		for list >>= 3; last > 0; last-- {
 			next := &s.stack[k+1]
 			*next = *st
-			next.restrict(kind, idx, d, int(j))
+			next.restrict(kind, idx, d, int(list&7))
 			s.search(k + 1)
 			if s.n >= s.limit {
 				return
 			}
+			list >>= 3
 		}
-		st.restrict(kind, idx, d, int(ks[nk-1]))
+		st.restrict(kind, idx, d, int(list&7))
 		s.nodes++
 	}
 }
