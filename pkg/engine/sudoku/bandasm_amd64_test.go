@@ -121,7 +121,7 @@ func initState(st *state, g Grid) bool {
 
 func requireBandAsm(t *testing.T) {
 	if !haveBandAsm {
-		t.Skip("the CPU has no BMI1 and BMI2: propagateAsm is not used here")
+		t.Skip("propagateAsm is not used on this CPU (no BMI1 and BMI2, or AMD before Zen 3)")
 	}
 }
 
