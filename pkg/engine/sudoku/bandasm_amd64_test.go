@@ -52,7 +52,7 @@ func (c *propDiff) check(st *state) bool {
 // Solve sets up; it returns the number of solutions.
 func (c *propDiff) solve(g Grid) int {
 	var stack [82]state
-	if !initState(&stack[0], g) {
+	if stack[0].empty(); !stack[0].givens(&g) {
 		return 0
 	}
 	n := 0
@@ -96,27 +96,6 @@ func (c *propDiff) solve(g Grid) int {
 	}
 	search(0)
 	return n
-}
-
-// initState sets st up for g as Solve does, and returns false on a
-// conflict among the givens.
-func initState(st *state, g Grid) bool {
-	for i := range st.f {
-		st.f[i], st.prev[i] = bandBits, bandBits
-	}
-	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
-	st.todo, st.colDirty = 0, 1<<9-1
-	for i, v := range g {
-		if v == 0 {
-			continue
-		}
-		d, b, bit := int(v)-1, i/27, uint32(1)<<(i%27)
-		if st.f[3*d+b]&bit == 0 {
-			return false
-		}
-		st.place(3*d+b, bit)
-	}
-	return true
 }
 
 func requireBandAsm(t *testing.T) {
@@ -167,7 +146,7 @@ func TestPropagateAsmRandom(t *testing.T) {
 	}
 	for range runs {
 		var st state
-		initState(&st, Grid{})
+		st.empty()
 		for {
 			if rng.IntN(3) == 0 {
 				// Clear a random set of a few words and mark them
@@ -265,7 +244,7 @@ func TestPlaceGivensAsm(t *testing.T) {
 	check := func(g *Grid) {
 		t.Helper()
 		var a, b state
-		initState(&a, Grid{})
+		a.empty()
 		b = a
 		okGo := a.givens(g)
 		okAsm := placeGivens(&b, g)

@@ -33,11 +33,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 		return 0, 0
 	}
 	st := &s.stack[0]
-	for i := range st.f {
-		st.f[i], st.prev[i] = bandBits, bandBits
-	}
-	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
-	st.todo, st.colDirty = 0, 1<<9-1
+	st.empty()
 	var ok bool
 	if useBandAsm {
 		ok = placeGivens(st, g)
@@ -50,6 +46,16 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	}
 	s.search(0)
 	return s.n, s.guesses
+}
+
+// empty sets st to the empty grid: every digit possible everywhere, every
+// column single to be sought.
+func (st *state) empty() {
+	for i := range st.f {
+		st.f[i], st.prev[i] = bandBits, bandBits
+	}
+	st.unsolved = [4]uint32{bandBits, bandBits, bandBits, 0}
+	st.todo, st.colDirty = 0, 1<<9-1
 }
 
 // givens places the digits of g on st, the empty grid, in the order of the
