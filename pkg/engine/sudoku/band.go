@@ -509,8 +509,12 @@ func miniRows(w uint32) (p, cols uint32) {
 
 // solution writes the grid of st, which has no empty cell, into g: each
 // word then holds one cell in each row of its band, three bits found
-// without a loop.
+// without a loop. With AVX-512, solutionAVX512 writes it in two stores.
 func (st *state) solution(g *Grid) {
+	if useSolutionAsm {
+		solutionAVX512(&st.f, g)
+		return
+	}
 	for d := range 9 {
 		v := uint8(d + 1)
 		w0, w1, w2 := st.f[(3*d)&31], st.f[(3*d+1)&31], st.f[(3*d+2)&31]
