@@ -72,3 +72,50 @@ func reportSpeed(b *testing.B, n int, cpu time.Duration) {
 		b.ReportMetric(float64(n)/cpu.Seconds(), "puzzles/cpu-s")
 	}
 }
+
+// BenchmarkSolution measures what Classify adds to the search for each
+// solution it reports: reading the solved state into a Grid (state.solution,
+// in Go and where the CPU has it in AVX-512) and checking it (checkFast),
+// on the first solution of the first serg-benchmark puzzle.
+func BenchmarkSolution(b *testing.B) {
+	gs := corpus(b, "serg-benchmark.txt.gz")
+	s := NewSolver()
+	if n, _ := s.Solve(&gs[0], 1); n != 1 {
+		b.Fatalf("serg-benchmark puzzle 1: %d solutions, want 1 with limit 1", n)
+	}
+	sol := s.Solution(0)
+	var st state
+	st.empty()
+	if !st.givens(&sol) {
+		b.Fatal("the solution's givens conflict")
+	}
+	defer func(v bool) { useSolutionAsm = v }(useSolutionAsm)
+	for _, asm := range []bool{false, true} {
+		name := "read-go"
+		if asm {
+			name = "read-avx512"
+		}
+		b.Run(name, func(b *testing.B) {
+			if asm && !haveSolutionAsm {
+				b.Skip("this CPU has no AVX-512 BW")
+			}
+			useSolutionAsm = asm
+			b.ReportAllocs()
+			var g Grid
+			for b.Loop() {
+				st.solution(&g)
+			}
+			if g != sol {
+				b.Fatalf("read %s, want %s", g, sol)
+			}
+		})
+	}
+	b.Run("check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if !checkFast(&gs[0], &sol) {
+				b.Fatal("checkFast refused the solution")
+			}
+		}
+	})
+}
