@@ -311,3 +311,38 @@ func TestSlowPEXT(t *testing.T) {
 	vendor := string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24), byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
 	t.Logf("this machine: %s, slow PEXT %v, assembly used %v", vendor, slowPEXT(), haveBandAsm)
 }
+
+// BenchmarkPlaceGivens times the givens of Solve alone, in assembly and in
+// Go, from the empty grid, on serg-benchmark's puzzles (about 25 givens)
+// and royle17's (17).
+func BenchmarkPlaceGivens(b *testing.B) {
+	for _, name := range []string{"serg-benchmark.txt.gz", "royle17.txt.gz"} {
+		gs := corpus(b, name)
+		for _, asm := range []bool{true, false} {
+			label := "asm"
+			if !asm {
+				label = "go"
+			}
+			b.Run(name[:len(name)-len(".txt.gz")]+"/"+label, func(b *testing.B) {
+				if asm && !haveBandAsm {
+					b.Skip("the assembly is not used on this CPU")
+				}
+				var st state
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					for i := range gs {
+						st.empty()
+						if asm {
+							placeGivens(&st, &gs[i])
+						} else {
+							st.givens(&gs[i])
+						}
+					}
+					n += len(gs)
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "puzzles/s")
+			})
+		}
+	}
+}
