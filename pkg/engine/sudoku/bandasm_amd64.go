@@ -4,12 +4,13 @@ package sudoku
 
 import "golang.org/x/sys/cpu"
 
-// useBandAsm selects propagateAsm (bandasm_amd64.s) over propagate's loop
-// in Go: it needs BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX). A
-// variable, so that the tests can run both.
+// useBandAsm selects propagateAsm and placeGivens (bandasm_amd64.s) over
+// their Go: they need BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX)
+// and POPCNT, which every processor with BMI2 has. A variable, so that the
+// tests can run both.
 var useBandAsm = haveBandAsm
 
-var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && !slowPEXT()
+var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT && !slowPEXT()
 
 // slowPEXT reports an AMD (or Hygon) processor before Zen 3 (family 0x19):
 // there PEXT and PDEP are microcoded, tens to hundreds of cycles where
@@ -47,8 +48,9 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 //go:noescape
 func propagateAsm(st *state) bool
 
-// placeGivens is the givens loop of Solve (state.givens) in assembly, with
-// the same result and the same state afterwards.
+// placeGivens is the givens loop of Solve (state.givens) in assembly, on
+// st the empty grid: the same result, and when it succeeds the same state
+// afterwards (computed in bulk, not one given at a time).
 //
 //go:noescape
 func placeGivens(st *state, grid *Grid) bool
