@@ -283,7 +283,7 @@ func checkFast(puzzle, solution *Grid) bool {
 		box0 := bandA | bandA>>16 | bandA>>32 // cells 0-2: lanes 0-2 of bandA
 		box1 := bandA>>48 | bandB | bandB>>16 // cells 3-5
 		box2 := bandB>>32 | bandB>>48 | bandC // cells 6-8
-		units |= box0&0xFFFF ^ full | box1&0xFFFF ^ full | box2&0xFFFF ^ full
+		units |= (box0&0xFFFF ^ full) | (box1&0xFFFF ^ full) | (box2&0xFFFF ^ full)
 	}
 	const fullLanes = full * 0x0001000100010001
 	return units == 0 && colA == fullLanes && colB == fullLanes && colC == full
