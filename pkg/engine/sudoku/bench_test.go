@@ -74,8 +74,8 @@ func reportSpeed(b *testing.B, n int, cpu time.Duration) {
 }
 
 // BenchmarkSolution measures what Classify adds to the search for each
-// solution it reports: reading the solved state into a Grid (state.solution,
-// in Go and where the CPU has it in AVX-512) and checking it (checkFast),
+// solution it reports: reading the solved state into a Grid (state.solution)
+// and checking it (checkFast), in Go and where the CPU has it in AVX-512,
 // on the first solution of the first serg-benchmark puzzle.
 func BenchmarkSolution(b *testing.B) {
 	gs := corpus(b, "serg-benchmark.txt.gz")
@@ -110,12 +110,21 @@ func BenchmarkSolution(b *testing.B) {
 			}
 		})
 	}
-	b.Run("check", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if !checkFast(&gs[0], &sol) {
-				b.Fatal("checkFast refused the solution")
-			}
+	for _, asm := range []bool{false, true} {
+		name, check := "check-go", checkFast
+		if asm {
+			name, check = "check-avx512", checkAVX512
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			if asm && !haveSolutionAsm {
+				b.Skip("this CPU has no AVX-512 BW")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if !check(&gs[0], &sol) {
+					b.Fatal("the check refused the solution")
+				}
+			}
+		})
+	}
 }

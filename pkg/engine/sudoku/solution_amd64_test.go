@@ -2,7 +2,10 @@
 
 package sudoku
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestSolutionAsm compares state.solution in Go and in AVX-512 on every
 // solved state the search reaches on the corpora (first and second
@@ -53,4 +56,78 @@ func TestSolutionAsm(t *testing.T) {
 		}
 	}
 	t.Logf("%d solutions read alike by Go and AVX-512", compared)
+}
+
+// TestCheckAsm compares checkAVX512 with checkFast (which TestCheckFast
+// holds to a plain reading) on the solutions of top1465 and of 2,000
+// royle17 puzzles with their givens, each also changed in one or two
+// cells to any byte (the last cells, 63 to 80, as often as the others),
+// with two cells swapped, with a given changed, and without givens with
+// two rows of different bands or two columns of different stacks swapped
+// (rows and columns still full, two boxes not).
+func TestCheckAsm(t *testing.T) {
+	if !haveSolutionAsm {
+		t.Skip("this CPU has no AVX-512 BW: Check runs checkFast only (TestCheckFast covers it)")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	s := NewSolver()
+	compared, refused := 0, 0
+	for _, name := range []string{"top1465.txt.gz", "royle17.txt.gz"} {
+		gs := corpus(t, name)
+		if len(gs) > 2000 {
+			gs = gs[:2000]
+		}
+		for _, p := range gs {
+			if n, _ := s.Solve(&p, 1); n != 1 {
+				t.Fatalf("%s: puzzle %s: %d solutions with limit 1", name, p, n)
+			}
+			sol := s.Solution(0)
+			for trial := range 16 {
+				q, g := p, sol
+				cell := func() int {
+					if rng.IntN(2) == 0 {
+						return 63 + rng.IntN(18)
+					}
+					return rng.IntN(81)
+				}
+				switch trial % 8 {
+				case 1:
+					g[cell()] = byte(rng.IntN(256))
+				case 2:
+					g[cell()] = byte(rng.IntN(11))
+					g[cell()] = byte(rng.IntN(11))
+				case 3:
+					i, j := cell(), cell()
+					g[i], g[j] = g[j], g[i]
+				case 4:
+					q[cell()] = byte(rng.IntN(10))
+				case 5:
+					q[cell()] = byte(rng.IntN(256))
+				case 6, 7:
+					q = Grid{}
+					a := rng.IntN(9)
+					b := (a/3*3 + 3 + rng.IntN(6)) % 9 // another band or stack
+					for i := range 9 {
+						if trial%8 == 6 {
+							g[9*a+i], g[9*b+i] = g[9*b+i], g[9*a+i]
+						} else {
+							g[9*i+a], g[9*i+b] = g[9*i+b], g[9*i+a]
+						}
+					}
+				}
+				got, want := checkAVX512(&q, &g), checkFast(&q, &g)
+				if got != want {
+					t.Fatalf("checkAVX512(%v, %v) = %v, checkFast %v", q, g, got, want)
+				}
+				compared++
+				if !want {
+					refused++
+				}
+			}
+		}
+	}
+	if refused == 0 || refused == compared {
+		t.Fatalf("%d grids compared, %d refused: want some of each", compared, refused)
+	}
+	t.Logf("%d grids checked alike by checkAVX512 and checkFast, %d refused", compared, refused)
 }
