@@ -226,10 +226,18 @@ TEXT ·triadScanAVX512(SB), NOSPLIT, $0-25
 	KMOVW K7, R12
 	MOVL R12, triadSums_work(CX)
 
-	VMOVDQU32 RP, K1, triadView_rowP(BX)
-	VMOVDQU32 CP, K1, triadView_colP(BX)
-	VMOVDQU32 RF, K1, triadSums_rowF(CX)
-	VMOVDQU32 CF, K1, triadSums_colF(CX)
+	// Lanes 0-7 in one store and lane 8 in another, not one store under
+	// K1: a load that reads from a masked store waits for it to be
+	// written to the cache, and triads and choose read these at once.
+#define STORE9(z, y, off) \
+	VMOVDQU32 y, off; \
+	VEXTRACTI32X4 $2, z, X22; \
+	VMOVD X22, 32+off
+	STORE9(RP, Y5, triadView_rowP(BX))
+	STORE9(CP, Y13, triadView_colP(BX))
+	STORE9(RF, Y14, triadSums_rowF(CX))
+	STORE9(CF, Y16, triadSums_colF(CX))
+#undef STORE9
 
 	KMOVQ K3, R10
 	KMOVQ K6, R11
