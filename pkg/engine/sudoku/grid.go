@@ -300,8 +300,8 @@ func checkFast(puzzle, solution *Grid) bool {
 var laneBit [4][16]uint64
 
 // checkIdx[k][u], for checkAVX512: the k-th cell of unit u (rows 0-8,
-// columns 9-17, boxes 18-26; lanes 27-31 cell 0), and checkHigh[k] the
-// lanes u whose cell is 64 or more.
+// columns 9-17, boxes 18-26; lanes 27-31 cell 0), less 49 for a cell of
+// 64 or more, and checkHigh[k] the lanes u whose cell is 64 or more.
 var (
 	checkIdx  [9][32]uint16
 	checkHigh [9]uint32
@@ -322,6 +322,7 @@ func init() {
 			}
 			checkIdx[k][u] = uint16(cell)
 			if cell >= 64 {
+				checkIdx[k][u] = uint16(cell - 49)
 				checkHigh[k] |= 1 << u
 			}
 		}

@@ -58,40 +58,39 @@ TEXT ·solutionAVX512(SB), NOSPLIT, $0-16
 // func checkAVX512(puzzle, solution *Grid) bool
 //
 // checkFast with AVX-512 BW, on whole vectors: the givens are compared in
-// two byte compares (cells 0-63, and 64-80 by a masked load), and each
-// cell's value v becomes the 16-bit word 1<<v (VPSLLVW: 0 for v of 16 or
-// more). The 81 words (Z4-Z6, cells 0-95) are then gathered nine times by
-// the tables of checkIdx (VPERMI2W for cells 0-63, VPERMW under the mask
-// checkHigh for 64-80), so that vector k holds in lane u the k-th cell of
+// two byte compares (cells 0-63 and 49-80: unmasked loads, as a masked
+// load may have to wait for the stores that just wrote the grids to reach
+// the cache), and each cell's value v becomes the 16-bit word 1<<v (VPSLLVW: 0
+// for v of 16 or more). The words (Z4-Z5 cells 0-63, Z6 cells 49-80) are
+// then gathered nine times by the tables of checkIdx (VPERMI2W for cells
+// 0-63, VPERMW under the mask checkHigh for 64-80, indexed from 49), so
+// that vector k holds in lane u the k-th cell of
 // unit u (rows 0-8, columns 9-17, boxes 18-26): the OR of the nine
 // vectors is the OR of each unit's cells, and a unit is full when its
 // lane is exactly bits 1 to 9. A cell outside 1-9 sets a bit outside them
 // or none, so no separate range test is needed.
 //
-// Registers: AX puzzle, BX solution, CX scratch, DX checkIdx, Z0-Z3 the
-// solution's and the puzzle's bytes, Z4-Z6 the cells' bits, Z7 the
+// Registers: AX puzzle, BX solution, CX scratch, DX checkIdx, Z0, Y1, Z2,
+// Y3 the solution's and the puzzle's bytes, Z4-Z6 the cells' bits, Z7 the
 // words 1, then 0x3FE, Z8 the OR, Z9 a gather, Z10 an index, K1-K5 masks.
 TEXT ·checkAVX512(SB), NOSPLIT, $0-17
 	MOVQ	puzzle+0(FP), AX
 	MOVQ	solution+8(FP), BX
-	MOVL	$0x1FFFF, CX
-	KMOVD	CX, K1
 	VMOVDQU8	(BX), Z0
-	VMOVDQU8.Z	64(BX), K1, Z1
+	VMOVDQU8	49(BX), Y1
 	VMOVDQU8	(AX), Z2
-	VMOVDQU8.Z	64(AX), K1, Z3
+	VMOVDQU8	49(AX), Y3
 
 	// The givens: nonzero and different from the solution.
 	VPTESTMB	Z2, Z2, K2
 	VPCMPUB	$4, Z0, Z2, K2, K3
-	VPTESTMB	Z3, Z3, K4
-	VPCMPUB	$4, Z1, Z3, K4, K5
+	VPTESTMB	Y3, Y3, K4
+	VPCMPUB	$4, Y1, Y3, K4, K5
 	KORQ	K3, K5, K3
 	KORTESTQ	K3, K3
 	JNZ	bad
 
-	// The cells' bits, cells 0-31, 32-63 and 64-95 (81-95 zero, never
-	// gathered).
+	// The cells' bits, cells 0-31, 32-63 and 49-80.
 	MOVL	$1, CX
 	VPBROADCASTW	CX, Z7
 	VPMOVZXBW	Y0, Z4
