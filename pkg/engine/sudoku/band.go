@@ -124,6 +124,13 @@ var (
 	permsBits [6]uint16
 	// permCells[k]: the cells of permsBits[k] in a band word.
 	permCells [6]uint32
+	// restrictClear[kind][idx][k][b]: what keeping a digit to
+	// permutation k of band idx (kind 0) or stack idx (kind 1) clears in
+	// its band b word: in the band, the cells off the permutation; in
+	// each band, the stack's columns but the one the permutation gives
+	// it. restrictTodo[kind][idx]: the words changed, for digit 0.
+	restrictClear [2][3][6][3]uint32
+	restrictTodo  [2][3]uint32
 	// permCount[p]: how many of the six permutations presence p allows.
 	permCount [512]uint8
 	// permList[p]: the permutations presence p allows, for the branches
@@ -190,6 +197,16 @@ func init() {
 	}
 	for c := range 9 {
 		boxCols[c] = colMask[c/3*3] | colMask[c/3*3+1] | colMask[c/3*3+2]
+	}
+	for idx := range 3 {
+		restrictTodo[0][idx], restrictTodo[1][idx] = 1<<idx, 7
+		for k, m := range permsBits {
+			restrictClear[0][idx][k][idx] = bandBits &^ permCells[k]
+			for b := range 3 {
+				j := bits.TrailingZeros16(m >> (3 * b) & 7)
+				restrictClear[1][idx][k][b] = boxCols[3*idx] &^ colMask[3*idx+j]
+			}
+		}
 	}
 	for p := range 512 {
 		for r := range 3 {
@@ -577,19 +594,21 @@ func (tr *triadView) presence(kind, idx, d int) uint16 {
 // empty cells never is: a digit fixed in a band and in a stack is a row
 // hidden single in each box.
 func (tr *triadView) choose() (kind, idx, d int, ok bool) {
+	// The band or stack: the least of the keys count-10<<3 | 2i+kind,
+	// taken without branches (comparing the counts was mispredicted
+	// about once a guess); a fixed one (a count of 9) wraps round above
+	// all the others, and ties go to the first in order.
 	n := &tr.perms
-	best := uint8(255)
-	for i := range 3 {
-		if m := n[0][i]; m > 9 && m < best {
-			best, kind, idx = m, 0, i
-		}
-		if m := n[1][i]; m > 9 && m < best {
-			best, kind, idx = m, 1, i
-		}
+	best := (uint64(n[0][0]) - 10) << 3
+	for j := uint64(1); j < 6; j++ {
+		key := (uint64(n[j&1][j>>1])-10)<<3 | j
+		_, less := bits.Sub64(key, best, 0)
+		best ^= (best ^ key) & -less
 	}
-	if best == 255 {
+	if best >= 1<<32 {
 		return 0, 0, 0, false
 	}
+	kind, idx = int(best&1), int(best>>1&3)
 	bestN := 7
 	for dd := range 9 {
 		if m := int(permCount[tr.presence(kind, idx, dd)&511]); m >= 2 && m < bestN {
@@ -603,21 +622,14 @@ func (tr *triadView) choose() (kind, idx, d int, ok bool) {
 }
 
 // restrict keeps digit d to permutation k in band idx (kind 0) or stack
-// idx (kind 1), for propagate to take on from there.
+// idx (kind 1), for propagate to take on from there. The cells to clear
+// in the digit's three words come from a table, without a branch on the
+// kind (mispredicted on about half the guesses).
 func (st *state) restrict(kind, idx, d, k int) {
-	if kind == 0 {
-		i := (3*d + idx) & 31
-		st.f[i] &= permCells[k]
-		st.todo |= 1 << i
-	} else {
-		m := permsBits[k]
-		stack := boxCols[3*idx]
-		for b := range 3 {
-			j := bits.TrailingZeros16(m>>(3*b)&7) & 7
-			i := (3*d + b) & 31
-			st.f[i] &^= stack &^ colMask[(3*idx+j)%9]
-			st.todo |= 1 << i
-		}
-	}
+	c := &restrictClear[kind&1][idx%3][k%6]
+	st.f[(3*d)&31] &^= c[0]
+	st.f[(3*d+1)&31] &^= c[1]
+	st.f[(3*d+2)&31] &^= c[2]
+	st.todo |= restrictTodo[kind&1][idx%3] << (3 * d)
 	st.colDirty |= 1 << d
 }
