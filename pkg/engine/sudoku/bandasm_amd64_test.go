@@ -98,6 +98,18 @@ func (c *propDiff) solve(g Grid) int {
 	return n
 }
 
+// solverCorpora are the puzzles that the tests of the assembly solve with
+// each path and compare: all of top1465 and the first of royle17 and
+// serg-benchmark (n 0: all).
+var solverCorpora = []struct {
+	name string
+	n    int
+}{
+	{"top1465.txt.gz", 0},
+	{"royle17.txt.gz", 5000},
+	{"serg-benchmark.txt.gz", 3000},
+}
+
 func requireBandAsm(t *testing.T) {
 	if !haveBandAsm {
 		t.Skip("the assembly is not used on this CPU (no BMI1, BMI2 and POPCNT, or AMD before Zen 3)")
@@ -117,13 +129,10 @@ func TestPropagateAsmCorpora(t *testing.T) {
 		{"royle17.txt.gz", 3000},
 		{"serg-benchmark.txt.gz", 2000},
 	} {
-		gs := corpus(t, tc.name)
-		if tc.n > 0 && testing.Short() {
+		if testing.Short() {
 			tc.n /= 10
 		}
-		if tc.n > 0 && tc.n < len(gs) {
-			gs = gs[:tc.n]
-		}
+		gs := corpusHead(t, tc.name, tc.n)
 		c := &propDiff{t: t}
 		for _, g := range gs {
 			c.solve(g)
@@ -196,21 +205,11 @@ func TestPropagateAsmRandom(t *testing.T) {
 func TestPropagateAsmSolver(t *testing.T) {
 	requireBandAsm(t)
 	defer func(v bool) { useBandAsm = v }(useBandAsm)
-	for _, tc := range []struct {
-		name string
-		n    int
-	}{
-		{"top1465.txt.gz", 0},
-		{"royle17.txt.gz", 5000},
-		{"serg-benchmark.txt.gz", 3000},
-	} {
-		gs := corpus(t, tc.name)
-		if tc.n > 0 && testing.Short() {
+	for _, tc := range solverCorpora {
+		if testing.Short() {
 			tc.n /= 10
 		}
-		if tc.n > 0 && tc.n < len(gs) {
-			gs = gs[:tc.n]
-		}
+		gs := corpusHead(t, tc.name, tc.n)
 		s := NewSolver()
 		var guesses [2]int
 		for _, g := range gs {

@@ -18,19 +18,8 @@ func TestSolutionAsm(t *testing.T) {
 	defer func(v bool) { useSolutionAsm = v }(useSolutionAsm)
 	compared := 0
 	s := NewSolver()
-	for _, tc := range []struct {
-		name string
-		n    int
-	}{
-		{"top1465.txt.gz", 0},
-		{"royle17.txt.gz", 5000},
-		{"serg-benchmark.txt.gz", 3000},
-	} {
-		gs := corpus(t, tc.name)
-		if tc.n > 0 && tc.n < len(gs) {
-			gs = gs[:tc.n]
-		}
-		for _, g := range gs {
+	for _, tc := range solverCorpora {
+		for _, g := range corpusHead(t, tc.name, tc.n) {
 			var sol [2][2]Grid
 			var n [2]int
 			for k, on := range []bool{false, true} {
@@ -73,11 +62,7 @@ func TestCheckAsm(t *testing.T) {
 	s := NewSolver()
 	compared, refused := 0, 0
 	for _, name := range []string{"top1465.txt.gz", "royle17.txt.gz"} {
-		gs := corpus(t, name)
-		if len(gs) > 2000 {
-			gs = gs[:2000]
-		}
-		for _, p := range gs {
+		for _, p := range corpusHead(t, name, 2000) {
 			if n, _ := s.Solve(&p, 1); n != 1 {
 				t.Fatalf("%s: puzzle %s: %d solutions with limit 1", name, p, n)
 			}

@@ -55,6 +55,17 @@ func corpus(t testing.TB, name string) []Grid {
 	return gs
 }
 
+// corpusHead returns the first n puzzles of a corpus of datasets, all of
+// them if n is 0 or the corpus has fewer.
+func corpusHead(t testing.TB, name string, n int) []Grid {
+	t.Helper()
+	gs := corpus(t, name)
+	if n > 0 && n < len(gs) {
+		gs = gs[:n]
+	}
+	return gs
+}
+
 func mustParse(t testing.TB, s string) Grid {
 	t.Helper()
 	g, err := ParseLine(s)
