@@ -24,7 +24,7 @@ func triadScan(f *[32]uint32, tr *triadView, s *triadSums) bool {
 		triadHook(*f)
 	}
 	if useTriadAsm {
-		return triadScanAsm(f, tr, s)
+		return triadScanAVX512(f, tr, s)
 	}
 	return triadScanGo(f, tr, s)
 }

@@ -4,7 +4,7 @@ package sudoku
 
 import "golang.org/x/sys/cpu"
 
-// useTriadAsm selects triadScanAsm over triadScanGo in triadScan. A
+// useTriadAsm selects triadScanAVX512 over triadScanGo in triadScan. A
 // variable, so that the tests can run both.
 var useTriadAsm = haveTriadAsm
 
@@ -15,13 +15,8 @@ var useTriadAsm = haveTriadAsm
 var haveTriadAsm = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
 	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512BITALG && cpu.X86.HasAVX512GFNI
 
-// triadAsmName names the kernel that triadScanAsm runs and what it needs.
+// triadAsmName names the assembly kernel and what it needs.
 const triadAsmName = "AVX-512 with BW, VBMI, BITALG and GFNI"
-
-// triadScanAsm is triadScanAVX512.
-func triadScanAsm(f *[32]uint32, tr *triadView, s *triadSums) bool {
-	return triadScanAVX512(f, tr, s)
-}
 
 // triadScanAVX512 is triadScanGo in AVX-512 (triads_amd64.s).
 //

@@ -2,12 +2,12 @@
 
 package sudoku
 
-// useTriadAsm and haveTriadAsm are false: this build has no assembly
-// triad scan (useTriadAsm a variable for the tests, as on amd64).
-var useTriadAsm, haveTriadAsm = false, false
+// haveTriadAsm is false: this build has no assembly triad scan.
+var haveTriadAsm = false
 
-// triadScanAsm is triadScanGo where there is no assembly version.
-func triadScanAsm(f *[32]uint32, tr *triadView, s *triadSums) bool { return triadScanGo(f, tr, s) }
+// useTriadAsm is a variable for the tests, as on amd64.
+var useTriadAsm = haveTriadAsm
 
-// triadAsmName names the kernel that triadScanAsm runs.
-const triadAsmName = "none in a purego build or off amd64"
+func triadScanAVX512(f *[32]uint32, tr *triadView, s *triadSums) bool {
+	panic("sudoku: no assembly triad scan")
+}
