@@ -137,11 +137,6 @@ var (
 	// of a guess: their count in bits 0-2, then their indexes into
 	// permsBits, three bits each from bit 3.
 	permList [512]uint32
-	// givenPeers[p], for the mini-rows p (as complexMask's index) that a
-	// digit's givens occupy in a band (placeGivens): in bits 0-26 the
-	// cells of their rows and boxes; in bits 32-63 the number of
-	// mini-rows, plus 256 if two of them share a row or a box.
-	givenPeers [512]uint64
 )
 
 func init() {
@@ -233,21 +228,6 @@ func init() {
 	}
 	for pos := range 27 {
 		colAt[pos] = colMask[pos%9]
-	}
-	for p := range 512 {
-		var cells uint32
-		n := uint64(bits.OnesCount(uint(p)))
-		for m := range 9 {
-			if p>>m&1 != 0 {
-				cells |= rowBits<<(9*(m/3)) | boxCols[3*(m%3)]
-			}
-		}
-		for k := range 3 {
-			if bits.OnesCount(uint(p>>(3*k)&7)) > 1 || bits.OnesCount(uint(p>>k&0x49)) > 1 {
-				n += 256 // two givens in a row or in a box
-			}
-		}
-		givenPeers[p] = uint64(cells) | n<<32
 	}
 	for pos := range 27 {
 		r, c := pos/9, pos%9

@@ -2,7 +2,11 @@
 
 package sudoku
 
-import "golang.org/x/sys/cpu"
+import (
+	"math/bits"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useBandAsm selects propagateAsm and placeGivens (bandasm_amd64.s) over
 // their Go: they need BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX)
@@ -54,3 +58,28 @@ func propagateAsm(st *state) bool
 //
 //go:noescape
 func placeGivens(st *state, grid *Grid) bool
+
+// givenPeers[p], for placeGivens: for the mini-rows p (bit 3r+x: row r in
+// box x) that a digit's givens occupy in a band, in bits 0-26 the cells of
+// their rows and boxes; in bits 32-63 the number of mini-rows, plus 256 if
+// two of them share a row or a box.
+var givenPeers [512]uint64
+
+func init() {
+	const box0 = 7 | 7<<9 | 7<<18 // box 0's cells in a band word
+	for p := range 512 {
+		var cells uint32
+		n := uint64(bits.OnesCount(uint(p)))
+		for m := range 9 {
+			if p>>m&1 != 0 {
+				cells |= rowBits<<(9*(m/3)) | box0<<(3*(m%3))
+			}
+		}
+		for k := range 3 {
+			if bits.OnesCount(uint(p>>(3*k)&7)) > 1 || bits.OnesCount(uint(p>>k&0x49)) > 1 {
+				n += 256 // two givens in a row or in a box
+			}
+		}
+		givenPeers[p] = uint64(cells) | n<<32
+	}
+}

@@ -23,3 +23,33 @@ func solutionAVX512(f *[32]uint32, grid *Grid)
 //
 //go:noescape
 func checkAVX512(puzzle, solution *Grid) bool
+
+// checkIdx[k][u], for checkAVX512: the k-th cell of unit u (rows 0-8,
+// columns 9-17, boxes 18-26; lanes 27-31 cell 0), less 49 for a cell of
+// 64 or more, and checkHigh[k] the lanes u whose cell is 64 or more.
+var (
+	checkIdx  [9][32]uint16
+	checkHigh [9]uint32
+)
+
+func init() {
+	for k := range checkIdx {
+		for u := range 27 {
+			var cell int
+			switch {
+			case u < 9:
+				cell = 9*u + k
+			case u < 18:
+				cell = 9*k + u - 9
+			default:
+				b := u - 18
+				cell = 27*(b/3) + 3*(b%3) + 9*(k/3) + k%3
+			}
+			checkIdx[k][u] = uint16(cell)
+			if cell >= 64 {
+				checkIdx[k][u] = uint16(cell - 49)
+				checkHigh[k] |= 1 << u
+			}
+		}
+	}
+}
