@@ -382,18 +382,18 @@ colSingles:
 	SHRL	$9, AX; \
 	COUNT(AX)
 	ROWS
-	MOVL	(state_f+4)(DI)(R14*4), AX
-	MOVL	(state_unsolved+4)(DI), SI
-	ANDNL	AX, SI, SI
-	ORL	SI, BX
-	COUNT(AX)
+	// Bands 1 and 2 (off 4 and 8): their filled cells into BX, their
+	// three rows counted.
+#define BAND(off) \
+	MOVL	(state_f+off)(DI)(R14*4), AX; \
+	MOVL	(state_unsolved+off)(DI), SI; \
+	ANDNL	AX, SI, SI; \
+	ORL	SI, BX; \
+	COUNT(AX); \
 	ROWS
-	MOVL	(state_f+8)(DI)(R14*4), AX
-	MOVL	(state_unsolved+8)(DI), SI
-	ANDNL	AX, SI, SI
-	ORL	SI, BX
-	COUNT(AX)
-	ROWS
+	BAND(4)
+	BAND(8)
+#undef BAND
 #undef ROWS
 #undef COUNT
 	ANDNL	DX, CX, CX

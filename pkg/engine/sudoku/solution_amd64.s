@@ -8,7 +8,7 @@
 // as bit masks (cells 0-63: f[3d] | f[3d+1]<<27 | f[3d+2]<<54; cells
 // 49-80: f[3d+1]>>22 | f[3d+2]<<5) broadcast the digit into those bytes
 // of two vectors, which are stored whole: 64 bytes at 0 and 32 at 49
-// (the overlap holds the same bytes). About 110 instructions and two
+// (the overlap holds the same bytes). About 160 instructions and two
 // stores against 81 scattered byte stores, and the checker's wide loads
 // that follow read whole stores.
 //

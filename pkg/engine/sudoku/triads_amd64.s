@@ -63,42 +63,33 @@ TEXT ·triadScanAVX512(SB), NOSPLIT, $0-25
 	VMOVDQU32 triadBand2<>(SB), Z4
 	VPERMI2D.Z Z1, Z0, K1, Z4
 
-	// Mini-row presence: P0 in Z5, P1 in Z6, P2 in Z7.
-	VPSRLD $1, Z2, Z5
-	VPSRLD $2, Z2, Z8
-	VPTERNLOGD $0xfe, Z8, Z2, Z5
-	VPANDD.BCST triadMiniRows<>(SB), Z5, Z5
-	VGF2P8AFFINEQB.BCST $0, triadShrink<>(SB), Z5, Z5
-	VPMADDUBSW triadMadd1<>(SB), Z5, Z5
-	VPMADDWD triadMadd2<>(SB), Z5, Z5
-	VPSRLD $1, Z3, Z6
-	VPSRLD $2, Z3, Z9
-	VPTERNLOGD $0xfe, Z9, Z3, Z6
-	VPANDD.BCST triadMiniRows<>(SB), Z6, Z6
-	VGF2P8AFFINEQB.BCST $0, triadShrink<>(SB), Z6, Z6
-	VPMADDUBSW triadMadd1<>(SB), Z6, Z6
-	VPMADDWD triadMadd2<>(SB), Z6, Z6
-	VPSRLD $1, Z4, Z7
-	VPSRLD $2, Z4, Z10
-	VPTERNLOGD $0xfe, Z10, Z4, Z7
-	VPANDD.BCST triadMiniRows<>(SB), Z7, Z7
-	VGF2P8AFFINEQB.BCST $0, triadShrink<>(SB), Z7, Z7
-	VPMADDUBSW triadMadd1<>(SB), Z7, Z7
-	VPMADDWD triadMadd2<>(SB), Z7, Z7
+	// Mini-row presence: P0 in Z5, P1 in Z6, P2 in Z7 (p from the band
+	// words w, t scratch).
+#define MINIROWS(w, t, p) \
+	VPSRLD $1, w, p; \
+	VPSRLD $2, w, t; \
+	VPTERNLOGD $0xfe, t, w, p; \
+	VPANDD.BCST triadMiniRows<>(SB), p, p; \
+	VGF2P8AFFINEQB.BCST $0, triadShrink<>(SB), p, p; \
+	VPMADDUBSW triadMadd1<>(SB), p, p; \
+	VPMADDWD triadMadd2<>(SB), p, p
+	MINIROWS(Z2, Z8, Z5)
+	MINIROWS(Z3, Z9, Z6)
+	MINIROWS(Z4, Z10, Z7)
+#undef MINIROWS
 	VPSLLD $9, Z6, Z6
 	VPSLLD $18, Z7, Z7
 	VPTERNLOGD $0xfe, Z7, Z6, RP // RP = P0 | P1<<9 | P2<<18
 
 	// Column presence: X_b = w|w>>9|w>>18 in Z11, Z12, Z13.
-	VPSRLD $9, Z2, Z11
-	VPSRLD $18, Z2, Z8
-	VPTERNLOGD $0xfe, Z8, Z2, Z11
-	VPSRLD $9, Z3, Z12
-	VPSRLD $18, Z3, Z9
-	VPTERNLOGD $0xfe, Z9, Z3, Z12
-	VPSRLD $9, Z4, Z13
-	VPSRLD $18, Z4, Z10
-	VPTERNLOGD $0xfe, Z10, Z4, Z13
+#define COLUMNS(w, t, x) \
+	VPSRLD $9, w, x; \
+	VPSRLD $18, w, t; \
+	VPTERNLOGD $0xfe, t, w, x
+	COLUMNS(Z2, Z8, Z11)
+	COLUMNS(Z3, Z9, Z12)
+	COLUMNS(Z4, Z10, Z13)
+#undef COLUMNS
 	VPSLLD $9, Z12, Z12
 	VPSLLD $18, Z13, Z13
 	// Bit selects (imm 0xd8: C ? B : A, A the destination): rows 9-17
