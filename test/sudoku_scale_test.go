@@ -233,9 +233,9 @@ func watchPeakRSS(pid int) func() int64 {
 			return // ended, or no /proc
 		}
 		for line := range strings.Lines(string(text)) {
-			if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				if v, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64); err == nil {
-					last.Store(v << 10)
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" { // "VmHWM: 123 kB"
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					last.Store(kb << 10)
 				}
 			}
 		}
