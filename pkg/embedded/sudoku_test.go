@@ -36,7 +36,7 @@ func upload(t *testing.T, b *queue.Broker, chunk int, data []byte) string {
 	if chunk == 0 {
 		chunk = sudokujobs.DefaultChunk
 	}
-	in, err := sudokujobs.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, b.UploadContent)
+	in, err := sudokujobs.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, sudokujobs.Stored(b.UploadContent))
 	if err != nil {
 		t.Fatal(err)
 	}

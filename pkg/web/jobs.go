@@ -582,7 +582,7 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 			p.Chunk = sudokujobs.AutoChunk(len(text))
 		}
 		// Cut and stored as analyze sudoku solve stores a file.
-		in, err := sudokujobs.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, b.UploadContent)
+		in, err := sudokujobs.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, sudokujobs.Stored(b.UploadContent))
 		if err != nil {
 			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"sync"
 
@@ -45,11 +46,15 @@ const uploaders = 4
 // (as sudoku.Cut cuts a whole file), stores each piece with put (which
 // names it by its content, and may be called from several goroutines at
 // once) and then the manifest, and returns the input to name in
-// SolveParams. It holds a few pieces and one block of the file in memory,
+// SolveParams. put's at is where data starts in what r reads, if data is
+// those bytes as they are, or -1 (a piece whose comments were left out, or
+// whose lines were cut, and the manifest): a store that reads pieces in
+// place, from the file, can so name them without storing them
+// (queue.Broker.UploadFileRange). It holds a few pieces and one block of the file in memory,
 // whatever the size of the file. An error wrapping tasks.ErrInvalid names
 // the line of a piece too big for a task; an error of r is returned as it
 // is, after the pieces before it were stored.
-func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put func(ctx context.Context, data []byte) (string, error)) (Input, error) {
+func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put func(ctx context.Context, data []byte, at int64) (string, error)) (Input, error) {
 	if per < 1 || per > MaxChunk {
 		return Input{}, tasks.Invalid("chunk %d: want 1 to %d puzzles per task", per, MaxChunk)
 	}
@@ -58,6 +63,7 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 	type job struct {
 		i    int
 		text []byte
+		at   int64
 	}
 	var (
 		mu      sync.Mutex
@@ -69,7 +75,7 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 	for range uploaders {
 		wg.Go(func() {
 			for j := range jobs {
-				name, err := put(ctx, j.text)
+				name, err := put(ctx, j.text, j.at)
 				if err != nil {
 					cancel(fmt.Errorf("store a piece of %s: %w", file, err))
 					continue
@@ -80,12 +86,12 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 			}
 		})
 	}
-	emit := func(text []byte, line, items, compacted int) error {
+	emit := func(text []byte, line, items, compacted int, at int64) error {
 		if items == 0 {
 			return nil // comments and blank lines only
 		}
 		if compacted < len(text) {
-			text = sudoku.Compact(nil, text)
+			text, at = sudoku.Compact(nil, text), -1
 		} else {
 			text = bytes.Clone(text)
 		}
@@ -99,7 +105,7 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 		entries = append(entries, strconv.Itoa(line)+" "+strconv.Itoa(items)+" ")
 		mu.Unlock()
 		select {
-		case jobs <- job{i, text}:
+		case jobs <- job{i, text, at}:
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)
@@ -122,11 +128,17 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 	for i, e := range entries {
 		m = append(append(append(m, e...), names[i]...), '\n')
 	}
-	name, perr := put(ctx, m)
+	name, perr := put(ctx, m, -1)
 	if perr != nil {
 		return Input{}, fmt.Errorf("store the list of pieces of %s: %w", file, perr)
 	}
 	return Input{File: file, Object: name}, err
+}
+
+// Stored adapts put, which stores every piece it is given
+// (queue.Broker.UploadContent), to UploadCorpus.
+func Stored(put func(ctx context.Context, data []byte) (string, error)) func(ctx context.Context, data []byte, at int64) (string, error) {
+	return func(ctx context.Context, data []byte, _ int64) (string, error) { return put(ctx, data) }
 }
 
 // readError is an error of the reader of cutStream.
@@ -139,10 +151,15 @@ func (e readError) Error() string { return e.err.Error() }
 // is cut from its first line; the pieces but the last are final (where Cut
 // cuts depends only on the lines before), the last is cut again with the
 // next block. At the end of r, or at an error of r (returned as a
-// readError), the text read so far is the whole text.
-func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compacted int) error) error {
+// readError), the text read so far is the whole text. yield's at is where
+// the piece starts in what r read, or -1 for a piece that ends after the
+// start of the first line cut for its length (trimLong): from there on
+// the text is no longer r's bytes.
+func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compacted int, at int64) error) error {
 	buf := make([]byte, 0, readBlock)
-	line := 1 // of buf's first line
+	line := 1                       // of buf's first line
+	var pos int64                   // where buf starts in what r read
+	var cutAt int64 = math.MaxInt64 // where the first line cut starts
 	var rerr error
 	for rerr == nil {
 		if len(buf) == cap(buf) {
@@ -154,7 +171,10 @@ func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compac
 		if err != nil {
 			rerr = err
 		}
-		buf = trimLong(buf, len(buf)-len(fresh))
+		var cut int
+		if buf, cut = trimLong(buf, len(buf)-len(fresh)); cut >= 0 {
+			cutAt = min(cutAt, pos+int64(cut))
+		}
 		end := bytes.LastIndexByte(buf, '\n') + 1
 		if rerr != nil {
 			end = len(buf)
@@ -162,19 +182,23 @@ func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compac
 		if end == 0 {
 			continue
 		}
-		// Every piece but the last is final.
+		// Every piece but the last is final. The pieces cover buf[:end]
+		// one after another.
 		var last struct {
 			text                   []byte
 			line, items, compacted int
+			at                     int64
 			ok                     bool
 		}
+		at := pos
 		err = sudoku.CutFrom(buf[:end], line, per, maxPiece, func(text []byte, l, items, compacted int) error {
 			if last.ok {
-				if err := yield(last.text, last.line, last.items, last.compacted); err != nil {
+				if err := yield(last.text, last.line, last.items, last.compacted, place(last.at, len(last.text), cutAt)); err != nil {
 					return err
 				}
 			}
-			last.text, last.line, last.items, last.compacted, last.ok = text, l, items, compacted, true
+			last.text, last.line, last.items, last.compacted, last.at, last.ok = text, l, items, compacted, at, true
+			at += int64(len(text))
 			return nil
 		})
 		if err != nil {
@@ -184,14 +208,14 @@ func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compac
 			continue
 		}
 		if rerr != nil {
-			if err := yield(last.text, last.line, last.items, last.compacted); err != nil {
+			if err := yield(last.text, last.line, last.items, last.compacted, place(last.at, len(last.text), cutAt)); err != nil {
 				return err
 			}
 			break
 		}
 		// Keep the last piece and what follows the last newline.
 		from := len(buf[:end]) - len(last.text)
-		line = last.line
+		line, pos = last.line, last.at
 		buf = buf[:copy(buf, buf[from:])]
 	}
 	if rerr == io.EOF {
@@ -200,20 +224,30 @@ func cutStream(r io.Reader, per int, yield func(text []byte, line, items, compac
 	return readError{rerr}
 }
 
+// place is at, for a piece of n bytes from at, if it ends before cutAt,
+// or -1.
+func place(at int64, n int, cutAt int64) int64 {
+	if at+int64(n) > cutAt {
+		return -1
+	}
+	return at
+}
+
 // trimLong cuts the lines of buf longer than maxLineKept to their first
 // maxLineKept bytes (and their newline), from the line that holds
-// buf[from] on (those before are cut already). Lines are found a window of
-// maxLineKept bytes at a time: only a window without a newline costs more.
-func trimLong(buf []byte, from int) []byte {
+// buf[from] on (those before are cut already), and returns where the
+// first line cut starts, or -1. Lines are found a window of maxLineKept
+// bytes at a time: only a window without a newline costs more.
+func trimLong(buf []byte, from int) ([]byte, int) {
 	p := bytes.LastIndexByte(buf[:from], '\n') + 1
 	for len(buf)-p > maxLineKept {
 		k := bytes.LastIndexByte(buf[p:p+maxLineKept+1], '\n')
 		if k < 0 {
-			return cutLong(buf, p)
+			return cutLong(buf, p), p
 		}
 		p += k + 1
 	}
-	return buf
+	return buf, -1
 }
 
 // cutLong cuts the lines of buf from p, the start of a line, on.

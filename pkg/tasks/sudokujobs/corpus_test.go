@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -371,6 +372,52 @@ func TestReportBoundsRejects(t *testing.T) {
 		more := fmt.Sprintf("    ... and %d more in the file of --rejects\n", tc.bad-rejectsShown)
 		if txt := rep.Text(); !strings.Contains(txt, more) || strings.Count(txt, "\n    c.txt:") != rejectsShown {
 			t.Errorf("%s: the report's text does not show %d rejects and %q:\n%s", name, rejectsShown, more, txt)
+		}
+	}
+}
+
+// UploadCorpus gives put the place of each piece that is the text's bytes
+// as they are, and only of those: a piece with its comments left out, a
+// piece after a line cut for its length, and the manifest have none. A
+// text with neither has a place for every piece.
+func TestUploadCorpusPlaces(t *testing.T) {
+	defer func(b, k int) { readBlock, maxLineKept = b, k }(readBlock, maxLineKept)
+	pz := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n"
+	texts := corpusTexts(t)
+	texts["plain"] = []byte(strings.Repeat(pz, 3000))
+	for name, text := range texts {
+		for _, c := range [][2]int{{4 << 20, 7}, {64 << 10, 1}, {1000, 7}, {1000, 1}} {
+			block, per := c[0], c[1]
+			readBlock, maxLineKept = block, 100_000
+			rng := rand.New(rand.NewPCG(uint64(block), uint64(per)))
+			var mu sync.Mutex
+			placed, unplaced := 0, 0
+			put := func(_ context.Context, data []byte, at int64) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if at < 0 {
+					unplaced++
+					return "piece/x", nil
+				}
+				placed++
+				if end := at + int64(len(data)); end > int64(len(text)) || !bytes.Equal(text[at:end], data) {
+					t.Errorf("%s, block %d, chunk %d: a piece of %d bytes placed at %d is not the text's bytes there", name, block, per, len(data), at)
+				}
+				return "piece/x", nil
+			}
+			if _, err := UploadCorpus(context.Background(), "f.txt", randomReads{bytes.NewReader(text), rng}, per, put); err != nil {
+				t.Fatal(err)
+			}
+			switch name {
+			case "plain":
+				if unplaced != 1 { // the manifest
+					t.Errorf("plain, block %d, chunk %d: %d pieces placed, %d not; want all but the manifest", block, per, placed, unplaced)
+				}
+			case "mixed", "huge line": // in one piece of 7
+				if (per == 1 || name == "mixed") && (placed == 0 || unplaced < 2) {
+					t.Errorf("%s, block %d, chunk %d: %d pieces placed, %d not; want some of each", name, block, per, placed, unplaced)
+				}
+			}
 		}
 	}
 }

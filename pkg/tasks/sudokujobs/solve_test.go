@@ -128,9 +128,9 @@ func (w *memWriter) Close() error {
 
 // store stores data in objs under a name made from its content; it may be
 // called from several goroutines (UploadCorpus calls it so).
-func store(objs memObjects) func(context.Context, []byte) (string, error) {
+func store(objs memObjects) func(context.Context, []byte, int64) (string, error) {
 	var mu sync.Mutex
-	return func(_ context.Context, data []byte) (string, error) {
+	return func(_ context.Context, data []byte, _ int64) (string, error) {
 		sum := sha256.Sum256(data)
 		name := "piece/" + hex.EncodeToString(sum[:8])
 		mu.Lock()
