@@ -12,8 +12,8 @@ import (
 // store: the client names the file that an output object is to be written
 // to (Sink) before its job runs, and the coordinator's writes of that
 // object go straight to the file, as they are made. An output with no file
-// goes to the object store as on a cluster. Inputs always go to the object
-// store: each worker reads the pieces of its tasks there.
+// goes to the object store as on a cluster. Inputs are another matter (see
+// lender).
 type handoff struct {
 	mu    sync.Mutex
 	sinks map[string]*os.File // output object -> the client's file

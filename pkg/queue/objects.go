@@ -21,23 +21,25 @@ import (
 )
 
 // Objects returns the cluster's object store as the kinds see it.
-func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.pieces, b.handoff} }
+func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.pieces, b.handoff, b.lender} }
 
 type objects struct {
 	os     jetstream.ObjectStore
 	pieces jetstream.KeyValue
 	h      *handoff
+	l      *lender
 }
 
 // Get returns an object's content, which the caller must not change: a
-// piece (UploadContent) from its bucket, any other from the object store.
+// piece (UploadContent) from its bucket or its place in a file
+// (UploadFileRange), any other from the object store.
 func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
 	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
-		e, err := o.pieces.Get(ctx, key)
+		data, err := o.getPiece(ctx, key)
 		if err != nil {
 			return nil, fmt.Errorf("get piece %s: %w", name, err)
 		}
-		return e.Value(), nil
+		return data, nil
 	}
 	return getObject(ctx, o.os, name)
 }
@@ -68,8 +70,11 @@ func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error)
 // that may still run names.
 func (b *Broker) DeleteContent(ctx context.Context, name string) error {
 	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
-		if err := b.pieces.Purge(ctx, key); err != nil {
-			return fmt.Errorf("delete piece %s: %w", name, err)
+		b.lender.forget(key)
+		for _, k := range []string{key, refPrefix + key} {
+			if err := b.pieces.Purge(ctx, k); err != nil {
+				return fmt.Errorf("delete piece %s: %w", name, err)
+			}
 		}
 		return nil
 	}
@@ -84,6 +89,7 @@ func (b *Broker) DeleteContent(ctx context.Context, name string) error {
 // read the blocks that hold them: 40 MB of resident memory for the pieces
 // of a million puzzles).
 func (b *Broker) PurgePieces(ctx context.Context) error {
+	b.lender.forget("")
 	s, err := b.js.Stream(ctx, "KV_"+piecesBucket)
 	if err == nil {
 		err = s.Purge(ctx)
@@ -225,6 +231,11 @@ const inputBlock = 4 << 20
 // job can start).
 func NewInput(data []byte) Input {
 	n := max((len(data)+inputBlock-1)/inputBlock, 1)
+	if n == 1 { // a piece: hashed here
+		sum := sha256.Sum256(data)
+		root := sha256.Sum256(sum[:])
+		return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
+	}
 	sums := make([]byte, n*sha256.Size)
 	var next atomic.Int64
 	var wg sync.WaitGroup

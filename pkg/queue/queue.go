@@ -18,7 +18,8 @@
 //	KV     wopr_coordinator  the lease of the coordinator that runs the jobs
 //	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
 //	KV     wopr_pieces   pieces of job inputs that fit a message, each a
-//	                     task's (content-addressed), kept 14 days
+//	                     task's (content-addressed), or where they are in
+//	                     their files (key at.<piece>: see lender), kept 14 days
 package queue
 
 import (
@@ -128,6 +129,7 @@ type Broker struct {
 	fail    *failure
 
 	handoff *handoff // nil unless EnableHandoff
+	lender  *lender  // nil unless EnableLender or ShareLender
 }
 
 // failure records the first error that ends a connection for good.
