@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,6 +271,10 @@ func TestSudokuSolveDeletesItsPieces(t *testing.T) {
 	if n := present(t, data, pieces); n != len(pieces) || n < 500 {
 		t.Fatalf("%d of the %d pieces of job 2 in the store after it, want all (job 1 names them)", n, len(pieces))
 	}
+	// They stay in the corpus: the store has where they are, not them.
+	if stored, size := dirSize(t, filepath.Join(data, "nats")), len(mustRead(t, corpus)); stored > size/4 {
+		t.Errorf("the NATS store holds %d bytes for a corpus of %d: the pieces were stored, not left in the corpus", stored, size)
+	}
 	// Job 1 resumed from the store alone: the same figures, no failed task.
 	out1, err := run(t, "analyze", "report", jobs[0].ID, "--wait", "--json", "--data", data)
 	if err != nil {
@@ -285,6 +290,55 @@ func TestSudokuSolveDeletesItsPieces(t *testing.T) {
 	if n := present(t, data, pieces); n != 0 {
 		t.Errorf("%d of the %d pieces of the corpus in the store after a job done with no other unfinished, want 0", n, len(pieces))
 	}
+}
+
+// A corpus changed under an interrupted job fails it, when it is resumed,
+// with an error that names the corpus and the bytes that changed, rather
+// than solving puzzles that the job never had.
+func TestSudokuSolveCorpusChangedUnderItsJob(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)
+	data := filepath.Join(dir, "data")
+	_, at, err := runToMidJob(t, []string{"sudoku", "solve", corpus, "--data", data, "--chunk", "200", "--progress"}, func(cmd *exec.Cmd) {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+	})
+	if at < 0 || err == nil {
+		t.Fatalf("the run was not interrupted mid-job (at %d tasks, exit %v)", at, err)
+	}
+	// Every puzzle changes: so does the piece of every task not done.
+	text := mustRead(t, corpus)
+	for i := 1; i < len(text); i++ {
+		if text[i] == '\n' {
+			text[i-1] ^= 1 // '.' becomes '/', a digit another
+		}
+	}
+	if err := os.WriteFile(corpus, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := storedJobs(t, data)
+	out, err := run(t, "analyze", "report", jobs[0].ID, "--wait", "--json", "--data", data)
+	if err == nil || !strings.Contains(err.Error(), corpus+", bytes") || !strings.Contains(err.Error(), "changed since the job began") {
+		t.Fatalf("resumed over a changed corpus: %s, error %v; want the job failed, naming the corpus", out, err)
+	}
+}
+
+// dirSize is the size of the files under dir.
+func dirSize(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		n += int(info.Size())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // storedJobs returns the jobs of the embedded store in data, oldest first.

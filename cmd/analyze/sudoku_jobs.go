@@ -183,14 +183,13 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		if p.Chunk == 0 {
 			p.Chunk = autoChunk(size.n)
 		}
-		put := b.UploadContent
 		var damages []error
 		for _, f := range files {
 			r, err := infile.Open(f)
 			if err != nil {
 				return job.Spec{}, readError(f, err)
 			}
-			in, err := sudokujobs.UploadCorpus(ctx, f, r, p.Chunk, put)
+			in, err := sudokujobs.UploadCorpus(ctx, f, r, p.Chunk, pieceStore(b, f, r))
 			r.Close()
 			switch {
 			case errors.As(err, new(*infile.DamagedError)):
@@ -207,6 +206,21 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		return job.Spec{Kind: kind, Params: params}, err
 	})
 	return errors.Join(damaged, err)
+}
+
+// pieceStore is how UploadCorpus stores the pieces of file, which r
+// reads: on the embedded default, the pieces of a plain file stay in it,
+// where its workers read them (queue.Broker.UploadFileRange); otherwise
+// each is stored.
+func pieceStore(b *queue.Broker, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
+	st, err := os.Stat(file)
+	path, aerr := filepath.Abs(file)
+	if !b.Lends() || r.Compressed() || err != nil || !st.Mode().IsRegular() || aerr != nil {
+		return sudokujobs.Stored(b.UploadContent)
+	}
+	return func(ctx context.Context, data []byte, at int64) (string, error) {
+		return b.UploadFileRange(ctx, data, path, at)
+	}
 }
 
 type sizeResult struct {

@@ -213,6 +213,12 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Listen == "" {
+		// Every reader of the cluster is on this machine: the pieces of
+		// the client's input files stay in them (see queue.Broker.EnableLender).
+		coordBroker.EnableLender()
+		workerBroker.ShareLender(coordBroker)
+	}
 	source, err := workerBroker.Tasks(ctx)
 	if err != nil {
 		return nil, err
