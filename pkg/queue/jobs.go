@@ -304,7 +304,14 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 	defer cancel()
 	updates, err := b.WatchJob(wctx, id)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A watch that cannot start (its consumer not created while a
+		// restarted node rejoins the cluster, or not permitted) leaves
+		// the poll, which then reports progress too.
+		b.log.Warn("following the job by reading its record every few seconds", "job", id, "err", err)
+		updates = nil
 	}
 	poll := time.NewTicker(waitPoll)
 	defer poll.Stop()
@@ -323,7 +330,7 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 			gctx, gcancel := context.WithTimeout(wctx, waitPoll)
 			rec, _, err := b.GetJob(gctx, id)
 			gcancel()
-			if err != nil || !rec.State.Final() {
+			if err != nil || updates != nil && !rec.State.Final() {
 				continue // the watch reports progress
 			}
 			r = rec

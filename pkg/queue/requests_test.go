@@ -110,3 +110,68 @@ func TestURLOfSeveralServers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A watch that cannot start leaves Wait following the job by reading its
+// record: here the server does not let the client create consumers on the
+// jobs' bucket (as while a restarted node rejoins, when creating one timed
+// out), and Wait still reports the job's progress and returns its final
+// record.
+func TestWaitWithoutWatch(t *testing.T) {
+	s := startServer(t, func(o *server.Options) {
+		o.Users = []*server.User{
+			{Username: "owner", Password: "o"},
+			{Username: "follower", Password: "f", Permissions: &server.Permissions{
+				Publish: &server.SubjectPermission{Deny: []string{"$JS.API.CONSUMER.CREATE.KV_wopr_jobs", "$JS.API.CONSUMER.CREATE.KV_wopr_jobs.>"}},
+			}},
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	follower, err := Attach(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "follower", Password: "f"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follower.Close()
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer wcancel()
+	if _, err := follower.WatchJob(wctx, "x"); err == nil {
+		t.Fatal("the follower may watch the jobs: the test tests nothing")
+	}
+	j, err := owner.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := make(chan *job.Record, 100)
+	done := make(chan error, 1)
+	var last *job.Record
+	go func() {
+		// As analyze report --wait: a context without a deadline, so
+		// that creating the watch's consumer times out by itself.
+		var err error
+		last, err = follower.Wait(context.Background(), j.ID, func(r *job.Record) { progress <- r })
+		done <- err
+	}()
+	select {
+	case <-progress: // the submitted record, read
+	case err := <-done:
+		t.Fatalf("Wait ended before the job did: %v", err)
+	case <-ctx.Done():
+		t.Fatal("no progress reported within a minute")
+	}
+	if _, err := owner.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.State = job.Done; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil || last.State != job.Done {
+			t.Fatalf("Wait: %+v, %v; want the job done", last, err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Wait did not return within a minute of the job done")
+	}
+}
