@@ -18,12 +18,11 @@ import (
 // machine (the embedded default when it does not listen) read the pieces
 // of an input file in place, where the client found them, instead of from
 // the bucket of pieces: the client names each piece by its content, as
-// UploadContent does, and records where it is (UploadFileRange). Storing
-// the pieces of a ten-million-puzzle corpus, 820 MB that the server takes
-// in, writes, and serves again a piece at a time, cost the embedded default
-// about 6 of its 57 CPU-seconds (2026-12-02), and its job ran 6 to 12%
-// slower than when the process held the whole input in memory; read in
-// place, it is level with that (docs/benchmarks.md, Memory).
+// UploadContent does, and records where it is (UploadFileRange). Stored,
+// every byte of a corpus is taken in, written and served again by the
+// server, a piece at a time: on the embedded default that cost as much as
+// the job lost against holding the whole input in memory
+// (docs/benchmarks.md, Memory).
 //
 // A piece's place is kept twice: in memory, for the readers of the process
 // that shares the lender (ShareLender), and in the bucket of pieces under
@@ -39,9 +38,8 @@ type lender struct {
 // filePlace is where a piece is in a file, and the CRC-32C of its bytes
 // there: also the value of its record in the bucket of pieces. A reader
 // checks the bytes it reads against the CRC, not against the piece's
-// SHA-256 name: that would cost a second SHA-256 of the input (0.8
-// CPU-seconds of ten million puzzles), where a file changed since is what
-// the check is for, and a CRC of 32 bits misses one such change in four
+// SHA-256 name, which would hash the whole input a second time: the check
+// is for a file changed since, which a CRC of 32 bits misses once in four
 // billion.
 type filePlace struct {
 	Path   string `json:"path"`
