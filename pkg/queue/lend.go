@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,9 +24,11 @@ import (
 // (docs/benchmarks.md, Memory).
 //
 // A piece's place is kept twice: in memory, for the readers of the process
-// that shares the lender (ShareLender), and in the bucket of pieces under
-// refPrefix and the piece's key, for a reader in another process on this
-// machine (analyze report --wait resuming a job). Either way the reader
+// that shares the lender (ShareLender), which so read a piece with no
+// request at all (from the bucket it takes two: the piece's key, not
+// found, then its place), and in the bucket of pieces under refPrefix and
+// the piece's key, for a reader in another process on this machine
+// (analyze report --wait resuming a job). Either way the reader
 // checks the bytes it reads against their CRC: a file changed since is an
 // error that names it, never a wrong piece.
 type lender struct {
@@ -75,7 +76,7 @@ func (b *Broker) Lends() bool { return b.lender != nil }
 // other processes look for it there. It may be called from several
 // goroutines at once.
 func (b *Broker) UploadFileRange(ctx context.Context, data []byte, path string, at int64) (string, error) {
-	if b.lender == nil || at < 0 || len(data) > int(b.nc.MaxPayload())-pieceHeadroom {
+	if b.lender == nil || at < 0 || !b.fitsPiece(data) {
 		return b.UploadContent(ctx, data)
 	}
 	key := contentKey(data)
@@ -105,18 +106,21 @@ func (l *lender) place(key string) (filePlace, bool) {
 	return p, ok
 }
 
-// forget forgets the place of the piece key, or of every piece if key is
-// "".
+// forget forgets the place of the piece key.
 func (l *lender) forget(key string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if key == "" {
-		clear(l.places)
-	} else {
+	if l != nil {
+		l.mu.Lock()
 		delete(l.places, key)
+		l.mu.Unlock()
+	}
+}
+
+// forgetAll forgets every place.
+func (l *lender) forgetAll() {
+	if l != nil {
+		l.mu.Lock()
+		clear(l.places)
+		l.mu.Unlock()
 	}
 }
 
@@ -174,9 +178,4 @@ func (p filePlace) read() ([]byte, error) {
 		return nil, fmt.Errorf("%s, bytes %d to %d: changed since the job began (the piece there is no longer the one the job named)", p.Path, p.Offset, p.Offset+int64(p.Length))
 	}
 	return data, nil
-}
-
-// contentKey is the key of data among the pieces (UploadContent).
-func contentKey(data []byte) string {
-	return strings.TrimPrefix(NewInput(data).Name, "input/")
 }

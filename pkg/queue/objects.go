@@ -54,11 +54,10 @@ const piecePrefix = "piece/"
 // ms a read of a 250 KB piece); anything bigger is an input (Upload). It
 // may be called from several goroutines at once.
 func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error) {
-	in := NewInput(data)
-	if len(data) > int(b.nc.MaxPayload())-pieceHeadroom {
-		return b.Upload(ctx, in)
+	if !b.fitsPiece(data) {
+		return b.Upload(ctx, NewInput(data))
 	}
-	key := strings.TrimPrefix(in.Name, "input/")
+	key := contentKey(data)
 	if _, err := b.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return "", fmt.Errorf("store piece %s: %w", key, err)
 	}
@@ -89,7 +88,7 @@ func (b *Broker) DeleteContent(ctx context.Context, name string) error {
 // read the blocks that hold them: 40 MB of resident memory for the pieces
 // of a million puzzles).
 func (b *Broker) PurgePieces(ctx context.Context) error {
-	b.lender.forget("")
+	b.lender.forgetAll()
 	s, err := b.js.Stream(ctx, "KV_"+piecesBucket)
 	if err == nil {
 		err = s.Purge(ctx)
@@ -102,6 +101,17 @@ func (b *Broker) PurgePieces(ctx context.Context) error {
 
 // pieceHeadroom is what a message holds besides the data of a piece.
 const pieceHeadroom = 4 << 10
+
+// fitsPiece tells whether data fits a message of the bucket of pieces.
+func (b *Broker) fitsPiece(data []byte) bool {
+	return len(data) <= int(b.nc.MaxPayload())-pieceHeadroom
+}
+
+// contentKey is the key of data among the pieces: its name as an input
+// (NewInput) without the prefix.
+func contentKey(data []byte) string {
+	return strings.TrimPrefix(NewInput(data).Name, "input/")
+}
 
 // getObject reads an object into a buffer of its size.
 func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
@@ -231,23 +241,23 @@ const inputBlock = 4 << 20
 // job can start).
 func NewInput(data []byte) Input {
 	n := max((len(data)+inputBlock-1)/inputBlock, 1)
-	if n == 1 { // a piece: hashed here
-		sum := sha256.Sum256(data)
-		root := sha256.Sum256(sum[:])
-		return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
-	}
 	sums := make([]byte, n*sha256.Size)
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				sum := sha256.Sum256(data[i*inputBlock : min((i+1)*inputBlock, len(data))])
-				copy(sums[i*sha256.Size:], sum[:])
-			}
-		})
+	hash := func() {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			sum := sha256.Sum256(data[i*inputBlock : min((i+1)*inputBlock, len(data))])
+			copy(sums[i*sha256.Size:], sum[:])
+		}
 	}
-	wg.Wait()
+	if n == 1 {
+		hash() // a piece: no goroutine for one block
+	} else {
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), n) {
+			wg.Go(hash)
+		}
+		wg.Wait()
+	}
 	root := sha256.Sum256(sums)
 	return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
 }
