@@ -61,30 +61,41 @@ func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 	}
 }
 
+// ownerAndDenied starts a server with two users and connects them: the
+// owner, who creates wopr's streams, and one who may not publish to the
+// subjects deny.
+func ownerAndDenied(t *testing.T, deny ...string) (owner, denied *Broker) {
+	t.Helper()
+	s := startServer(t, func(o *server.Options) {
+		o.Users = []*server.User{
+			{Username: "owner", Password: "o"},
+			{Username: "denied", Password: "d", Permissions: &server.Permissions{
+				Publish: &server.SubjectPermission{Deny: deny},
+			}},
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(owner.Close)
+	denied, err = Attach(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "denied", Password: "d"}}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(denied.Close)
+	return owner, denied
+}
+
 // A request the server's permissions deny is never answered: GetJob, and
 // any request, ends with the violation the server reports rather than
 // sending the request again until its context ends (which, for a worker
 // reading job records, is never).
 func TestDeniedRequestEndsAtOnce(t *testing.T) {
-	s := startServer(t, func(o *server.Options) {
-		o.Users = []*server.User{
-			{Username: "owner", Password: "o"},
-			{Username: "reader", Password: "r", Permissions: &server.Permissions{
-				Publish: &server.SubjectPermission{Deny: []string{"$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>"}},
-			}},
-		}
-	})
+	owner, reader := ownerAndDenied(t, "$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>")
 	ctx := context.Background()
-	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
-	reader, err := Attach(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "reader", Password: "r"}}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close()
 	j, err := owner.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -117,26 +128,9 @@ func TestURLOfSeveralServers(t *testing.T) {
 // out), and Wait still reports the job's progress and returns its final
 // record.
 func TestWaitWithoutWatch(t *testing.T) {
-	s := startServer(t, func(o *server.Options) {
-		o.Users = []*server.User{
-			{Username: "owner", Password: "o"},
-			{Username: "follower", Password: "f", Permissions: &server.Permissions{
-				Publish: &server.SubjectPermission{Deny: []string{"$JS.API.CONSUMER.CREATE.KV_wopr_jobs", "$JS.API.CONSUMER.CREATE.KV_wopr_jobs.>"}},
-			}},
-		}
-	})
+	owner, follower := ownerAndDenied(t, "$JS.API.CONSUMER.CREATE.KV_wopr_jobs", "$JS.API.CONSUMER.CREATE.KV_wopr_jobs.>")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	owner, err := Open(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "owner", Password: "o"}}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
-	follower, err := Attach(ctx, Endpoint{URL: s.ClientURL(), Auth: Auth{User: "follower", Password: "f"}}, DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer follower.Close()
 	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer wcancel()
 	if _, err := follower.WatchJob(wctx, "x"); err == nil {
