@@ -28,7 +28,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // bin is the directory with the binaries TestMain builds.
@@ -506,7 +506,7 @@ func waitDone(t *testing.T, url, id string, n int) map[string]any {
 
 // countReport is an mnk.count report as --json prints it.
 type countReport struct {
-	mnkjobs.CountReport
+	mnk.CountReport
 	tasks.Common
 }
 

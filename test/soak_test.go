@@ -17,7 +17,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
 
@@ -37,17 +37,17 @@ const soakTasks = 48
 // milliseconds, some none (split below the end of every game); no two are
 // the same, so none follows another's record, and the coordinator's cache
 // answers only the tasks that two jobs share (a position of the same game).
-func soakParams(t *testing.T) ([]mnkjobs.CountParams, []*mnkjobs.CountReport) {
+func soakParams(t *testing.T) ([]mnk.CountParams, []*mnk.CountReport) {
 	t.Helper()
-	var ps []mnkjobs.CountParams
+	var ps []mnk.CountParams
 	var plans []tasks.Plan
 	for rows := 1; rows <= 8; rows++ {
 		for cols := 1; cols <= 8 && rows*cols <= 16; cols++ {
 			for k := 1; k <= max(rows, cols) && (rows*cols <= 12 || k <= 2); k++ {
 				for d := -1; d <= rows*cols && len(ps) < soakJobs; d++ {
-					p := mnkjobs.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: d}
+					p := mnk.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: d}
 					raw, _ := json.Marshal(p)
-					plan, err := mnkjobs.Count{}.Plan(context.Background(), raw, tasks.PlanEnv{})
+					plan, err := mnk.Count{}.Plan(context.Background(), raw, tasks.PlanEnv{})
 					if err != nil {
 						t.Fatalf("%+v: %v", p, err)
 					}
@@ -63,12 +63,12 @@ func soakParams(t *testing.T) ([]mnkjobs.CountParams, []*mnkjobs.CountReport) {
 	if len(ps) < soakJobs {
 		t.Fatalf("%d distinct jobs, want %d", len(ps), soakJobs)
 	}
-	reports := make([]*mnkjobs.CountReport, len(plans))
+	reports := make([]*mnk.CountReport, len(plans))
 	var wg sync.WaitGroup
 	for w := range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := w; i < len(plans); i += runtime.GOMAXPROCS(0) {
-				reports[i] = taskstest.RunPlan(t, mnkjobs.Count{}, plans[i], tasks.Env{}, tasks.Summary{}).(*mnkjobs.CountReport)
+				reports[i] = taskstest.RunPlan(t, mnk.Count{}, plans[i], tasks.Env{}, tasks.Summary{}).(*mnk.CountReport)
 			}
 		})
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // Bad input to solve, search and minimax: one line on stderr saying what is
@@ -53,7 +53,7 @@ func TestSearchGomokuCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r struct {
-		mnkjobs.SearchReport
+		mnktasks.SearchReport
 		tasks.Common
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -72,7 +72,7 @@ func TestSearchGomokuCLI(t *testing.T) {
 func TestSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--root-moves", "--json"}
 	type report struct {
-		mnkjobs.SolveReport
+		mnktasks.SolveReport
 		tasks.Common
 	}
 	parse := func(out string) report {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 // A corpus run killed with SIGKILL mid-job and started again with the same
@@ -362,10 +362,10 @@ func storedJobs(t *testing.T, data string) []*job.Record {
 }
 
 // jobPieces returns the names of the manifests and pieces of the inputs
-// of a corpus job (sudokujobs.UploadCorpus).
+// of a corpus job (sudoku.UploadCorpus).
 func jobPieces(t *testing.T, data string, spec job.Spec) []string {
 	t.Helper()
-	var p sudokujobs.SolveParams
+	var p sudoku.SolveParams
 	if err := json.Unmarshal(spec.Params, &p); err != nil {
 		t.Fatal(err)
 	}

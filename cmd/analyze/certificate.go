@@ -15,11 +15,11 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/infile"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // writeCertificate extracts, in this process, the strategies that prove the
-// value of g's empty board, with a solver of the job's method (mnkjobs.MethodPNS
+// value of g's empty board, with a solver of the job's method (mnktasks.MethodPNS
 // or MethodAlphaBeta), checks that they prove the value the job reported,
 // and writes them to path (through a temporary file, so that a certificate
 // is never half written).
@@ -34,7 +34,7 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 		stderr = os.Stderr
 	}
 	if ttMB == 0 {
-		ttMB = mnkjobs.DefaultTTMB
+		ttMB = mnktasks.DefaultTTMB
 	}
 	start := time.Now()
 	last := start
@@ -47,7 +47,7 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 	var cert *mnk.Certificate
 	var err error
 	hint := "a strategy must answer every reply of the other side, and alpha-beta certificates grow fast past 4x5; --method pns gives smaller ones (docs/games.md)"
-	if method == mnkjobs.MethodPNS {
+	if method == mnktasks.MethodPNS {
 		cert, err = mnk.NewProofCertificate(ctx, mnk.NewProofSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
 		hint = "a strategy must answer every reply of the other side until a pairing or the end of the game (docs/games.md)"
 	} else {

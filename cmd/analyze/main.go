@@ -24,9 +24,9 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
-	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/queue"
+	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
 func main() {

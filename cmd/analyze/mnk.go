@@ -12,7 +12,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 func init() { gameCommands = append(gameCommands, mnkCommand) }
@@ -110,7 +110,7 @@ func mnkCountCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := mnkjobs.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth")}
+			p := mnktasks.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth")}
 			if _, err := p.Validate(); err != nil {
 				return usagef("%v", err)
 			}
@@ -119,7 +119,7 @@ func mnkCountCommand() *cli.Command {
 				return err
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnkjobs.Count{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Count{}.Name(), Params: params})
 		},
 	}
 }
@@ -163,9 +163,9 @@ func mnkSolveCommand() *cli.Command {
 			"search) otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
-			&cli.StringFlag{Name: "method", Value: mnkjobs.MethodAuto, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
+			&cli.StringFlag{Name: "method", Value: mnktasks.MethodAuto, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
 			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
-			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
+			&cli.IntFlag{Name: "tt-mb", Value: mnktasks.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
 			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
@@ -179,11 +179,11 @@ func mnkSolveCommand() *cli.Command {
 				return usagef("--tt-mb %d: want 1 or more", c.Int("tt-mb"))
 			}
 			switch m := c.String("method"); m {
-			case mnkjobs.MethodPNS, mnkjobs.MethodAlphaBeta, mnkjobs.MethodAuto:
+			case mnktasks.MethodPNS, mnktasks.MethodAlphaBeta, mnktasks.MethodAuto:
 			default:
 				return usagef("--method %q: want pns, alphabeta or auto", m)
 			}
-			p := mnkjobs.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"),
+			p := mnktasks.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"),
 				RootMoves: c.Bool("root-moves"), Method: c.String("method")}
 			var certify []func(*client.Options)
 			if path := c.String("certificate"); path != "" {
@@ -194,7 +194,7 @@ func mnkSolveCommand() *cli.Command {
 					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
 				}
 				method := p.Resolve()
-				if method == mnkjobs.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
+				if method == mnktasks.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
 					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", mnk.MaxSolveCells, rows, cols)
 				}
 				certify = append(certify, func(o *client.Options) {
@@ -209,7 +209,7 @@ func mnkSolveCommand() *cli.Command {
 					}
 				})
 			}
-			return submit(c, mnkjobs.Solve{}.Name(), func() error { _, err := p.Validate(); return err }, p, certify...)
+			return submit(c, mnktasks.Solve{}.Name(), func() error { _, err := p.Validate(); return err }, p, certify...)
 		},
 	}
 }
@@ -240,9 +240,9 @@ func mnkSearchCommand() *cli.Command {
 					return usagef("--time %q: want a duration such as 500ms or 2s", c.String("time"))
 				}
 			}
-			p := mnkjobs.SearchParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
+			p := mnktasks.SearchParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
 				Depth: c.Int("depth"), TimeSeconds: budget.Seconds()}
-			return submit(c, mnkjobs.Search{}.Name(), p.Check, p)
+			return submit(c, mnktasks.Search{}.Name(), p.Check, p)
 		},
 	}
 }
@@ -264,9 +264,9 @@ func mnkMinimaxCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := mnkjobs.MinimaxParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
+			p := mnktasks.MinimaxParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
 				Cutoff: c.Bool("cutoff"), DepthScore: c.Bool("depth-score")}
-			return submit(c, mnkjobs.Minimax{}.Name(), func() error { _, _, err := p.Validate(); return err }, p)
+			return submit(c, mnktasks.Minimax{}.Name(), func() error { _, _, err := p.Validate(); return err }, p)
 		},
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/nineboard/agent"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 func init() { gameCommands = append(gameCommands, nineboardCommand) }
@@ -142,8 +142,8 @@ func nineboardAgentCommand() *cli.Command {
 				return usagef("--host: want a host name or address")
 			}
 			mt := c.Duration("move-time")
-			if mt < 0 || mt > nineboardjobs.MaxMoveTime {
-				return usagef("--move-time %v: want 0 (automatic) to %v", mt, nineboardjobs.MaxMoveTime)
+			if mt < 0 || mt > nineboardtasks.MaxMoveTime {
+				return usagef("--move-time %v: want 0 (automatic) to %v", mt, nineboardtasks.MaxMoveTime)
 			}
 			level := slog.LevelInfo
 			if c.Bool("quiet") {
@@ -176,7 +176,7 @@ func nineboardMatchCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "x", Value: "engine:depth=6", Usage: "`PLAYER` of x: random, engine:depth=D or engine:time=T"},
 			&cli.StringFlag{Name: "o", Value: "random", Usage: "`PLAYER` of o"},
-			&cli.IntFlag{Name: "games", Value: 100, Usage: fmt.Sprintf("`N` games, 1 to %d", nineboardjobs.MaxGames)},
+			&cli.IntFlag{Name: "games", Value: 100, Usage: fmt.Sprintf("`N` games, 1 to %d", nineboardtasks.MaxGames)},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`S` seeds every game's random moves"},
 			&cli.IntFlag{Name: "games-per-task", Usage: "`G` games in each task (0: about 32 tasks)"},
 			variantFlag(),
@@ -185,7 +185,7 @@ func nineboardMatchCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			p := nineboardjobs.MatchParams{
+			p := nineboardtasks.MatchParams{
 				X: c.String("x"), O: c.String("o"), Games: c.Int("games"), Seed: c.Uint64("seed"),
 				Variant: c.String("variant"), GamesPerTask: c.Int("games-per-task"),
 			}
@@ -197,7 +197,7 @@ func nineboardMatchCommand() *cli.Command {
 				return err
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: nineboardjobs.Match{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: nineboardtasks.Match{}.Name(), Params: params})
 		},
 	}
 }

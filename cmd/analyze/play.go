@@ -9,7 +9,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/player"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/nineboard"
 	"github.com/woprlabs/wopr/pkg/terminal"
 )
 
@@ -123,7 +123,7 @@ func nineboardPlayCommand() *cli.Command {
 					seats[i].Human = true
 					continue
 				}
-				if seats[i].Player, err = nineboardjobs.ParsePlayer(s); err != nil {
+				if seats[i].Player, err = nineboard.ParsePlayer(s); err != nil {
 					return usagef("%s: %v (or human)", []string{"-x", "-o"}[i], err)
 				}
 			}

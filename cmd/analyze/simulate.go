@@ -9,7 +9,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 func mnkSimulateCommand() *cli.Command {
@@ -29,7 +29,7 @@ func mnkSimulateCommand() *cli.Command {
 		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.StringFlag{Name: "x", Usage: "the first player, `PLAYER`", Value: "random"},
 			&cli.StringFlag{Name: "o", Usage: "the second player, `PLAYER`", Value: "random"},
-			&cli.IntFlag{Name: "games", Usage: fmt.Sprintf("`N` games, 1 to %d", mnkjobs.MaxSimulateGames), Value: 1000},
+			&cli.IntFlag{Name: "games", Usage: fmt.Sprintf("`N` games, 1 to %d", mnktasks.MaxSimulateGames), Value: 1000},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed plays the same games", Value: 1},
 			&cli.BoolFlag{Name: "exact", Usage: "add the exact odds (boards of up to 16 cells)"},
 			&cli.IntFlag{Name: "games-per-task", Usage: "`G` games per task", DefaultText: "about 64 tasks, at least 100 games each"},
@@ -42,7 +42,7 @@ func mnkSimulateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			p := mnkjobs.SimulateParams{Rows: rows, Cols: cols, K: k, X: c.String("x"), O: c.String("o"), Games: c.Int("games"),
+			p := mnktasks.SimulateParams{Rows: rows, Cols: cols, K: k, X: c.String("x"), O: c.String("o"), Games: c.Int("games"),
 				Seed: c.Uint64("seed"), GamesPerTask: c.Int("games-per-task"), Exact: c.Bool("exact")}
 			if _, _, err := p.Validate(); err != nil {
 				return usagef("%v", err)
@@ -52,7 +52,7 @@ func mnkSimulateCommand() *cli.Command {
 				return err
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnkjobs.Simulate{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Simulate{}.Name(), Params: params})
 		},
 	}
 }

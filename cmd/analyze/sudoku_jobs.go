@@ -16,7 +16,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 // sudokuJobCommands are the Sudoku commands that run as jobs on the
@@ -99,7 +99,7 @@ func sudokuSolveCommand() *cli.Command {
 			var check func(report []byte) error
 			if c.Bool("strict") {
 				check = func(report []byte) error {
-					var r sudokujobs.SolveReport
+					var r sudoku.SolveReport
 					if err := json.Unmarshal(report, &r); err != nil {
 						return err
 					}
@@ -109,7 +109,7 @@ func sudokuSolveCommand() *cli.Command {
 					return nil
 				}
 			}
-			return corpusJob(c, sudokujobs.Solve{}.Name(), sudokujobs.AutoChunk, check)
+			return corpusJob(c, sudoku.Solve{}.Name(), sudoku.AutoChunk, check)
 		},
 	}
 }
@@ -127,7 +127,7 @@ func corpusFlags() []cli.Flag {
 // line (sudoku solve, sudoku rate): it checks them and the corpus flags,
 // sizes the tasks with autoChunk (from the inputs' bytes) unless --chunk
 // is given, uploads the inputs in the pieces of their tasks as it reads
-// them (sudokujobs.UploadCorpus), and has check, if set, judge the report. Of a damaged input, the
+// them (sudoku.UploadCorpus), and has check, if set, judge the report. Of a damaged input, the
 // job runs on the lines before the damage, its report and outputs are
 // written, and the command fails.
 func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check func(report []byte) error) error {
@@ -147,8 +147,8 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 	if err := outputPaths(c, files, "out", "rejects"); err != nil {
 		return err
 	}
-	if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudokujobs.MaxChunk) {
-		return usagef("--chunk %d: want 1 to %d", n, sudokujobs.MaxChunk)
+	if n := c.Int("chunk"); c.IsSet("chunk") && (n < 1 || n > sudoku.MaxChunk) {
+		return usagef("--chunk %d: want 1 to %d", n, sudoku.MaxChunk)
 	}
 	o, err := options(c)
 	if err != nil {
@@ -160,10 +160,10 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		if err != nil {
 			return err
 		}
-		_, err = sudokujobs.ReleaseInputs(ctx, b, j, jobs)
+		_, err = sudoku.ReleaseInputs(ctx, b, j, jobs)
 		return err
 	}
-	p := sudokujobs.SolveParams{Chunk: c.Int("chunk")}
+	p := sudoku.SolveParams{Chunk: c.Int("chunk")}
 	if path := c.String("out"); path != "" {
 		o.Outputs["out"], p.Out = path, true
 	}
@@ -191,7 +191,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 			if err != nil {
 				return job.Spec{}, readError(f, err)
 			}
-			in, err := sudokujobs.UploadCorpus(ctx, f, r, p.Chunk, pieceStore(b, f, r))
+			in, err := sudoku.UploadCorpus(ctx, f, r, p.Chunk, pieceStore(b, f, r))
 			r.Close()
 			switch {
 			case errors.As(err, new(*infile.DamagedError)):
@@ -218,7 +218,7 @@ func pieceStore(b *queue.Broker, file string, r *infile.Reader) func(context.Con
 	st, err := os.Stat(file)
 	path, aerr := filepath.Abs(file)
 	if !b.Lends() || r.Compressed() || err != nil || !st.Mode().IsRegular() || aerr != nil {
-		return sudokujobs.Stored(b.UploadContent)
+		return sudoku.Stored(b.UploadContent)
 	}
 	return func(ctx context.Context, data []byte, at int64) (string, error) {
 		return b.UploadFileRange(ctx, data, path, at)
@@ -284,7 +284,7 @@ func sudokuGenerateCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "count", Usage: "`N` puzzles to make (required)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed makes the same puzzles", Value: 1},
-			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("`C` clues in every puzzle (%d-81; with --minimal: at most C)", sudokujobs.MinClues), DefaultText: "remove clues while the solution stays unique"},
+			&cli.IntFlag{Name: "clues", Usage: fmt.Sprintf("`C` clues in every puzzle (%d-81; with --minimal: at most C)", sudoku.MinClues), DefaultText: "remove clues while the solution stays unique"},
 			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
 			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
 			&cli.StringFlag{Name: "rating", Usage: "keep puzzles rated `MIN-MAX` on the Sudoku Explainer scale (e.g. 4.0-6.4)"},
@@ -297,7 +297,7 @@ func sudokuGenerateCommand() *cli.Command {
 			if !c.IsSet("count") {
 				return usagef("sudoku generate: --count N is required (how many puzzles to make)")
 			}
-			p := sudokujobs.GenerateParams{
+			p := sudoku.GenerateParams{
 				Count: c.Int("count"), Seed: c.Uint64("seed"), Clues: c.Int("clues"),
 				Symmetric: c.Bool("symmetric"), Minimal: c.Bool("minimal"),
 			}
@@ -322,7 +322,7 @@ func sudokuGenerateCommand() *cli.Command {
 				o.Outputs, p.Out = map[string]string{"out": path}, true
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: sudokujobs.Generate{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: sudoku.Generate{}.Name(), Params: params})
 		},
 	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 func sudokuRateCommand() *cli.Command {
@@ -28,8 +28,8 @@ func sudokuRateCommand() *cli.Command {
 			// and takes up to seconds a puzzle with forcing chains
 			// (BenchmarkRate in pkg/engine/sudoku/rating), solving at about
 			// 125,000: small chunks.
-			chunk := func(total int) int { return min(sudokujobs.AutoChunk(total), 100) }
-			return corpusJob(c, sudokujobs.Rate{}.Name(), chunk, nil)
+			chunk := func(total int) int { return min(sudoku.AutoChunk(total), 100) }
+			return corpusJob(c, sudoku.Rate{}.Name(), chunk, nil)
 		},
 	}
 }

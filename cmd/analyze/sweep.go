@@ -16,7 +16,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 func mnkSweepCommand() *cli.Command {
@@ -34,12 +34,12 @@ func mnkSweepCommand() *cli.Command {
 			"   analyze mnk sweep --boards 3x3,3x4,4x4 --k 3,4 --algorithms minimax,alphabeta,tt --csv sweep.csv",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "boards", Value: strings.Join(mnkjobs.DefaultSweepBoards, ","), Usage: "the boards `RxC,...`, up to 8x8 (a rung skips those it does not take: the solver takes 36 cells)"},
-			&cli.StringFlag{Name: "k", Value: joinInts(mnkjobs.DefaultSweepKs), Usage: "the lengths `K,...` of the line that wins (a k longer than a board's longer side skips that board)"},
-			&cli.StringFlag{Name: "algorithms", Value: strings.Join(mnkjobs.DefaultSweepAlgorithms(), ","), Usage: "the rungs `RUNG,...` of the ladder, of " + rungList()},
-			&cli.StringFlag{Name: "node-budget", Value: strconv.Itoa(mnkjobs.DefaultSweepNodeBudget), Usage: "stop a cell after `N` nodes (e.g. 50000000, 5e7 or 50M)"},
-			&cli.StringFlag{Name: "cell-time", Value: mnkjobs.DefaultSweepCellTime.String(), Usage: "stop a cell after `D` (0: no limit); its count then depends on the machine"},
-			&cli.IntFlag{Name: "tt-mb", Value: mnkjobs.DefaultSweepTTMB, Usage: "the table of the tt, symmetry and solver rungs in `MB`, per cell"},
+			&cli.StringFlag{Name: "boards", Value: strings.Join(mnktasks.DefaultSweepBoards, ","), Usage: "the boards `RxC,...`, up to 8x8 (a rung skips those it does not take: the solver takes 36 cells)"},
+			&cli.StringFlag{Name: "k", Value: joinInts(mnktasks.DefaultSweepKs), Usage: "the lengths `K,...` of the line that wins (a k longer than a board's longer side skips that board)"},
+			&cli.StringFlag{Name: "algorithms", Value: strings.Join(mnktasks.DefaultSweepAlgorithms(), ","), Usage: "the rungs `RUNG,...` of the ladder, of " + rungList()},
+			&cli.StringFlag{Name: "node-budget", Value: strconv.Itoa(mnktasks.DefaultSweepNodeBudget), Usage: "stop a cell after `N` nodes (e.g. 50000000, 5e7 or 50M)"},
+			&cli.StringFlag{Name: "cell-time", Value: mnktasks.DefaultSweepCellTime.String(), Usage: "stop a cell after `D` (0: no limit); its count then depends on the machine"},
+			&cli.IntFlag{Name: "tt-mb", Value: mnktasks.DefaultSweepTTMB, Usage: "the table of the tt, symmetry and solver rungs in `MB`, per cell"},
 			&cli.StringFlag{Name: "csv", Usage: "write the rows to `FILE` as CSV"},
 			&cli.StringFlag{Name: "chart", Usage: "draw nodes against cells to `FILE`, .svg or .png"},
 			&cli.StringFlag{Name: "study", Hidden: true, Usage: "rewrite the generated blocks of the study `FILE` (docs/where-search-stops.md) and its chart beside it"},
@@ -48,7 +48,7 @@ func mnkSweepCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("mnk sweep takes no arguments, got %q", c.Args().First())
 			}
-			p := mnkjobs.SweepParams{Boards: splitList(c.String("boards")), Algorithms: splitList(c.String("algorithms")), TTMB: c.Int("tt-mb")}
+			p := mnktasks.SweepParams{Boards: splitList(c.String("boards")), Algorithms: splitList(c.String("algorithms")), TTMB: c.Int("tt-mb")}
 			if len(p.Boards) == 0 {
 				return usagef("--boards: want a list such as 3x3,4x4")
 			}
@@ -118,14 +118,14 @@ func mnkSweepCommand() *cli.Command {
 				o.Check = func(report []byte) error { return writeStudy(study, chart, report) }
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnkjobs.Sweep{}.Name(), Params: params})
+			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Sweep{}.Name(), Params: params})
 		},
 	}
 }
 
 // rungList names the ladder's rungs, saying which are not built yet.
 func rungList() string {
-	built := mnkjobs.DefaultSweepAlgorithms()
+	built := mnktasks.DefaultSweepAlgorithms()
 	names := make([]string, len(mnk.Rungs))
 	for i, r := range mnk.Rungs {
 		names[i] = r
@@ -139,7 +139,7 @@ func rungList() string {
 // writeStudy rewrites the generated blocks of the study page from the
 // sweep's JSON report; its chart is the file chart.
 func writeStudy(path, chart string, report []byte) error {
-	var rep mnkjobs.SweepReport
+	var rep mnktasks.SweepReport
 	if err := json.Unmarshal(report, &rep); err != nil {
 		return fmt.Errorf("read the sweep's report: %w", err)
 	}
@@ -151,7 +151,7 @@ func writeStudy(path, chart string, report []byte) error {
 	if err != nil {
 		rel = chart
 	}
-	page, err = mnkjobs.FillStudy(page, &rep, filepath.ToSlash(rel))
+	page, err = mnktasks.FillStudy(page, &rep, filepath.ToSlash(rel))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

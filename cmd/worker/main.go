@@ -13,9 +13,9 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
-	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/service"
+	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
 func main() {

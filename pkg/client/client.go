@@ -56,7 +56,7 @@ type Options struct {
 	// Finished, if set, is called on the embedded default once a job is
 	// done and its outputs are written, before the cluster closes: to
 	// delete from the store what only the job needed (the pieces of its
-	// inputs, sudokujobs.ReleaseInputs). Its error is told on Stderr.
+	// inputs, sudoku.ReleaseInputs). Its error is told on Stderr.
 	Finished func(ctx context.Context, b *queue.Broker, j *job.Record) error
 
 	Stdout, Stderr io.Writer

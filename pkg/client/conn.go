@@ -55,7 +55,7 @@ func (c *Conn) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
 }
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
-// sudokujobs.UploadCorpus) and returns the spec.
+// sudoku.UploadCorpus) and returns the spec.
 func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, *queue.Broker) (job.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.b)
 	if err != nil {

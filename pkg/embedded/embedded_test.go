@@ -18,11 +18,11 @@ import (
 	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	_ "github.com/woprlabs/wopr/pkg/kinds"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	_ "github.com/woprlabs/wopr/pkg/tasks/all"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/worker"
 )
 
@@ -88,11 +88,11 @@ func waitFor(t *testing.T, b *queue.Broker, id string, what string, cond func(*j
 
 // countReport is an mnk.count report as a job's record has it.
 type countReport struct {
-	mnkjobs.CountReport
+	mnk.CountReport
 	tasks.Common
 }
 
-func count(t *testing.T, b *queue.Broker, p mnkjobs.CountParams) (*job.Record, countReport) {
+func count(t *testing.T, b *queue.Broker, p mnk.CountParams) (*job.Record, countReport) {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "mnk.count", p))
 	if j.State != job.Done {
@@ -109,24 +109,24 @@ func count(t *testing.T, b *queue.Broker, p mnkjobs.CountParams) (*job.Record, c
 }
 
 // figures drops what depends on the run rather than on the game.
-func figures(r countReport) mnkjobs.CountReport {
+func figures(r countReport) mnk.CountReport {
 	r.SplitDepth = 0
 	return r.CountReport
 }
 
 func TestCount333KnownAnswers(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
-	_, rep := count(t, c.Broker, mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
-	want := mnkjobs.CountReport{
+	_, rep := count(t, c.Broker, mnk.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
+	want := mnk.CountReport{
 		Board: "3x3", Rows: 3, Cols: 3, K: 3, Value: "draw",
 		Nodes: 549946, Games: 255168, XWins: 131184, OWins: 77904, Draws: 46080,
 		GamesByLength:  map[string]uint64{"5": 1440, "6": 5328, "7": 47952, "8": 72576, "9": 127872},
 		CanonicalGames: 26830, Positions: 5478, CanonicalPositions: 765,
 		PositionsByPly:             map[string]uint64{"0": 1, "1": 9, "2": 72, "3": 252, "4": 756, "5": 1260, "6": 1520, "7": 1140, "8": 390, "9": 78},
 		TerminalPositions:          958,
-		TerminalByResult:           mnkjobs.ResultCounts{XWins: 626, OWins: 316, Draws: 16},
+		TerminalByResult:           mnk.ResultCounts{XWins: 626, OWins: 316, Draws: 16},
 		CanonicalTerminalPositions: 138,
-		CanonicalTerminalByResult:  mnkjobs.ResultCounts{XWins: 91, OWins: 44, Draws: 3},
+		CanonicalTerminalByResult:  mnk.ResultCounts{XWins: 91, OWins: 44, Draws: 3},
 	}
 	if got := figures(rep); !reflect.DeepEqual(got, want) {
 		t.Errorf("3,3,3 report:\ngot  %+v\nwant %+v", got, want)
@@ -149,10 +149,10 @@ func TestCountIndependentOfSplitAndWorkers(t *testing.T) {
 	one := startCluster(t, t.TempDir(), 1)
 	three := startCluster(t, t.TempDir(), 3)
 	for _, g := range games {
-		_, ref := count(t, one.Broker, mnkjobs.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: 0})
+		_, ref := count(t, one.Broker, mnk.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: 0})
 		for _, d := range g.depths {
 			for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
-				_, rep := count(t, c.Broker, mnkjobs.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: d})
+				_, rep := count(t, c.Broker, mnk.CountParams{Rows: g.rows, Cols: g.cols, K: g.k, SplitDepth: d})
 				if !reflect.DeepEqual(figures(rep), figures(ref)) {
 					t.Errorf("%d,%d,%d split %d, %s:\ngot  %+v\nwant %+v", g.rows, g.cols, g.k, d, name, figures(rep), figures(ref))
 				}
@@ -167,7 +167,7 @@ func TestCountIndependentOfSplitAndWorkers(t *testing.T) {
 func TestCountRerunHitsCache(t *testing.T) {
 	dir := t.TempDir()
 	c := startCluster(t, dir, 2)
-	p := mnkjobs.CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: -1}
+	p := mnk.CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: -1}
 	_, first := count(t, c.Broker, p)
 	published := 0
 	if err := c.Broker.ObserveTasks(ctxFor(t), func(job.Task) { published++ }); err != nil {
@@ -839,7 +839,7 @@ func TestWorkerStopLeavesNoTaskBehind(t *testing.T) {
 
 func TestInvalidParamsFailJob(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
-	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.count", mnkjobs.CountParams{Rows: 9, Cols: 3, K: 3}))
+	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.count", mnk.CountParams{Rows: 9, Cols: 3, K: 3}))
 	if j.State != job.Failed || !strings.Contains(j.Error, "9") {
 		t.Errorf("state %s, error %q; want failed naming the bad size", j.State, j.Error)
 	}
@@ -864,10 +864,10 @@ func ExampleCluster() {
 		return
 	}
 	defer c.Close(ctx)
-	params, _ := json.Marshal(mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
+	params, _ := json.Marshal(mnk.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
 	j, _ := c.Broker.Submit(ctx, job.Spec{Kind: "mnk.count", Params: params})
 	j, _ = c.Broker.Wait(ctx, j.ID, nil)
-	var rep mnkjobs.CountReport
+	var rep mnk.CountReport
 	_ = json.Unmarshal(j.Report, &rep)
 	fmt.Println(rep.Games, rep.Positions, rep.Value)
 	// Output: 255168 5478 draw
@@ -878,14 +878,14 @@ func ExampleCluster() {
 func TestConcurrentJobs(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
 	var ids []string
-	for _, p := range []mnkjobs.CountParams{{Rows: 3, Cols: 3, K: 3, SplitDepth: 2}, {Rows: 3, Cols: 4, K: 3, SplitDepth: 3}, {Rows: 4, Cols: 3, K: 3, SplitDepth: 1}} {
+	for _, p := range []mnk.CountParams{{Rows: 3, Cols: 3, K: 3, SplitDepth: 2}, {Rows: 3, Cols: 4, K: 3, SplitDepth: 3}, {Rows: 4, Cols: 3, K: 3, SplitDepth: 1}} {
 		ids = append(ids, submit(t, c.Broker, "mnk.count", p))
 	}
 	sumID := submit(t, c.Broker, "test.sum", sumParams{N: 40, Tag: "concurrent"})
 	wantGames := []uint64{255168, 151188768, 151188768}
 	for i, id := range ids {
 		j := wait(t, c.Broker, id)
-		var rep mnkjobs.CountReport
+		var rep mnk.CountReport
 		if err := json.Unmarshal(j.Report, &rep); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/metrics"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // probe returns the status code and body of a GET of url.
@@ -63,7 +63,7 @@ func TestMetricsOfAJob(t *testing.T) {
 		t.Errorf("/healthz: %d, want 200", code)
 	}
 
-	j, _ := count(t, c.Broker, mnkjobs.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
+	j, _ := count(t, c.Broker, mnk.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
 	if j.Tasks < 2 {
 		t.Fatalf("job of %d tasks, want several", j.Tasks)
 	}

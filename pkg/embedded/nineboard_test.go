@@ -10,16 +10,16 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 // matchReport is a nineboard.match report as a job's record has it.
 type matchReport struct {
-	nineboardjobs.MatchReport
+	nineboard.MatchReport
 	tasks.Common
 }
 
-func match(t *testing.T, b *queue.Broker, p nineboardjobs.MatchParams) matchReport {
+func match(t *testing.T, b *queue.Broker, p nineboard.MatchParams) matchReport {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "nineboard.match", p))
 	if j.State != job.Done {
@@ -33,7 +33,7 @@ func match(t *testing.T, b *queue.Broker, p nineboardjobs.MatchParams) matchRepo
 }
 
 // matchFigures drops what depends on the run rather than on the games.
-func matchFigures(r matchReport) nineboardjobs.MatchReport {
+func matchFigures(r matchReport) nineboard.MatchReport {
 	r.X.MillisPerMove, r.O.MillisPerMove = 0, 0
 	return r.MatchReport
 }
@@ -45,7 +45,7 @@ func TestNineboardMatchIndependentOfWorkers(t *testing.T) {
 	one := startCluster(t, t.TempDir(), 1)
 	three := startCluster(t, t.TempDir(), 3)
 	for _, v := range []string{"first-triple", "ultimate"} {
-		p := nineboardjobs.MatchParams{X: "random", O: "engine:depth=3", Games: 30, Seed: 42, Variant: v, GamesPerTask: 30}
+		p := nineboard.MatchParams{X: "random", O: "engine:depth=3", Games: 30, Seed: 42, Variant: v, GamesPerTask: 30}
 		ref := match(t, one.Broker, p)
 		if !ref.Complete || ref.Played != 30 || ref.XWins+ref.Draws+ref.OWins != 30 || ref.O.NodesPerMove == 0 || ref.AverageLength == 0 {
 			t.Fatalf("%s report %+v", v, ref)
@@ -73,7 +73,7 @@ func TestNineboardMatchIndependentOfWorkers(t *testing.T) {
 func TestNineboardMatchInvalid(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
 	j := wait(t, c.Broker, submit(t, c.Broker, "nineboard.match",
-		nineboardjobs.MatchParams{X: "engine:depth=0", O: "random", Games: 1, Variant: "first-triple"}))
+		nineboard.MatchParams{X: "engine:depth=0", O: "random", Games: 1, Variant: "first-triple"}))
 	if j.State != job.Failed || !strings.Contains(j.Error, "depth") {
 		t.Errorf("state %s, error %q; want failed naming the depth", j.State, j.Error)
 	}

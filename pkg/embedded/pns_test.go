@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // TestSolveMethodsAgree: a distributed solve gives the same value, best
@@ -42,7 +42,7 @@ func TestSolveMethodsAgree(t *testing.T) {
 			for _, method := range g.methods {
 				for _, cl := range clusters {
 					var rep solveReport
-					p := mnkjobs.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true, Method: method}
+					p := mnk.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true, Method: method}
 					runJob(t, cl.c.Broker, "mnk.solve", p, &rep)
 					label := fmt.Sprintf("%d,%d,%d split %d, %s, %s", g.m, g.n, g.k, d, method, cl.name)
 					got := solveFigures{rep.Value, rep.BestMoves, rep.MoveValues}

@@ -14,7 +14,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // runJob submits a job, waits for it to finish and decodes its report.
@@ -32,7 +32,7 @@ func runJob(t *testing.T, b *queue.Broker, kind string, params, rep any) *job.Re
 
 // solveReport is an mnk.solve report as a job's record has it.
 type solveReport struct {
-	mnkjobs.SolveReport
+	mnktasks.SolveReport
 	tasks.Common
 }
 
@@ -74,7 +74,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 		for _, d := range g.depths {
 			for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
 				var rep solveReport
-				runJob(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true}, &rep)
+				runJob(t, c.Broker, "mnk.solve", mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: d, RootMoves: true}, &rep)
 				got := solveFigures{rep.Value, rep.BestMoves, rep.MoveValues}
 				label := fmt.Sprintf("%d,%d,%d split %d, %s", g.m, g.n, g.k, d, name)
 				if !reflect.DeepEqual(got, want) {
@@ -97,7 +97,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 func TestSolveRerunUsesCaches(t *testing.T) {
 	dir := t.TempDir()
 	c := startCluster(t, dir, 2)
-	p := mnkjobs.SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
+	p := mnktasks.SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
 	var first, second, deeper solveReport
 	runJob(t, c.Broker, "mnk.solve", p, &first)
 	runJob(t, c.Broker, "mnk.solve", p, &second)
@@ -117,17 +117,17 @@ func TestSolveRerunUsesCaches(t *testing.T) {
 
 func TestSearchAndMinimaxJobs(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 2)
-	var mm mnkjobs.MinimaxReport
-	runJob(t, c.Broker, "mnk.minimax", mnkjobs.MinimaxParams{Rows: 3, Cols: 3, K: 3}, &mm)
+	var mm mnktasks.MinimaxReport
+	runJob(t, c.Broker, "mnk.minimax", mnktasks.MinimaxParams{Rows: 3, Cols: 3, K: 3}, &mm)
 	if mm.Calls != 340858 || mm.BestMove != [2]int{0, 0} {
 		t.Errorf("minimax: %d calls, move %v; want 340858 calls, [0 0]", mm.Calls, mm.BestMove)
 	}
-	var sr mnkjobs.SearchReport
-	runJob(t, c.Broker, "mnk.search", mnkjobs.SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,1 1,1", Depth: 9}, &sr)
+	var sr mnktasks.SearchReport
+	runJob(t, c.Broker, "mnk.search", mnktasks.SearchParams{Rows: 3, Cols: 3, K: 3, Moves: "0,0 0,1 1,1", Depth: 9}, &sr)
 	if sr.BestMove != [2]int{2, 2} || !strings.HasPrefix(sr.Result, "loss in") || sr.ToMove != "O" {
 		t.Errorf("search: move %v, result %q, to move %s; want [2 2], a loss, O", sr.BestMove, sr.Result, sr.ToMove)
 	}
-	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.solve", mnkjobs.SolveParams{Rows: 7, Cols: 7, K: 4, SplitDepth: -1}))
+	j := wait(t, c.Broker, submit(t, c.Broker, "mnk.solve", mnktasks.SolveParams{Rows: 7, Cols: 7, K: 4, SplitDepth: -1}))
 	if j.State != job.Failed || !strings.Contains(j.Error, "at most 36 cells") {
 		t.Errorf("7x7 solve: state %s, error %q; want failed, naming the limit", j.State, j.Error)
 	}
@@ -142,10 +142,10 @@ func TestVolatileTasksNotCached(t *testing.T) {
 	if err := c.Broker.ObserveTasks(ctxFor(t), func(job.Task) { published.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
-	run := func(p mnkjobs.SearchParams) (*job.Record, mnkjobs.SearchReport) {
-		j := wait(t, c.Broker, submit(t, c.Broker, mnkjobs.Search{}.Name(), p))
+	run := func(p mnktasks.SearchParams) (*job.Record, mnktasks.SearchReport) {
+		j := wait(t, c.Broker, submit(t, c.Broker, mnktasks.Search{}.Name(), p))
 		var r struct {
-			mnkjobs.SearchReport
+			mnktasks.SearchReport
 			tasks.Common
 		}
 		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != job.Done || !r.Complete {
@@ -154,12 +154,12 @@ func TestVolatileTasksNotCached(t *testing.T) {
 		return j, r.SearchReport
 	}
 	for _, tc := range []struct {
-		p      mnkjobs.SearchParams
+		p      mnktasks.SearchParams
 		cached bool
 	}{
-		{mnkjobs.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3, TimeSeconds: 60}, false},
-		{mnkjobs.SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,7", Depth: 2, TimeSeconds: 60}, false},
-		{mnkjobs.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3}, true},
+		{mnktasks.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3, TimeSeconds: 60}, false},
+		{mnktasks.SearchParams{Rows: 15, Cols: 15, K: 5, Moves: "7,7", Depth: 2, TimeSeconds: 60}, false},
+		{mnktasks.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3}, true},
 	} {
 		_, first := run(tc.p)
 		before := published.Load()
@@ -180,14 +180,14 @@ func TestSimulateIndependentOfWorkers(t *testing.T) {
 	one := startCluster(t, t.TempDir(), 1)
 	three := startCluster(t, t.TempDir(), 3)
 	type report struct {
-		mnkjobs.SimulateReport
+		mnktasks.SimulateReport
 		tasks.Common
 	}
 	var ref *report
 	for _, per := range []int{0, 13} {
 		for name, c := range map[string]*embedded.Cluster{"1 worker": one, "3 workers": three} {
 			var r report
-			p := mnkjobs.SimulateParams{Rows: 3, Cols: 4, K: 3, X: "engine:depth=2", O: "random", Games: 300, Seed: 5, GamesPerTask: per, Exact: true}
+			p := mnktasks.SimulateParams{Rows: 3, Cols: 4, K: 3, X: "engine:depth=2", O: "random", Games: 300, Seed: 5, GamesPerTask: per, Exact: true}
 			runJob(t, c.Broker, "mnk.simulate", p, &r)
 			if !r.Complete || r.Played != 300 || r.Exact == nil || r.X.Moves == 0 || r.X.Nodes == 0 {
 				t.Fatalf("%s, %d per task: %+v", name, per, r)

@@ -15,7 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	sudokutasks "github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 // dataset returns the text of a corpus of the repository's datasets
@@ -34,9 +34,9 @@ func dataset(t *testing.T, name string) []byte {
 func upload(t *testing.T, b *queue.Broker, chunk int, data []byte) string {
 	t.Helper()
 	if chunk == 0 {
-		chunk = sudokujobs.DefaultChunk
+		chunk = sudokutasks.DefaultChunk
 	}
-	in, err := sudokujobs.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, sudokujobs.Stored(b.UploadContent))
+	in, err := sudokutasks.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, sudokutasks.Stored(b.UploadContent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +55,11 @@ func download(t *testing.T, b *queue.Broker, j *job.Record, name string) string 
 
 // sudokuReport is a sudoku.solve report as a job's record has it.
 type sudokuReport struct {
-	sudokujobs.SolveReport
+	sudokutasks.SolveReport
 	tasks.Common
 }
 
-func solveJob(t *testing.T, b *queue.Broker, p sudokujobs.SolveParams) (*job.Record, sudokuReport) {
+func solveJob(t *testing.T, b *queue.Broker, p sudokutasks.SolveParams) (*job.Record, sudokuReport) {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "sudoku.solve", p))
 	if j.State != job.Done {
@@ -89,7 +89,7 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 		strings.Repeat("x", 81),                             // malformed: bad character
 	}, "\n") + "\n"
 	c := startCluster(t, t.TempDir(), 2)
-	p := sudokujobs.SolveParams{Chunk: 7, Out: true, Rejects: true, Inputs: []sudokujobs.Input{
+	p := sudokutasks.SolveParams{Chunk: 7, Out: true, Rejects: true, Inputs: []sudokutasks.Input{
 		{File: "euler96.txt", Object: upload(t, c.Broker, 7, euler)},
 		{File: "bad.txt", Object: upload(t, c.Broker, 7, []byte(bad))},
 	}}
@@ -146,10 +146,10 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 func TestSudokuGenerate(t *testing.T) {
 	one := startCluster(t, t.TempDir(), 1)
 	three := startCluster(t, t.TempDir(), 3)
-	p := sudokujobs.GenerateParams{Count: 60, Seed: 42, Minimal: true, Symmetric: true}
-	gen := func(c *queue.Broker) sudokujobs.GenerateReport {
+	p := sudokutasks.GenerateParams{Count: 60, Seed: 42, Minimal: true, Symmetric: true}
+	gen := func(c *queue.Broker) sudokutasks.GenerateReport {
 		j := wait(t, c, submit(t, c, "sudoku.generate", p))
-		var r sudokujobs.GenerateReport
+		var r sudokutasks.GenerateReport
 		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != job.Done {
 			t.Fatalf("job %s %s %s: %v", j.ID, j.State, j.Error, err)
 		}
@@ -210,12 +210,12 @@ func TestSudokuRepeatedHardPuzzleIsCacheHit(t *testing.T) {
 	}
 	c := startCluster(t, t.TempDir(), 1)
 	corpus := []byte(hard + "\n" + hard + "\n")
-	_, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "twice.txt", Object: upload(t, c.Broker, 0, corpus)}}})
+	_, rep := solveJob(t, c.Broker, sudokutasks.SolveParams{Inputs: []sudokutasks.Input{{File: "twice.txt", Object: upload(t, c.Broker, 0, corpus)}}})
 	if rep.Unique != 2 || rep.CacheHits != 1 {
 		t.Errorf("%d unique, %d cache hits; want 2 and 1", rep.Unique, rep.CacheHits)
 	}
 	other := []byte("# another corpus\n" + hard + "\n")
-	_, rep = solveJob(t, c.Broker, sudokujobs.SolveParams{Inputs: []sudokujobs.Input{{File: "other.txt", Object: upload(t, c.Broker, 0, other)}}})
+	_, rep = solveJob(t, c.Broker, sudokutasks.SolveParams{Inputs: []sudokutasks.Input{{File: "other.txt", Object: upload(t, c.Broker, 0, other)}}})
 	if rep.Unique != 1 || rep.CacheHits != 1 {
 		t.Errorf("other corpus: %d unique, %d cache hits; want 1 and 1", rep.Unique, rep.CacheHits)
 	}
@@ -247,7 +247,7 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := upload(t, c.Broker, 100, data)
-		j, rep := solveJob(t, c.Broker, sudokujobs.SolveParams{Chunk: 100, Out: true, Inputs: []sudokujobs.Input{{File: "r.txt", Object: in}}})
+		j, rep := solveJob(t, c.Broker, sudokutasks.SolveParams{Chunk: 100, Out: true, Inputs: []sudokutasks.Input{{File: "r.txt", Object: in}}})
 		stop()
 		if rep.Puzzles != 1500 || rep.Unique != 1500 {
 			t.Errorf("listen %q: %d puzzles, %d unique; want 1500 of each", listen, rep.Puzzles, rep.Unique)

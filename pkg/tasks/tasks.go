@@ -198,7 +198,7 @@ type Env struct {
 
 // Local holds values that the runners of one worker process share, one per
 // key: what is worth computing once per process rather than once per slot,
-// such as the memo of a count (mnkjobs). Keys are namespaced by the kind.
+// such as the memo of a count (pkg/tasks/mnk). Keys are namespaced by the kind.
 // The zero value is ready to use; it is safe for concurrent use.
 type Local struct {
 	mu sync.Mutex

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 // hintDepth is the depth of the engine's search for a hint: deeper than
@@ -20,7 +20,7 @@ const hintDepth = 10
 // player (random or the engine).
 type NineboardSeat struct {
 	Human  bool
-	Player nineboardjobs.Player // unless Human
+	Player nineboardtasks.Player // unless Human
 }
 
 // String names the seat as the command line does.
@@ -46,7 +46,7 @@ func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
 	g := &nineboardGame{Nineboard: n, b: nineboard.NewBoard(n.Variant)}
 	for side, s := range []NineboardSeat{n.X, n.O} {
 		if !s.Human && s.Player.Engine {
-			g.searchers[side] = nineboard.NewSearcher(nineboardjobs.TTBits)
+			g.searchers[side] = nineboard.NewSearcher(nineboardtasks.TTBits)
 		}
 	}
 	return series(ctx, g, o)
@@ -200,7 +200,7 @@ func (g *nineboardGame) think(ctx context.Context, rng *rand.Rand) (int, error) 
 
 func (g *nineboardGame) hint(ctx context.Context) (string, error) {
 	if g.hints == nil {
-		g.hints = nineboard.NewSearcher(nineboardjobs.TTBits)
+		g.hints = nineboard.NewSearcher(nineboardtasks.TTBits)
 	}
 	info := g.hints.Search(ctx, g.b, nineboard.Limits{Depth: hintDepth})
 	if err := ctx.Err(); err != nil {

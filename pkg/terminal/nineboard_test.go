@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 var (
@@ -16,7 +16,7 @@ var (
 )
 
 func engineSeat(depth int) NineboardSeat {
-	return NineboardSeat{Player: nineboardjobs.Player{Engine: true, Depth: depth}}
+	return NineboardSeat{Player: nineboardtasks.Player{Engine: true, Depth: depth}}
 }
 
 func playNineboard(t *testing.T, n Nineboard, in string, o Options) (string, Tally, error) {

@@ -21,8 +21,8 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/queue"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 // The jobs of the cluster (Options.Conn): /jobs lists them with their live
@@ -80,7 +80,7 @@ func (s *Server) withConn(h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) {
 	s.page(w, "jobs.html", map[string]any{
 		"Title": "Jobs", "Nav": "jobs", "Cluster": s.o.Conn != nil,
-		"Rungs": mnkjobs.DefaultSweepAlgorithms(), "MaxCountCells": mnkjobs.MaxCountCells,
+		"Rungs": mnk.DefaultSweepAlgorithms(), "MaxCountCells": mnk.MaxCountCells,
 	})
 }
 
@@ -149,7 +149,7 @@ func detail(j *job.Record) jobDetail {
 	if json.Valid(j.Report) {
 		d.Report = j.Report
 	}
-	if j.State == job.Done && j.Spec.Kind == (mnkjobs.Sweep{}).Name() && d.Report != nil {
+	if j.State == job.Done && j.Spec.Kind == (mnk.Sweep{}).Name() && d.Report != nil {
 		d.Chart = "/api/jobs/" + j.ID + "/chart.svg"
 	}
 	return d
@@ -229,7 +229,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if j.Spec.Kind != (mnkjobs.Sweep{}).Name() {
+	if j.Spec.Kind != (mnk.Sweep{}).Name() {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("job %s is %s, not a sweep: it has no chart", j.ID, j.Spec.Kind))
 		return
 	}
@@ -237,7 +237,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("job %s is %s: its chart comes with its report", j.ID, j.State))
 		return
 	}
-	var rep mnkjobs.SweepReport
+	var rep mnk.SweepReport
 	if err := json.Unmarshal(j.Report, &rep); err != nil {
 		s.log.Error("web: sweep report", "job", j.ID, "err", err)
 		writeError(w, http.StatusInternalServerError, "the sweep's report does not decode")
@@ -323,10 +323,10 @@ type submitRequest struct {
 // submitKinds build the parameters of the kinds that POST /api/jobs
 // takes, as analyze's commands build them.
 var submitKinds = map[string]func(raw json.RawMessage) (any, error){
-	mnkjobs.Count{}.Name():    countParams,
-	mnkjobs.Solve{}.Name():    solveParams,
-	mnkjobs.Sweep{}.Name():    sweepParams,
-	mnkjobs.Simulate{}.Name(): simulateParams,
+	mnk.Count{}.Name():    countParams,
+	mnk.Solve{}.Name():    solveParams,
+	mnk.Sweep{}.Name():    sweepParams,
+	mnk.Simulate{}.Name(): simulateParams,
 }
 
 func kindNames() string {
@@ -431,7 +431,7 @@ func defaultK(raw json.RawMessage, rows, cols int, k *int) {
 // countParams are analyze mnk count's: --board 3x3, --k min(R,C),
 // --split-depth -1.
 func countParams(raw json.RawMessage) (any, error) {
-	p := mnkjobs.CountParams{Rows: 3, Cols: 3, SplitDepth: -1}
+	p := mnk.CountParams{Rows: 3, Cols: 3, SplitDepth: -1}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -443,13 +443,13 @@ func countParams(raw json.RawMessage) (any, error) {
 // solveParams are analyze mnk solve's: --method auto, --split-depth -1,
 // --tt-mb 64.
 func solveParams(raw json.RawMessage) (any, error) {
-	p := mnkjobs.SolveParams{Rows: 3, Cols: 3, SplitDepth: -1, TTMB: mnkjobs.DefaultTTMB, Method: mnkjobs.MethodAuto}
+	p := mnk.SolveParams{Rows: 3, Cols: 3, SplitDepth: -1, TTMB: mnk.DefaultTTMB, Method: mnk.MethodAuto}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
 	switch p.Method {
-	case mnkjobs.MethodPNS, mnkjobs.MethodAlphaBeta, mnkjobs.MethodAuto:
+	case mnk.MethodPNS, mnk.MethodAlphaBeta, mnk.MethodAuto:
 	default:
 		return nil, fmt.Errorf("method %q: want pns, alphabeta or auto", p.Method)
 	}
@@ -465,11 +465,11 @@ func solveParams(raw json.RawMessage) (any, error) {
 // page draws the chart from the report, so the files that analyze writes
 // (csv, chart) are not asked for.
 func sweepParams(raw json.RawMessage) (any, error) {
-	p := mnkjobs.SweepParams{
+	p := mnk.SweepParams{
 		// Copies: decoding reuses a slice's array, which must not be the defaults'.
-		Boards: slices.Clone(mnkjobs.DefaultSweepBoards), Ks: slices.Clone(mnkjobs.DefaultSweepKs),
-		Algorithms: mnkjobs.DefaultSweepAlgorithms(), NodeBudget: mnkjobs.DefaultSweepNodeBudget,
-		CellSeconds: mnkjobs.DefaultSweepCellTime.Seconds(), TTMB: mnkjobs.DefaultSweepTTMB,
+		Boards: slices.Clone(mnk.DefaultSweepBoards), Ks: slices.Clone(mnk.DefaultSweepKs),
+		Algorithms: mnk.DefaultSweepAlgorithms(), NodeBudget: mnk.DefaultSweepNodeBudget,
+		CellSeconds: mnk.DefaultSweepCellTime.Seconds(), TTMB: mnk.DefaultSweepTTMB,
 	}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -494,7 +494,7 @@ func sweepParams(raw json.RawMessage) (any, error) {
 // simulateParams are analyze mnk simulate's: random against random, 1,000
 // games, seed 1.
 func simulateParams(raw json.RawMessage) (any, error) {
-	p := mnkjobs.SimulateParams{Rows: 3, Cols: 3, X: "random", O: "random", Games: 1000, Seed: 1}
+	p := mnk.SimulateParams{Rows: 3, Cols: 3, X: "random", O: "random", Games: 1000, Seed: 1}
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -554,8 +554,8 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 			}
 			if s := strings.TrimSpace(string(v)); s != "" {
 				chunk, err = strconv.Atoi(s)
-				if err != nil || chunk < 0 || chunk > sudokujobs.MaxChunk {
-					writeError(w, http.StatusBadRequest, fmt.Sprintf("chunk %q: want 1 to %d puzzles per task (0 or empty: by the file's size)", s, sudokujobs.MaxChunk))
+				if err != nil || chunk < 0 || chunk > sudoku.MaxChunk {
+					writeError(w, http.StatusBadRequest, fmt.Sprintf("chunk %q: want 1 to %d puzzles per task (0 or empty: by the file's size)", s, sudoku.MaxChunk))
 					return
 				}
 			}
@@ -577,21 +577,21 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
 	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
-		p := sudokujobs.SolveParams{Chunk: chunk}
+		p := sudoku.SolveParams{Chunk: chunk}
 		if p.Chunk == 0 {
-			p.Chunk = sudokujobs.AutoChunk(len(text))
+			p.Chunk = sudoku.AutoChunk(len(text))
 		}
 		// Cut and stored as analyze sudoku solve stores a file.
-		in, err := sudokujobs.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, sudokujobs.Stored(b.UploadContent))
+		in, err := sudoku.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, sudoku.Stored(b.UploadContent))
 		if err != nil {
 			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
 		}
-		p.Inputs = []sudokujobs.Input{in}
+		p.Inputs = []sudoku.Input{in}
 		if err := p.Validate(); err != nil {
 			return job.Spec{}, err
 		}
 		params, err := json.Marshal(p)
-		return job.Spec{Kind: sudokujobs.Solve{}.Name(), Params: params}, err
+		return job.Spec{Kind: sudoku.Solve{}.Name(), Params: params}, err
 	})
 	if err != nil {
 		status, msg := s.clusterError(err, "")

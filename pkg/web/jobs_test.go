@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/client"
-	"github.com/woprlabs/wopr/pkg/tasks/mnkjobs"
-	"github.com/woprlabs/wopr/pkg/tasks/sudokujobs"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
 // newJobsServer returns a Server on a cluster of its own: an embedded NATS
@@ -184,11 +184,11 @@ func TestJobsAPI(t *testing.T) {
 				t.Errorf("%s %s: params %s, want analyze's %s", c.kind, c.params, got, c.want)
 			}
 		}
-		before := strings.Join(mnkjobs.DefaultSweepBoards, ",")
+		before := strings.Join(mnk.DefaultSweepBoards, ",")
 		if _, err := sweepParams(json.RawMessage(`{"boards": ["3x3"]}`)); err != nil {
 			t.Fatal(err)
 		}
-		if after := strings.Join(mnkjobs.DefaultSweepBoards, ","); after != before {
+		if after := strings.Join(mnk.DefaultSweepBoards, ","); after != before {
 			t.Errorf("a sweep's boards changed the default boards from %s to %s", before, after)
 		}
 	})
@@ -199,7 +199,7 @@ func TestJobsAPI(t *testing.T) {
 		if d.State != "done" {
 			t.Fatalf("sweep %s: %s (%s), want done", id, d.State, d.Error)
 		}
-		var rep mnkjobs.SweepReport
+		var rep mnk.SweepReport
 		if err := json.Unmarshal(d.Report, &rep); err != nil || len(rep.Rows) != 2 || rep.Rows[0].Nodes != 549_946 {
 			t.Fatalf("sweep report %s (%v): want 2 rows, minimax's of 549,946 nodes", d.Report, err)
 		}
@@ -305,7 +305,7 @@ func TestJobsAPI(t *testing.T) {
 		var j jobSummary
 		json.Unmarshal(plain.Body.Bytes(), &j)
 		d := waitJob(t, s, j.ID)
-		var rep sudokujobs.SolveReport
+		var rep sudoku.SolveReport
 		if err := json.Unmarshal(d.Report, &rep); err != nil || d.State != "done" {
 			t.Fatalf("sudoku job %s: %s, report %s (%v)", j.ID, d.State, d.Report, err)
 		}

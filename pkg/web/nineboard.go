@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboardjobs"
+	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 // Nine-board tic-tac-toe at /nineboard: the person against a match player
-// of nineboardjobs (random, or the engine at a depth or a time), as analyze
+// of pkg/tasks/nineboard (random, or the engine at a depth or a time), as analyze
 // nineboard play plays it. Boards and cells are 1 to 9 in the API, as the
 // referee protocol and the terminal write them ("5:3"). In first-triple
 // the referee makes X's first move at random, as in matches. Moves and
@@ -41,7 +41,7 @@ var nineLines = [8]uint16{0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124}
 type nineGame struct {
 	variant nineboard.Variant
 	human   nineboard.Player
-	opp     nineboardjobs.Player
+	opp     nineboardtasks.Player
 
 	mu       sync.Mutex
 	b        *nineboard.Board
@@ -154,7 +154,7 @@ func newNineGame(p nineNew) (*nineGame, error) {
 	if p.Opponent == "" {
 		p.Opponent = nineDefaultOpponent
 	}
-	if g.opp, err = nineboardjobs.ParsePlayer(p.Opponent); err != nil {
+	if g.opp, err = nineboardtasks.ParsePlayer(p.Opponent); err != nil {
 		return nil, fmt.Errorf("opponent: %v", err)
 	}
 	if g.opp.Time > maxOpponentTime {
@@ -290,7 +290,7 @@ func (g *nineGame) reply(ctx context.Context, b *nineboard.Board) (nineboard.Mov
 	defer cancel()
 	m := nineboard.NoMove
 	err := withEngine(ctx, func() error {
-		info := nineboard.NewSearcher(nineboardjobs.TTBits).Search(ctx, b, nineboard.Limits{Depth: g.opp.Depth, Time: g.opp.Time})
+		info := nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, b, nineboard.Limits{Depth: g.opp.Depth, Time: g.opp.Time})
 		if err := ctx.Err(); err != nil {
 			return err // a search cut short is not the player's move
 		}
@@ -414,7 +414,7 @@ func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
 	var info nineboard.Info
 	start := time.Now()
 	err := withEngine(ctx, func() error {
-		info = nineboard.NewSearcher(nineboardjobs.TTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
+		info = nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
 		return ctx.Err()
 	})
 	if err != nil {

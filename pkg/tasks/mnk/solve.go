@@ -1,0 +1,645 @@
+package mnk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// "mnk.solve" finds the exact value of an m,n,k-game. The plan expands the
+// top of the tree to the split depth over canonical positions (the same
+// expansion as mnk.count, so positions equal up to symmetry are one task);
+// every task proves the exact value of its position with a full window,
+// and the report runs negamax over the top of the tree. Exact values do not
+// depend on who computed them, so the report is the value a single process
+// finds, whatever the split or the number of workers, and it gives the
+// value of every first move for free.
+//
+// Workers are handed the full window rather than bounds learnt from
+// sibling tasks: tasks run in any order and on any worker, and an exact
+// value can be cached and reused by any later job, a bound only by the job
+// that asked.
+//
+// A task proves its position with the method of the job: the alpha-beta
+// Solver (boards of up to mnk.MaxSolveCells cells), or the proof-number
+// ProofSolver (every board up to 8x8), whose pairings decide k = 5 in a
+// fraction of the alpha-beta nodes, and which solves the k = 4 boards in a
+// half to a seventh of the time (5,5,4, 6,5,4, 6,6,4, 4,7,4, 5,7,4), while
+// alpha-beta finds the quick wins of k = 3 the sooner (docs/benchmarks.md).
+// "auto" picks by that: alpha-beta for k of 3 or less on boards of at most
+// mnk.MaxSolveCells cells, pns otherwise.
+
+func init() { tasks.Register(Solve{}) }
+
+// DefaultTTMB is the default size of the transposition table that the
+// slots of a worker process share, in MB.
+const DefaultTTMB = 64
+
+// MaxTTMB bounds the table of a worker process: every worker allocates
+// one, and an allocation that fails kills the worker.
+const MaxTTMB = 4096
+
+// maxSolveSplit bounds the split depth: the tasks grow about 20-fold per
+// ply on the boards worth distributing.
+const maxSolveSplit = 3
+
+// The automatic split is at the root moves (depth 1). Deeper splits give
+// more and smaller tasks, but every task proves the exact value of its
+// position, and the positions two plies down include many a bad reply whose
+// exact value the serial search never needs (5,5,4 takes about nine times
+// the nodes split at depth 2; docs/benchmarks.md).
+const autoSolveSplit = 1
+
+// SolveParams are the parameters of an "mnk.solve" job.
+type SolveParams struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+	K    int `json:"k"`
+	// SplitDepth is the ply of the tasks, 1 to 3; -1 splits at the root
+	// moves (1).
+	SplitDepth int `json:"split_depth"`
+	// TTMB is the transposition table of each worker process in MB, which
+	// its slots share (0: the default, 64).
+	TTMB int `json:"tt_mb,omitempty"`
+	// RootMoves asks for the value of every first move in the report.
+	RootMoves bool `json:"root_moves,omitempty"`
+	// Method is the solver: MethodAlphaBeta (also the empty string),
+	// MethodPNS, or MethodAuto to pick by the board and k (see
+	// SolveParams.Resolve).
+	Method string `json:"method,omitempty"`
+}
+
+// The methods of an "mnk.solve" job.
+const (
+	MethodAlphaBeta = "alphabeta"
+	MethodPNS       = "pns"
+	MethodAuto      = "auto"
+)
+
+// Resolve returns the method that solves the job's tasks: MethodPNS or
+// MethodAlphaBeta. Auto picks alpha-beta for k of 3 or less on boards of
+// at most mnk.MaxSolveCells cells, and pns otherwise.
+func (p SolveParams) Resolve() string {
+	switch p.Method {
+	case MethodPNS:
+		return MethodPNS
+	case MethodAuto:
+		if p.K >= 4 || p.Rows*p.Cols > mnk.MaxSolveCells {
+			return MethodPNS
+		}
+	}
+	return MethodAlphaBeta
+}
+
+// Validate checks the parameters and returns the game.
+func (p SolveParams) Validate() (*mnk.Game, error) {
+	var g *mnk.Game
+	var err error
+	switch {
+	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
+		return nil, tasks.Invalid("method %q: want %s, %s or %s", p.Method, MethodPNS, MethodAlphaBeta, MethodAuto)
+	case p.Resolve() == MethodPNS:
+		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
+	default:
+		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.SplitDepth != -1 && (p.SplitDepth < 1 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
+		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (the root moves) or 1 to %d",
+			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
+	}
+	if p.TTMB < 0 || p.TTMB > MaxTTMB {
+		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
+	}
+	return g, nil
+}
+
+// Solve is the "mnk.solve" kind.
+type Solve struct{}
+
+// Name implements tasks.Kind.
+func (Solve) Name() string { return "mnk.solve" }
+
+// Version implements tasks.Kind.
+func (Solve) Version() int { return 1 }
+
+// solveTask is the payload of one task: a canonical position at the split
+// depth, the table size to solve it with, and the method (empty for
+// alpha-beta, so that the payloads, and the results cached by them, of
+// alpha-beta tasks are those of the jobs before pns).
+type solveTask struct {
+	Rows   int    `json:"rows"`
+	Cols   int    `json:"cols"`
+	K      int    `json:"k"`
+	X      uint64 `json:"x"`
+	O      uint64 `json:"o"`
+	TTMB   int    `json:"tt_mb"`
+	Method string `json:"method,omitempty"`
+}
+
+// solveResult is what a task returns: the exact value of its position for
+// the side to move, a principal variation (cells, in the frame of the
+// task's position) and the work it took.
+type solveResult struct {
+	Value     mnk.Value `json:"value"`
+	PV        []int     `json:"pv"`
+	Nodes     uint64    `json:"nodes"`
+	TTHits    uint64    `json:"tt_hits"`
+	CacheHits uint64    `json:"cache_hits"`
+	Seconds   float64   `json:"seconds"`
+}
+
+// Plan implements tasks.Kind.
+func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+	var p SolveParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
+	}
+	g, err := p.Validate()
+	if err != nil {
+		return nil, err
+	}
+	return newSolvePlan(g, p), nil
+}
+
+type solvePlan struct {
+	tasks.Results
+	g      *mnk.Game
+	params SolveParams
+	split  int
+	layers [][]node
+	tasks  []tasks.Task
+	where  []int // task index -> node in the last layer
+}
+
+func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
+	sp := &solvePlan{Results: make(tasks.Results), g: g, params: p}
+	ex := &countPlan{g: g} // its expand merges children by canonical form
+	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
+	sp.layers = [][]node{{root}}
+	for d := 0; ; d++ {
+		open := 0
+		for _, n := range sp.layers[d] {
+			if n.res == mnk.Ongoing {
+				open++
+			}
+		}
+		if d > 0 && (p.SplitDepth == d || p.SplitDepth < 0 && d == autoSolveSplit) || open == 0 {
+			sp.split = d
+			break
+		}
+		sp.layers = append(sp.layers, ex.expand(sp.layers[d]))
+	}
+	last := sp.layers[sp.split]
+	for i := range last {
+		if last[i].res == mnk.Ongoing {
+			sp.where = append(sp.where, i)
+		}
+	}
+	slices.SortFunc(sp.where, func(a, b int) int {
+		pa, pb := last[a].pos, last[b].pos
+		if pa.X != pb.X {
+			return cmpU(pa.X, pb.X)
+		}
+		return cmpU(pa.O, pb.O)
+	})
+	ttmb := p.TTMB
+	if ttmb == 0 {
+		ttmb = DefaultTTMB
+	}
+	method := ""
+	if p.Resolve() == MethodPNS {
+		method = MethodPNS
+	}
+	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
+	for ti, i := range sp.where {
+		n := &last[i]
+		n.task = ti
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method})
+		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
+	}
+	return sp
+}
+
+// Tasks implements tasks.Plan.
+func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
+
+// SolveReport is the report of an "mnk.solve" job. Values are for the
+// first player; cells are [row, col].
+type SolveReport struct {
+	Board string `json:"board"`
+	Rows  int    `json:"rows"`
+	Cols  int    `json:"cols"`
+	K     int    `json:"k"`
+	// Method is the solver that proved the tasks: "alphabeta" or "pns".
+	Method string `json:"method"`
+	// Value is "win", "draw" or "loss" for the first player ("unknown" if
+	// tasks failed).
+	Value      string            `json:"value"`
+	BestMoves  [][2]int          `json:"best_moves"`
+	PV         [][2]int          `json:"pv"`
+	MoveValues map[string]string `json:"move_values,omitempty"`
+	Nodes      uint64            `json:"nodes"`
+	TTHits     uint64            `json:"tt_hits"`
+	SplitDepth int               `json:"split_depth"`
+	// TaskDetails lists each task's position, value (for the side to move
+	// there), nodes and seconds.
+	TaskDetails []SolveTaskDetail `json:"task_details"`
+	// PositionCacheHits counts positions whose value came from a worker's
+	// persistent store of proven positions.
+	PositionCacheHits uint64 `json:"position_cache_hits"`
+	// TaskSeconds is the sum of the tasks' times, about what one worker
+	// would have taken; Speedup is TaskSeconds over the job's elapsed
+	// seconds. When the
+	// workers share cores with other work, task times stretch and Speedup
+	// overstates the gain: a run with one worker gives the real figure.
+	TaskSeconds float64 `json:"task_seconds"`
+	Speedup     float64 `json:"speedup"`
+}
+
+// SolveTaskDetail is one task of a solve report. Value is for the side to
+// move in the task's position.
+type SolveTaskDetail struct {
+	Task     string  `json:"task"`
+	Position string  `json:"position"`
+	ToMove   string  `json:"to_move"`
+	Value    string  `json:"value"`
+	Nodes    uint64  `json:"nodes"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// Report implements tasks.Plan.
+func (sp *solvePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
+	g := sp.g
+	rep := &SolveReport{
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Method: sp.params.Resolve(),
+		Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
+		SplitDepth: sp.split, TaskDetails: []SolveTaskDetail{},
+	}
+	values := make([][]mnk.Value, len(sp.layers))
+	known := make([][]bool, len(sp.layers))
+	for d, layer := range sp.layers {
+		values[d] = make([]mnk.Value, len(layer))
+		known[d] = make([]bool, len(layer))
+		for i, n := range layer {
+			switch n.res {
+			case mnk.Draw:
+				values[d][i], known[d][i] = mnk.Drawn, true
+			case mnk.XWin, mnk.OWin:
+				values[d][i], known[d][i] = mnk.Loss, true // the side to move has lost
+			}
+		}
+	}
+	pvs := make([][]int, len(sp.tasks))
+	last := sp.layers[sp.split]
+	for ti, t := range sp.tasks {
+		i := sp.where[ti]
+		data, ok := sp.Result(t.ID)
+		if !ok {
+			continue // failed: the value stays unknown
+		}
+		var r solveResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		if r.Value < mnk.Loss || r.Value > mnk.Win {
+			return nil, fmt.Errorf("result of task %s: value %d", t.ID, r.Value)
+		}
+		values[sp.split][i], known[sp.split][i] = r.Value, true
+		pvs[ti] = r.PV
+		rep.Nodes += r.Nodes
+		rep.TTHits += r.TTHits
+		rep.PositionCacheHits += r.CacheHits
+		rep.TaskSeconds += r.Seconds
+		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
+			Task: t.ID, Position: g.String(last[i].pos), ToMove: toMove(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
+		})
+	}
+	if sum.Elapsed > 0 {
+		rep.Speedup = rep.TaskSeconds / sum.Elapsed.Seconds()
+	}
+	// Negamax over the top of the tree.
+	for d := len(sp.layers) - 2; d >= 0; d-- {
+		for i, n := range sp.layers[d] {
+			if n.res != mnk.Ongoing {
+				continue
+			}
+			best, ok := mnk.Loss, true
+			for _, k := range n.kids {
+				ok = ok && known[d+1][k]
+				best = max(best, -values[d+1][k])
+			}
+			values[d][i], known[d][i] = best, ok
+		}
+	}
+	if !known[0][0] {
+		return rep, nil
+	}
+	v := values[0][0]
+	rep.Value = valueWord(v)
+
+	// The first moves: each leads to an orbit of layer 1.
+	index := map[mnk.Position]int{}
+	for i, n := range sp.layers[1] {
+		index[n.pos] = i
+	}
+	if sp.params.RootMoves {
+		rep.MoveValues = map[string]string{}
+	}
+	for e := g.Empty(mnk.Position{}); e != 0; e &= e - 1 {
+		c := bits.TrailingZeros64(e)
+		q, _ := g.Play(mnk.Position{}, c)
+		cq, _ := g.Canonical(q)
+		mv := -values[1][index[cq]]
+		if mv == v {
+			rep.BestMoves = append(rep.BestMoves, cellRC(c))
+		}
+		if rep.MoveValues != nil {
+			rc := cellRC(c)
+			rep.MoveValues[fmt.Sprintf("%d,%d", rc[0], rc[1])] = mv.String()
+		}
+	}
+
+	// The principal variation: the first move (row-major) that keeps the
+	// value at each ply of the top, then the line of the task reached,
+	// carried over from its canonical frame.
+	p, d, i := mnk.Position{}, 0, 0
+	for sp.layers[d][i].res == mnk.Ongoing {
+		if d == sp.split {
+			n := sp.layers[d][i]
+			for _, c := range mapCells(g, n.pos, p, pvs[n.task]) {
+				rep.PV = append(rep.PV, cellRC(c))
+			}
+			break
+		}
+		nextIndex := map[mnk.Position]int{}
+		for j, n := range sp.layers[d+1] {
+			nextIndex[n.pos] = j
+		}
+		moved := false
+		for e := g.Empty(p); e != 0 && !moved; e &= e - 1 {
+			c := bits.TrailingZeros64(e)
+			q, _ := g.Play(p, c)
+			cq, _ := g.Canonical(q)
+			j := nextIndex[cq]
+			if -values[d+1][j] == values[d][i] {
+				rep.PV = append(rep.PV, cellRC(c))
+				p, d, i, moved = q, d+1, j, true
+			}
+		}
+		if !moved {
+			return nil, fmt.Errorf("principal variation: no move of %s keeps its value", g.String(p))
+		}
+	}
+	return rep, nil
+}
+
+// toMove names the side to move in p.
+func toMove(p mnk.Position) string {
+	if p.XToMove() {
+		return "X"
+	}
+	return "O"
+}
+
+// cellRC converts a cell to [row, col].
+func cellRC(c int) [2]int { return [2]int{c / 8, c % 8} }
+
+// mapCells carries cells from the frame of the canonical position canon to
+// the frame of p, one of its images.
+func mapCells(g *mnk.Game, canon, p mnk.Position, cells []int) []int {
+	for s := range g.NumSymmetries() {
+		if g.Transform(canon, s) != p {
+			continue
+		}
+		out := make([]int, len(cells))
+		for i, c := range cells {
+			out[i] = bits.TrailingZeros64(g.Transform(mnk.Position{X: 1 << uint(c)}, s).X)
+		}
+		return out
+	}
+	return nil // p is not an image of canon: cannot happen
+}
+
+// Text implements tasks.Report.
+func (r *SolveReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row\n", r.Rows, r.Cols, r.K, tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
+	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
+	row("method", "%s", methodName(r.Method))
+	row("value (first player)", "%s", r.Value)
+	row("best first moves", "%s", cellList(r.BestMoves))
+	row("principal variation", "%s", cellList(r.PV))
+	if r.MoveValues != nil {
+		keys := make([]string, 0, len(r.MoveValues))
+		for k := range r.MoveValues {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			var ra, ca, rb, cb int
+			fmt.Sscanf(a, "%d,%d", &ra, &ca)
+			fmt.Sscanf(b, "%d,%d", &rb, &cb)
+			return (ra*8 + ca) - (rb*8 + cb)
+		})
+		for i, k := range keys {
+			label := ""
+			if i == 0 {
+				label = "first moves"
+			}
+			row(label, "%-5s %s", k, r.MoveValues[k])
+		}
+	}
+	row("nodes", "%s", tasks.Thousands(r.Nodes))
+	if r.Method != MethodPNS { // the proof-number solver does not count them
+		row("table hits", "%s", tasks.Thousands(r.TTHits))
+	}
+	row("split depth", "%d", r.SplitDepth)
+	var most SolveTaskDetail
+	for _, t := range r.TaskDetails {
+		if t.Nodes > most.Nodes {
+			most = t
+		}
+	}
+	if most.Task != "" {
+		row("largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
+	}
+	row("task time", "%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
+	return b.String()
+}
+
+// methodName says what a method is.
+func methodName(m string) string {
+	if m == MethodPNS {
+		return "pns (proof-number search)"
+	}
+	return m + " (alpha-beta search)"
+}
+
+// cellList formats cells as "(r,c) (r,c) ...".
+func cellList(cells [][2]int) string {
+	if len(cells) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprintf("%d,%d", c[0], c[1])
+	}
+	return strings.Join(parts, " ")
+}
+
+// solvePlies is how many plies below a task's root the solver consults and
+// fills the worker's persistent store of proven values: a Badger read costs
+// about a hundred nodes, so only the few positions near the root, which
+// another task or a rerun can reuse whole, belong there.
+const solvePlies = 2
+
+// NewRunner implements tasks.Kind.
+func (Solve) NewRunner(env tasks.Env) tasks.Runner {
+	r := &solveRunner{cache: env.Cache, tables: &solveTables{}}
+	if env.Local != nil {
+		r.tables = env.Local.Get("mnk.solve/table", func() any { return &solveTables{} }).(*solveTables)
+	}
+	return r
+}
+
+// solveTables holds the transposition table of the last game solved, which
+// the runners of one worker process share (tasks.Env.Local): the tasks of a
+// job meet the same positions below their roots, and with a table each the
+// slots of a worker proved them once each. One table at a time bounds the
+// memory to the job's --tt-mb per process, whatever the slots.
+type solveTables struct {
+	mu     sync.Mutex
+	params solveTask // the game, table size and method; no position
+	table  *mnk.SolverTable
+	proof  *mnk.ProofTable
+}
+
+// get returns the table for t's game, size and method (an alpha-beta or a
+// proof-number table), replacing another's.
+func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.ProofTable) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := t
+	key.X, key.O = 0, 0
+	if s.params != key || s.table == nil && s.proof == nil {
+		s.params, s.table, s.proof = key, nil, nil
+		if t.Method == MethodPNS {
+			s.proof = mnk.NewProofTable(g, t.TTMB<<20)
+		} else {
+			s.table = mnk.NewSolverTable(g, t.TTMB<<20)
+		}
+	}
+	return s.table, s.proof
+}
+
+// solveRunner solves with a Solver or ProofSolver of its own on the shared
+// table.
+type solveRunner struct {
+	cache  tasks.Cache
+	tables *solveTables
+	solver *mnk.Solver
+	proof  *mnk.ProofSolver
+}
+
+func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
+	var t solveTask
+	if err := json.Unmarshal(payload, &t); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: %w", err))
+	}
+	g, err := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB, Method: t.Method}.Validate()
+	if err != nil {
+		return tasks.Output{}, tasks.Permanent(err)
+	}
+	pos := mnk.Position{X: t.X, O: t.O}
+	if err := g.Valid(pos); err != nil {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
+	}
+	table, proof := r.tables.get(t, g)
+	if proof != nil {
+		return r.runProof(ctx, proof, pos)
+	}
+	if r.solver == nil || r.solver.Table() != table {
+		r.solver = table.NewSolver()
+	}
+	s := r.solver
+	if r.cache != nil {
+		s.SetCache(valueCache{cache: r.cache, prefix: fmt.Appendf(nil, "mnk-solve/%dx%dk%d/", g.Rows, g.Cols, g.K)}, pos.Ply()+solvePlies)
+	}
+	start := time.Now()
+	nodes, hits, chits := s.Nodes(), s.TTHits(), s.CacheHits()
+	v, err := s.Solve(ctx, pos)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	pv, err := s.PV(ctx, pos, v)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	res := solveResult{
+		Value: v, PV: pv, Nodes: s.Nodes() - nodes, TTHits: s.TTHits() - hits, CacheHits: s.CacheHits() - chits,
+		Seconds: time.Since(start).Seconds(),
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data, CacheHits: int64(res.CacheHits)}, nil
+}
+
+// runProof solves pos with a ProofSolver on the shared table. The
+// proof-number solver keeps no values in the worker's store of proven
+// positions: it proves one question at a time, and most positions below a
+// task's root get only one answered, a bound rather than a value.
+func (r *solveRunner) runProof(ctx context.Context, table *mnk.ProofTable, pos mnk.Position) (tasks.Output, error) {
+	if r.proof == nil || r.proof.Table() != table {
+		r.proof = table.NewProofSolver()
+	}
+	s := r.proof
+	start := time.Now()
+	nodes := s.Nodes()
+	v, err := s.Solve(ctx, pos)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	pv, err := s.PV(ctx, pos, v)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	data, err := json.Marshal(solveResult{Value: v, PV: pv, Nodes: s.Nodes() - nodes, Seconds: time.Since(start).Seconds()})
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
+}
+
+// valueCache stores proven values of shallow positions in the worker's
+// Badger cache: one byte, the value plus one.
+type valueCache struct {
+	cache  tasks.Cache
+	prefix []byte
+}
+
+func (c valueCache) key(p mnk.Position) []byte { return positionKey(c.prefix, p) }
+
+func (c valueCache) LoadValue(p mnk.Position) (mnk.Value, bool) {
+	v, ok, err := c.cache.Get(c.key(p))
+	if err != nil || !ok || len(v) != 1 || v[0] > 2 {
+		return 0, false
+	}
+	return mnk.Value(v[0]) - 1, true
+}
+
+func (c valueCache) StoreValue(p mnk.Position, v mnk.Value) {
+	_ = c.cache.Put(c.key(p), []byte{byte(v + 1)})
+}

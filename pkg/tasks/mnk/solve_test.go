@@ -1,0 +1,264 @@
+package mnk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
+)
+
+// runSolve runs every task of a solve plan with one runner and merges; it
+// returns the report and the number of tasks.
+func runSolve(t *testing.T, p SolveParams, env tasks.Env) (*SolveReport, int) {
+	t.Helper()
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return taskstest.RunPlan(t, Solve{}, plan, env, tasks.Summary{}).(*SolveReport), len(plan.Tasks())
+}
+
+// TestSolveMatchesEngine: at every split depth the job's value, best moves
+// and move values are what one solver finds from the root, and its
+// principal variation is a legal game that ends with the value.
+func TestSolveMatchesEngine(t *testing.T) {
+	games := []struct {
+		m, n, k int
+		depths  []int
+	}{
+		{3, 3, 3, []int{1, 2, 3, -1}},
+		{3, 4, 3, []int{1, 2, -1}},
+		{4, 3, 3, []int{1, 3}},
+		{4, 4, 3, []int{1, -1}},
+		{4, 4, 4, []int{1, 2, -1}},
+		{5, 5, 4, []int{-1}},
+		{2, 2, 1, []int{1, 2}},
+	}
+	for _, c := range games {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		s := mnk.NewSolver(g, 16<<20)
+		want, _ := s.Solve(context.Background(), mnk.Position{})
+		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
+		wantValues, wantBest := map[string]string{}, [][2]int{}
+		for _, m := range mv {
+			wantValues[fmt.Sprintf("%d,%d", m.Cell/8, m.Cell%8)] = m.Value.String()
+			if m.Value == want {
+				wantBest = append(wantBest, cellRC(m.Cell))
+			}
+		}
+		for _, run := range solveRuns(c.depths) {
+			d := run.depth
+			name := fmt.Sprintf("%d,%d,%d split %d %s", c.m, c.n, c.k, d, run.method)
+			rep, ntasks := runSolve(t, SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: d, RootMoves: true, Method: run.method}, tasks.Env{})
+			if rep.Method != run.method {
+				t.Errorf("%s: method %q in the report", name, rep.Method)
+			}
+			if rep.Value != valueWord(want) {
+				t.Errorf("%s: value %s, want %s", name, rep.Value, valueWord(want))
+			}
+			if !reflect.DeepEqual(rep.MoveValues, wantValues) {
+				t.Errorf("%s: move values %v, want %v", name, rep.MoveValues, wantValues)
+			}
+			if !reflect.DeepEqual(rep.BestMoves, wantBest) {
+				t.Errorf("%s: best moves %v, want %v", name, rep.BestMoves, wantBest)
+			}
+			checkPV(t, name, g, rep.PV, want)
+			t.Logf("%s: %d tasks, %d nodes, %.2f s of tasks", name, ntasks, rep.Nodes, rep.TaskSeconds)
+			if ntasks > 0 && rep.Nodes == 0 || len(rep.TaskDetails) != ntasks {
+				t.Errorf("%s: %d nodes, %d task details for %d tasks", name, rep.Nodes, len(rep.TaskDetails), ntasks)
+			}
+		}
+	}
+}
+
+// solveRuns are the split depths, each with both methods.
+func solveRuns(depths []int) []struct {
+	depth  int
+	method string
+} {
+	var runs []struct {
+		depth  int
+		method string
+	}
+	for _, d := range depths {
+		for _, m := range []string{MethodAlphaBeta, MethodPNS} {
+			runs = append(runs, struct {
+				depth  int
+				method string
+			}{d, m})
+		}
+	}
+	return runs
+}
+
+// TestSolveProofNumbersPastAlphaBeta: the pns method solves the boards
+// alpha-beta does not finish (6,6,5 and 5,7,5 draws) or does not take
+// (8,5,3, 40 cells, a win), and auto picks it for them.
+func TestSolveProofNumbersPastAlphaBeta(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		want    string
+	}{{6, 6, 5, "draw"}, {5, 7, 5, "draw"}, {8, 5, 3, "win"}} {
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: -1, RootMoves: true, Method: MethodAuto}
+		if p.Resolve() != MethodPNS {
+			t.Errorf("%d,%d,%d: auto picks %s, want pns", c.m, c.n, c.k, p.Resolve())
+		}
+		rep, _ := runSolve(t, p, tasks.Env{})
+		if rep.Value != c.want || rep.Method != MethodPNS || len(rep.MoveValues) != c.m*c.n {
+			t.Errorf("%d,%d,%d: %s by %s, %d move values; want %s by pns, %d move values", c.m, c.n, c.k, rep.Value, rep.Method, len(rep.MoveValues), c.want, c.m*c.n)
+		}
+		checkPV(t, fmt.Sprintf("%d,%d,%d", c.m, c.n, c.k), mnk.MustNew(c.m, c.n, c.k), rep.PV, map[string]mnk.Value{"win": mnk.Win, "draw": mnk.Drawn}[c.want])
+	}
+}
+
+// The rule of auto: alpha-beta for k of 3 or less on boards of at most 36
+// cells, pns otherwise; the empty method is alpha-beta.
+func TestSolveMethodResolve(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		method  string
+		want    string
+	}{
+		{5, 5, 4, MethodAuto, MethodPNS}, {6, 6, 4, MethodAuto, MethodPNS}, {5, 5, 5, MethodAuto, MethodPNS},
+		{3, 3, 3, MethodAuto, MethodAlphaBeta}, {6, 6, 3, MethodAuto, MethodAlphaBeta}, {8, 8, 3, MethodAuto, MethodPNS},
+		{6, 6, 5, "", MethodAlphaBeta}, {3, 3, 3, MethodPNS, MethodPNS}, {6, 6, 6, MethodAlphaBeta, MethodAlphaBeta},
+	} {
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, Method: c.method}
+		if got := p.Resolve(); got != c.want {
+			t.Errorf("%d,%d,%d method %q: resolves to %s, want %s", c.m, c.n, c.k, c.method, got, c.want)
+		}
+	}
+}
+
+// checkPV plays pv from the empty board: legal moves, and a game over with
+// value v for the first player.
+func checkPV(t *testing.T, name string, g *mnk.Game, pv [][2]int, v mnk.Value) {
+	t.Helper()
+	p, res := mnk.Position{}, mnk.Ongoing
+	for i, rc := range pv {
+		c := mnk.Cell(rc[0], rc[1])
+		if res != mnk.Ongoing || rc[0] >= g.Rows || rc[1] >= g.Cols || bits.OnesCount64(g.Empty(p)>>uint(c)&1) == 0 {
+			t.Errorf("%s: pv %v: move %d is illegal", name, pv, i+1)
+			return
+		}
+		p, res = g.Play(p, c)
+	}
+	end := map[mnk.Result]mnk.Value{mnk.XWin: mnk.Win, mnk.OWin: mnk.Loss, mnk.Draw: mnk.Drawn}
+	if w, ok := end[res]; !ok || w != v {
+		t.Errorf("%s: pv %v ends %v, want a game that ends with %v for the first player", name, pv, res, v)
+	}
+}
+
+func TestSolveParams(t *testing.T) {
+	bad := []SolveParams{
+		{Rows: 7, Cols: 7, K: 4, SplitDepth: -1},
+		{Rows: 3, Cols: 3, K: 4, SplitDepth: -1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 0},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: -1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: MaxTTMB + 1},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Method: "mcts"},
+		{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAlphaBeta},
+		{Rows: 3, Cols: 3, K: 4, SplitDepth: -1, Method: MethodPNS},
+	}
+	for _, p := range bad {
+		_, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+		if !errorsIsInvalid(err) {
+			t.Errorf("%+v: %v, want an invalid-parameters error", p, err)
+		}
+	}
+	for _, p := range []SolveParams{{Rows: 7, Cols: 7, K: 4, SplitDepth: -1, Method: MethodPNS}, {Rows: 8, Cols: 8, K: 5, SplitDepth: 1, Method: MethodAuto}} {
+		if _, err := p.Validate(); err != nil {
+			t.Errorf("%+v: %v, want valid", p, err)
+		}
+	}
+}
+
+func errorsIsInvalid(err error) bool { return errors.Is(err, tasks.ErrInvalid) }
+
+// memCache is an in-memory tasks.Cache.
+type memCache map[string][]byte
+
+func (m memCache) Get(k []byte) ([]byte, bool, error) { v, ok := m[string(k)]; return v, ok, nil }
+func (m memCache) Put(k, v []byte) error              { m[string(k)] = v; return nil }
+func (m memCache) Keys(prefix []byte, fn func([]byte) error) error {
+	for k := range m {
+		if strings.HasPrefix(k, string(prefix)) {
+			if err := fn([]byte(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestSolveCache: proven shallow positions go to the worker's cache, and a
+// new runner (another process, or a rerun) takes them from there.
+func TestSolveCache(t *testing.T) {
+	cache := memCache{}
+	p := SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 1}
+	cold, _ := runSolve(t, p, tasks.Env{Cache: cache})
+	if len(cache) == 0 || cold.PositionCacheHits != 0 {
+		t.Fatalf("cold run: %d cached, %d hits", len(cache), cold.PositionCacheHits)
+	}
+	warm, _ := runSolve(t, p, tasks.Env{Cache: cache})
+	if warm.Value != cold.Value || warm.PositionCacheHits == 0 || warm.Nodes >= cold.Nodes {
+		t.Errorf("warm run: value %s (cold %s), %d hits, %d nodes (cold %d)", warm.Value, cold.Value, warm.PositionCacheHits, warm.Nodes, cold.Nodes)
+	}
+}
+
+// TestRunnersShareTheTable runs a job's tasks on two runners of one worker
+// process (one tasks.Local) at the same time, in opposite orders, and on a
+// runner of its own: the values are the same, the runners search one
+// table, and a runner given a task of another game moves to a table of
+// that game.
+func TestRunnersShareTheTable(t *testing.T) {
+	for _, method := range []string{MethodAlphaBeta, MethodPNS} {
+		t.Run(method, func(t *testing.T) { testRunnersShareTheTable(t, method) })
+	}
+}
+
+func testRunnersShareTheTable(t *testing.T, method string) {
+	p := SolveParams{Rows: 4, Cols: 4, K: 3, SplitDepth: 2, TTMB: 1, Method: method}
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func(out tasks.Output) string {
+		var r solveResult
+		if err := json.Unmarshal(out.Data, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Value.String() // the nodes and seconds of a task depend on what the table holds
+	}
+	runners := runOnRunnersOfOneProcess(t, Solve{}, plan.Tasks(), value)
+	table := func(r tasks.Runner) any {
+		if sr := r.(*solveRunner); method == MethodPNS {
+			return sr.proof.Table()
+		} else {
+			return sr.solver.Table()
+		}
+	}
+	t0, t1 := table(runners[0]), table(runners[1])
+	if t0 != t1 {
+		t.Errorf("the runners of one process search two tables")
+	}
+	other, err := Solve{}.Plan(context.Background(), mustJSON(SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: 1, TTMB: 1, Method: method}), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runners[0].Run(context.Background(), other.Tasks()[0].Payload); err != nil {
+		t.Fatal(err)
+	}
+	if tt := table(runners[0]); tt == t0 {
+		t.Errorf("a task of 3x3 after 4x4 searched the table of 4x4")
+	}
+}

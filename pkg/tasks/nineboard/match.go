@@ -1,0 +1,300 @@
+// Package nineboard holds the job kinds of nine-board tic-tac-toe.
+//
+// "nineboard.match" plays games between two players (a random player, or the
+// engine at a fixed depth or with a time per move). The games are split
+// into tasks of consecutive game indices; game i draws its random numbers
+// from a stream seeded by (seed, i) and the engine's tables are cleared
+// before each game, so the games, and the report, depend on the seed and
+// not on the split or on the number of workers. Players with a time limit
+// are the exception: how deep they search depends on the machine.
+package nineboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+func init() { tasks.Register(Match{}) }
+
+// Limits on match parameters.
+const (
+	MaxGames    = 1_000_000
+	MaxDepth    = 30
+	MaxMoveTime = time.Minute
+	// gamesPerTask aims at about this many tasks; a task has at least one
+	// game and at most maxGamesPerTask.
+	autoTasks       = 32
+	maxGamesPerTask = 1000
+)
+
+// Player is a match player: "random", "engine:depth=D" or "engine:time=T".
+type Player struct {
+	Engine bool
+	Depth  int
+	Time   time.Duration
+}
+
+// ParsePlayer reads a player specification.
+func ParsePlayer(s string) (Player, error) {
+	if s == "random" {
+		return Player{}, nil
+	}
+	spec, ok := strings.CutPrefix(s, "engine:")
+	if !ok {
+		return Player{}, fmt.Errorf("player %q: want random, engine:depth=D or engine:time=T", s)
+	}
+	key, val, _ := strings.Cut(spec, "=")
+	switch key {
+	case "depth":
+		d, err := strconv.Atoi(val)
+		if err != nil || d < 1 || d > MaxDepth {
+			return Player{}, fmt.Errorf("player %q: depth must be a whole number from 1 to %d", s, MaxDepth)
+		}
+		return Player{Engine: true, Depth: d}, nil
+	case "time":
+		t, err := time.ParseDuration(val)
+		if err != nil || t < time.Millisecond || t > MaxMoveTime {
+			return Player{}, fmt.Errorf("player %q: time must be a duration from 1ms to %v, e.g. 50ms", s, MaxMoveTime)
+		}
+		return Player{Engine: true, Time: t}, nil
+	}
+	return Player{}, fmt.Errorf("player %q: want random, engine:depth=D or engine:time=T", s)
+}
+
+// String returns the specification ParsePlayer reads.
+func (p Player) String() string {
+	switch {
+	case !p.Engine:
+		return "random"
+	case p.Time > 0:
+		return "engine:time=" + p.Time.String()
+	}
+	return "engine:depth=" + strconv.Itoa(p.Depth)
+}
+
+// MatchParams are the parameters of a "nineboard.match" job.
+type MatchParams struct {
+	X       string `json:"x"`
+	O       string `json:"o"`
+	Games   int    `json:"games"`
+	Seed    uint64 `json:"seed"`
+	Variant string `json:"variant"`
+	// GamesPerTask splits the games; 0 chooses about 32 tasks.
+	GamesPerTask int `json:"games_per_task,omitempty"`
+}
+
+// Validate checks the parameters.
+func (p MatchParams) Validate() (x, o Player, v nineboard.Variant, err error) {
+	if x, err = ParsePlayer(p.X); err != nil {
+		return x, o, v, tasks.Invalid("--x: %v", err)
+	}
+	if o, err = ParsePlayer(p.O); err != nil {
+		return x, o, v, tasks.Invalid("--o: %v", err)
+	}
+	if v, err = nineboard.ParseVariant(p.Variant); err != nil {
+		return x, o, v, tasks.Invalid("%v", err)
+	}
+	if p.Games < 1 || p.Games > MaxGames {
+		return x, o, v, tasks.Invalid("games %d: want 1 to %d", p.Games, MaxGames)
+	}
+	if p.GamesPerTask < 0 || p.GamesPerTask > maxGamesPerTask {
+		return x, o, v, tasks.Invalid("games per task %d: want 0 (automatic) to %d", p.GamesPerTask, maxGamesPerTask)
+	}
+	return x, o, v, nil
+}
+
+// Match is the "nineboard.match" kind.
+type Match struct{}
+
+// Name implements tasks.Kind.
+func (Match) Name() string { return "nineboard.match" }
+
+// Version implements tasks.Kind.
+func (Match) Version() int { return 1 }
+
+// matchTask is the payload of a task: games First to First+Count-1.
+type matchTask struct {
+	MatchParams
+	First int `json:"first"`
+	Count int `json:"count"`
+}
+
+// sideStats are one side's figures over some games.
+type sideStats struct {
+	Moves    int    `json:"moves"` // moves chosen by the player
+	Nodes    uint64 `json:"nodes"`
+	DepthSum int    `json:"depth_sum"`
+	Micros   int64  `json:"micros"` // thinking time
+}
+
+// matchResult is a task's result.
+type matchResult struct {
+	XWins int          `json:"x_wins"`
+	OWins int          `json:"o_wins"`
+	Draws int          `json:"draws"`
+	Plies int          `json:"plies"`
+	Sides [2]sideStats `json:"sides"`
+	// Games are the move lists, one string per game, for the digest.
+	Games []string `json:"games"`
+}
+
+// Plan implements tasks.Kind. A player with a time per move plays as deep
+// as the machine allows, so the tasks of such a match are volatile: their
+// games are not cached.
+func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+	var p MatchParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("nineboard.match parameters: %v", err)
+	}
+	x, o, _, err := p.Validate()
+	if err != nil {
+		return nil, err
+	}
+	volatile := x.Time > 0 || o.Time > 0
+	per := p.GamesPerTask
+	if per == 0 {
+		per = min(max((p.Games+autoTasks-1)/autoTasks, 1), maxGamesPerTask)
+	}
+	mp := &matchPlan{Results: make(tasks.Results), params: p}
+	width := len(strconv.Itoa(p.Games - 1))
+	for first := 0; first < p.Games; first += per {
+		t := matchTask{MatchParams: p, First: first, Count: min(per, p.Games-first)}
+		payload, _ := json.Marshal(t)
+		mp.tasks = append(mp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, first), Payload: payload, Volatile: volatile})
+		mp.counts = append(mp.counts, t.Count)
+	}
+	return mp, nil
+}
+
+type matchPlan struct {
+	tasks.Results
+	params MatchParams
+	tasks  []tasks.Task
+	counts []int
+}
+
+// Tasks implements tasks.Plan.
+func (mp *matchPlan) Tasks() []tasks.Task { return mp.tasks }
+
+// SideReport is one player's figures in a match report.
+type SideReport struct {
+	Player string `json:"player"`
+	Wins   int    `json:"wins"`
+	Draws  int    `json:"draws"`
+	Losses int    `json:"losses"`
+	// Moves counts the moves the player chose (not the referee's first
+	// move of X in first-triple).
+	Moves         int     `json:"moves"`
+	Nodes         uint64  `json:"nodes"`
+	NodesPerMove  float64 `json:"nodes_per_move"`
+	AverageDepth  float64 `json:"average_depth"`
+	MillisPerMove float64 `json:"millis_per_move"`
+}
+
+// MatchReport is the report of a "nineboard.match" job.
+type MatchReport struct {
+	Variant string `json:"variant"`
+	Seed    uint64 `json:"seed"`
+	Games   int    `json:"games"`
+	// Played counts the games of the tasks that finished.
+	Played        int        `json:"played"`
+	XWins         int        `json:"x_wins"`
+	OWins         int        `json:"o_wins"`
+	Draws         int        `json:"draws"`
+	AverageLength float64    `json:"average_length"`
+	X             SideReport `json:"x"`
+	O             SideReport `json:"o"`
+	// Digest is an FNV-64a hash of every game's moves in game order: equal
+	// digests mean the same games.
+	Digest string `json:"digest"`
+}
+
+// Report implements tasks.Plan.
+func (mp *matchPlan) Report(context.Context, tasks.Summary) (tasks.Report, error) {
+	p := mp.params
+	rep := &MatchReport{
+		Variant: p.Variant, Seed: p.Seed, Games: p.Games,
+		X: SideReport{Player: p.X}, O: SideReport{Player: p.O},
+	}
+	var sides [2]sideStats
+	plies := 0
+	h := fnv.New64a()
+	for i, t := range mp.tasks {
+		data, ok := mp.Result(t.ID)
+		if !ok {
+			continue // failed: its games are not played
+		}
+		var r matchResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		if len(r.Games) != mp.counts[i] {
+			return nil, fmt.Errorf("result of task %s: %d games, want %d", t.ID, len(r.Games), mp.counts[i])
+		}
+		for _, g := range r.Games {
+			h.Write([]byte(g))
+			h.Write([]byte{'\n'})
+		}
+		rep.Played += len(r.Games)
+		rep.XWins += r.XWins
+		rep.OWins += r.OWins
+		rep.Draws += r.Draws
+		plies += r.Plies
+		for s := range 2 {
+			sides[s].Moves += r.Sides[s].Moves
+			sides[s].Nodes += r.Sides[s].Nodes
+			sides[s].DepthSum += r.Sides[s].DepthSum
+			sides[s].Micros += r.Sides[s].Micros
+		}
+	}
+	rep.Digest = fmt.Sprintf("%016x", h.Sum64())
+	if rep.Played > 0 {
+		rep.AverageLength = float64(plies) / float64(rep.Played)
+	}
+	rep.X.Wins, rep.X.Draws, rep.X.Losses = rep.XWins, rep.Draws, rep.OWins
+	rep.O.Wins, rep.O.Draws, rep.O.Losses = rep.OWins, rep.Draws, rep.XWins
+	for s, sr := range []*SideReport{&rep.X, &rep.O} {
+		st := sides[s]
+		sr.Moves, sr.Nodes = st.Moves, st.Nodes
+		if st.Moves > 0 {
+			sr.NodesPerMove = float64(st.Nodes) / float64(st.Moves)
+			sr.AverageDepth = float64(st.DepthSum) / float64(st.Moves)
+			sr.MillisPerMove = float64(st.Micros) / 1000 / float64(st.Moves)
+		}
+	}
+	return rep, nil
+}
+
+// Text implements tasks.Report.
+func (r *MatchReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nine-board tic-tac-toe (%s): %s (x) against %s (o), %d games, seed %d\n", r.Variant, r.X.Player, r.O.Player, r.Games, r.Seed)
+	if r.Played < r.Games {
+		fmt.Fprintf(&b, "%d of %d games played (the others' tasks failed)\n", r.Played, r.Games)
+	}
+	pct := func(n int) float64 {
+		if r.Played == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(r.Played)
+	}
+	fmt.Fprintf(&b, "  %-8s %-20s %7s %7s %7s %8s %14s %7s %9s\n", "side", "player", "wins", "draws", "losses", "moves", "nodes/move", "depth", "ms/move")
+	for _, s := range []struct {
+		name string
+		r    SideReport
+	}{{"x", r.X}, {"o", r.O}} {
+		fmt.Fprintf(&b, "  %-8s %-20s %7d %7d %7d %8d %14.0f %7.1f %9.2f\n", s.name, s.r.Player, s.r.Wins, s.r.Draws, s.r.Losses, s.r.Moves, s.r.NodesPerMove, s.r.AverageDepth, s.r.MillisPerMove)
+	}
+	tasks.Row(&b, "results", "x %.1f%%, draws %.1f%%, o %.1f%%", pct(r.XWins), pct(r.Draws), pct(r.OWins))
+	tasks.Row(&b, "average game length", "%.2f plies", r.AverageLength)
+	tasks.Row(&b, "games digest", "%s", r.Digest)
+	return b.String()
+}
