@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/internal/broker"
 )
 
 // composeService is what the test reads of a compose service.
@@ -112,7 +112,7 @@ func TestCompose(t *testing.T) {
 			checkEnv(t, where, u, env...)
 			if url := s.Environment["WOPR_NATS"]; url == "" {
 				t.Errorf("%s: no WOPR_NATS", where)
-			} else if err := queue.CheckURL(url); err != nil {
+			} else if err := broker.CheckURL(url); err != nil {
 				t.Errorf("%s: WOPR_NATS %q: %v", where, url, err)
 			}
 			switch bin {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/woprlabs/wopr/pkg/infile"
+	"github.com/woprlabs/wopr/internal/infile"
 )
 
 // repoDataset returns the path of a corpus in the repository's datasets

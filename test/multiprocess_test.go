@@ -432,7 +432,7 @@ func (c *natsCluster) lead(t *testing.T, i int) {
 }
 
 // natsRequest sends one request to the NATS server on port and returns the
-// reply, speaking the text protocol itself: pkg/queue alone imports the
+// reply, speaking the text protocol itself: internal/broker alone imports the
 // client library (TestOnlyQueueImportsNATS).
 func natsRequest(t *testing.T, port int, subject, payload string) string {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/woprlabs/wopr/pkg/metrics"
+	"github.com/woprlabs/wopr/internal/metrics"
 )
 
 // metricsAddr reads the address a daemon started with --metrics-addr

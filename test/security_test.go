@@ -28,8 +28,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nkeys"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 )
 
 // The tests of issue 18's security: credentials and TLS against a real
@@ -519,7 +519,7 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 	// What is stored: the job record and the lease, read as an admin.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := queue.Attach(ctx, queue.Endpoint{URL: url, Auth: queue.Auth{User: "admin", Password: pw}}, queue.DefaultConfig())
+	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "admin", Password: pw}}, broker.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,8 +532,8 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 	look("the job records", string(data))
 	lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer lcancel()
-	var holder queue.Holder
-	if _, err := b.AcquireLease(lctx, queue.Holder{ID: "test"}, func(h queue.Holder) { holder = h }); err == nil {
+	var holder broker.Holder
+	if _, err := b.AcquireLease(lctx, broker.Holder{ID: "test"}, func(h broker.Holder) { holder = h }); err == nil {
 		t.Fatal("the test took the lease from the running coordinator")
 	}
 	data, _ = json.Marshal(holder)
@@ -623,7 +623,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 
 	// The worker's credentials read job records but change nothing.
 	ctx := context.Background()
-	b, err := queue.Attach(ctx, queue.Endpoint{URL: url, Auth: queue.Auth{User: "worker", Password: "w-pw"}}, queue.DefaultConfig())
+	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "w-pw"}}, broker.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,7 +677,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 		return b.PublishTask(ctx, job.Task{Job: id, ID: "t1", Kind: "mnk.count", Payload: []byte("{}")})
 	})
 	// A job that does not exist is confirmed with the bucket's leader
-	// (pkg/queue's GetJob): the permissions allow that read.
+	// (internal/broker's GetJob): the permissions allow that read.
 	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
 		t.Errorf("a worker reading a job that does not exist: %v, want job.ErrNotFound", err)
 	}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"

@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/infile"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 

@@ -22,10 +22,10 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/metrics"
-	"github.com/woprlabs/wopr/pkg/queue"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
@@ -194,7 +194,7 @@ func options(c *cli.Context) (client.Options, error) {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)
 	}
 	if o.NATS != "" {
-		if err := queue.CheckURL(o.NATS); err != nil {
+		if err := broker.CheckURL(o.NATS); err != nil {
 			return o, usagef("--nats: %v", err)
 		}
 		if err := natsflags.Check(c, o.NATS); err != nil {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/terminal"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks/nineboard"
-	"github.com/woprlabs/wopr/pkg/terminal"
 )
 
 func init() { gameCommands = append(gameCommands, playCommand) }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/web"
 	"github.com/woprlabs/wopr/pkg/client"
-	"github.com/woprlabs/wopr/pkg/web"
 )
 
 func serveCommand() *cli.Command {

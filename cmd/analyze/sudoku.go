@@ -15,8 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 

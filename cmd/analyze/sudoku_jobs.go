@@ -10,11 +10,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
-	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
@@ -155,7 +155,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		return err
 	}
 	o.Outputs, o.Check = map[string]string{}, check
-	o.Finished = func(ctx context.Context, b *queue.Broker, j *job.Record) error {
+	o.Finished = func(ctx context.Context, b *broker.Broker, j *job.Record) error {
 		jobs, err := b.ListJobs(ctx)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		sized <- sizeResult{n, err}
 	}()
 	var damaged error
-	err = client.RunWith(c.Context, o, func(ctx context.Context, b *queue.Broker) (job.Spec, error) {
+	err = client.RunWith(c.Context, o, func(ctx context.Context, b *broker.Broker) (job.Spec, error) {
 		size := <-sized
 		if size.err != nil {
 			return job.Spec{}, size.err
@@ -212,9 +212,9 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 
 // pieceStore is how UploadCorpus stores the pieces of file, which r
 // reads: on the embedded default, the pieces of a plain file stay in it,
-// where its workers read them (queue.Broker.UploadFileRange); otherwise
+// where its workers read them (broker.Broker.UploadFileRange); otherwise
 // each is stored.
-func pieceStore(b *queue.Broker, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
+func pieceStore(b *broker.Broker, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
 	st, err := os.Stat(file)
 	path, aerr := filepath.Abs(file)
 	if !b.Lends() || r.Compressed() || err != nil || !st.Mode().IsRegular() || aerr != nil {

@@ -12,14 +12,14 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/service"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
 func main() {
 	collector.Tune()
-	def := queue.DefaultConfig()
+	def := broker.DefaultConfig()
 	app := daemon.App("coordinator", "split wopr jobs into tasks on NATS JetStream and merge their results",
 		"`DIR` of the coordinator's Badger store",
 		&cli.IntFlag{Name: "replicas", Usage: "`N` stream replicas (3 on a 3-node cluster)", Value: def.Replicas},
@@ -28,7 +28,7 @@ func main() {
 		&cli.IntFlag{Name: "max-ack-pending", Usage: "`N` tasks out with workers at once", Value: def.MaxAckPending},
 	)
 	app.Action = func(c *cli.Context) error {
-		q := queue.Config{
+		q := broker.Config{
 			Replicas: c.Int("replicas"), AckWait: c.Duration("ack-wait"),
 			MaxDeliver: c.Int("max-deliver"), MaxAckPending: c.Int("max-ack-pending"),
 		}

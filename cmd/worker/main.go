@@ -13,7 +13,7 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/daemon"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/service"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
@@ -35,7 +35,7 @@ func main() {
 		return service.RunWorker(service.WorkerConfig{
 			Common: service.Common{
 				NATS: c.String("nats"), Auth: natsflags.Auth(c), Data: c.String("data"), Name: c.String("name"),
-				Queue: queue.DefaultConfig(), CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
+				Queue: broker.DefaultConfig(), CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 				MetricsAddr: daemon.MetricsAddr(c),
 			},
 			Concurrency: c.Int("concurrency"),

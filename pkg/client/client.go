@@ -23,9 +23,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -34,7 +34,7 @@ type Options struct {
 	// NATS is the server URL; empty means an embedded cluster in-process.
 	NATS string
 	// Auth holds the credentials and TLS settings for NATS.
-	Auth queue.Auth
+	Auth broker.Auth
 	// Data is the embedded cluster's directory (ignored with NATS).
 	Data string
 	// Workers is the number of embedded worker slots (0: one per CPU).
@@ -46,7 +46,7 @@ type Options struct {
 	// Detach returns once the job is submitted (not in embedded mode).
 	Detach bool
 	// Queue overrides the JetStream settings of an embedded cluster.
-	Queue *queue.Config
+	Queue *broker.Config
 	// Outputs maps a job's output names (such as "out" or "rejects") to
 	// local files to write them to once the job is done.
 	Outputs map[string]string
@@ -57,7 +57,7 @@ type Options struct {
 	// done and its outputs are written, before the cluster closes: to
 	// delete from the store what only the job needed (the pieces of its
 	// inputs, sudoku.ReleaseInputs). Its error is told on Stderr.
-	Finished func(ctx context.Context, b *queue.Broker, j *job.Record) error
+	Finished func(ctx context.Context, b *broker.Broker, j *job.Record) error
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -85,18 +85,18 @@ var ErrJobFailed = errors.New("job did not complete")
 
 // session is a connection to a cluster, embedded or remote.
 type session struct {
-	b        *queue.Broker
+	b        *broker.Broker
 	cluster  *embedded.Cluster
 	shutdown func()
 	once     sync.Once
 	closed   chan struct{}
 	// sinks are the files, to be renamed to the outputs' paths, that an
-	// embedded coordinator writes the job's outputs to (queue.Broker.Sink),
+	// embedded coordinator writes the job's outputs to (broker.Broker.Sink),
 	// by output name.
 	sinks map[string]*os.File
 }
 
-func newSession(b *queue.Broker, cluster *embedded.Cluster, shutdown func()) *session {
+func newSession(b *broker.Broker, cluster *embedded.Cluster, shutdown func()) *session {
 	return &session{b: b, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
 }
 
@@ -131,12 +131,12 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		// the leaders of wopr's streams again (up to 9 s).
 		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		b, err := queue.Attach(octx, queue.Endpoint{URL: o.NATS, Auth: o.Auth, Name: "wopr-analyze", Log: o.Log}, queue.DefaultConfig())
-		if errors.Is(err, queue.ErrAuthorization) || errors.Is(err, queue.ErrTLS) {
+		b, err := broker.Attach(octx, broker.Endpoint{URL: o.NATS, Auth: o.Auth, Name: "wopr-analyze", Log: o.Log}, broker.DefaultConfig())
+		if errors.Is(err, broker.ErrAuthorization) || errors.Is(err, broker.ErrTLS) {
 			return nil, err // it names the server
 		}
 		if err != nil {
-			return nil, fmt.Errorf("nats at %s: %w", queue.RedactURL(o.NATS), err)
+			return nil, fmt.Errorf("nats at %s: %w", broker.RedactURL(o.NATS), err)
 		}
 		return newSession(b, nil, b.Close), nil
 	}
@@ -186,12 +186,12 @@ func inspect(ctx context.Context, o *Options, f func(*session) error) error {
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
 func Run(ctx context.Context, o Options, spec job.Spec) error {
-	return RunWith(ctx, o, func(context.Context, *queue.Broker) (job.Spec, error) { return spec, nil })
+	return RunWith(ctx, o, func(context.Context, *broker.Broker) (job.Spec, error) { return spec, nil })
 }
 
 // RunWith is Run for jobs with inputs: build uploads them (see
-// queue.Broker.UploadInput) once connected and returns the spec.
-func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.Broker) (job.Spec, error)) error {
+// broker.Broker.UploadInput) once connected and returns the spec.
+func RunWith(ctx context.Context, o Options, build func(context.Context, *broker.Broker) (job.Spec, error)) error {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}
@@ -269,7 +269,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, *queue.
 }
 
 // findUnfinished returns the newest unfinished job with this spec.
-func findUnfinished(ctx context.Context, b *queue.Broker, spec job.Spec) (*job.Record, error) {
+func findUnfinished(ctx context.Context, b *broker.Broker, spec job.Spec) (*job.Record, error) {
 	records, err := b.ListJobs(ctx)
 	if err != nil {
 		return nil, err
@@ -529,7 +529,7 @@ func Jobs(ctx context.Context, o Options) error {
 	return inspect(ctx, &o, func(s *session) error { return listJobs(ctx, o, s.b) })
 }
 
-func listJobs(ctx context.Context, o Options, b *queue.Broker) error {
+func listJobs(ctx context.Context, o Options, b *broker.Broker) error {
 	jobs, err := b.ListJobs(ctx)
 	if err != nil {
 		return err
@@ -576,7 +576,7 @@ func Status(ctx context.Context, o Options, id string) error {
 	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.b, id) })
 }
 
-func status(ctx context.Context, o Options, b *queue.Broker, id string) error {
+func status(ctx context.Context, o Options, b *broker.Broker, id string) error {
 	j, _, err := b.GetJob(ctx, id)
 	if err != nil {
 		return err

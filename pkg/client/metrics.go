@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/embedded"
-	"github.com/woprlabs/wopr/pkg/metrics"
 )
 
 // served is the embedded cluster's metrics server (Options.MetricsAddr);

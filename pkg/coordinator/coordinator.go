@@ -37,14 +37,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Broker is what the coordinator needs of the cluster: job records, the
 // work queue, the queues of results and dead letters, and the object store
-// (queue.Broker; a fake in tests).
+// (broker.Broker; a fake in tests).
 type Broker interface {
 	EnsureConsumers(ctx context.Context) error
 	ConsumeResults(ctx context.Context, handle func(job.Result)) error
@@ -765,7 +765,7 @@ func (o *outputs) done(name, object string, parts int) {
 }
 
 // creator is an object store that writes an object a part at a time
-// (queue.Broker's).
+// (broker.Broker's).
 type creator interface {
 	Create(ctx context.Context, name string) (io.WriteCloser, error)
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 

@@ -7,7 +7,7 @@ import (
 )
 
 // Metrics receives what the coordinator merges and the job records it
-// sees (pkg/metrics implements it for Prometheus). Config.Metrics nil
+// sees (internal/metrics implements it for Prometheus). Config.Metrics nil
 // counts nothing.
 type Metrics interface {
 	// ResultMerged counts a task result merged into its job (each task

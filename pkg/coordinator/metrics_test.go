@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/store"
 )
 
 // counts is a Metrics that counts the calls by hook and kind, and keeps

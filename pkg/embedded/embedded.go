@@ -26,10 +26,10 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/metrics"
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/coordinator"
-	"github.com/woprlabs/wopr/pkg/metrics"
-	"github.com/woprlabs/wopr/pkg/queue"
-	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/worker"
 )
 
@@ -46,7 +46,7 @@ type Options struct {
 	// Accept limits the coordinator to some jobs (nil: all).
 	Accept func(jobID string) bool
 	// Queue overrides the JetStream settings (zero value: defaults).
-	Queue *queue.Config
+	Queue *broker.Config
 	Log   *slog.Logger
 	// Metrics, if set, counts what the coordinator and the worker do, and
 	// samples the work queue (see Cluster.Ready for /readyz).
@@ -56,11 +56,11 @@ type Options struct {
 // Cluster is a running embedded cluster.
 type Cluster struct {
 	Server      *server.Server
-	Broker      *queue.Broker
+	Broker      *broker.Broker
 	Coordinator *coordinator.Coordinator
 	Worker      *worker.Worker
 
-	brokers []*queue.Broker
+	brokers []*broker.Broker
 	dbs     []*store.DB
 	log     *slog.Logger
 	lock    *os.File
@@ -102,7 +102,7 @@ func StartBare(ctx context.Context, dir string) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Broker, err = c.broker(ctx, "wopr-analyze", queue.DefaultConfig())
+	c.Broker, err = c.broker(ctx, "wopr-analyze", broker.DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := queue.DefaultConfig()
+	cfg := broker.DefaultConfig()
 	if o.Queue != nil {
 		cfg = *o.Queue
 	}
@@ -215,7 +215,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	if o.Listen == "" {
 		// Every reader of the cluster is on this machine: the pieces of
-		// the client's input files stay in them (see queue.Broker.EnableLender).
+		// the client's input files stay in them (see broker.Broker.EnableLender).
 		coordBroker.EnableLender()
 		workerBroker.ShareLender(coordBroker)
 	}
@@ -274,8 +274,8 @@ func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error)
 
 // broker opens a connection of its own to the server, as a process of a
 // cluster would have, named name.
-func (c *Cluster) broker(ctx context.Context, name string, cfg queue.Config) (*queue.Broker, error) {
-	b, err := queue.Open(ctx, queue.Endpoint{InProcess: c.Server, Name: name, Log: c.log}, cfg)
+func (c *Cluster) broker(ctx context.Context, name string, cfg broker.Config) (*broker.Broker, error) {
+	b, err := broker.Open(ctx, broker.Endpoint{InProcess: c.Server, Name: name, Log: c.log}, cfg)
 	if err != nil {
 		return nil, err
 	}

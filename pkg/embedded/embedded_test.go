@@ -15,11 +15,11 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/coordinator"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
-	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -27,8 +27,8 @@ import (
 )
 
 // testQueue is fast to time out and to dead-letter, for fault tests.
-func testQueue() *queue.Config {
-	q := queue.DefaultConfig()
+func testQueue() *broker.Config {
+	q := broker.DefaultConfig()
 	q.AckWait = time.Second
 	q.MaxDeliver = 2
 	return &q
@@ -50,7 +50,7 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-func submit(t *testing.T, b *queue.Broker, kind string, params any) string {
+func submit(t *testing.T, b *broker.Broker, kind string, params any) string {
 	t.Helper()
 	raw, _ := json.Marshal(params)
 	j, err := b.Submit(ctxFor(t), job.Spec{Kind: kind, Params: raw})
@@ -60,7 +60,7 @@ func submit(t *testing.T, b *queue.Broker, kind string, params any) string {
 	return j.ID
 }
 
-func wait(t *testing.T, b *queue.Broker, id string) *job.Record {
+func wait(t *testing.T, b *broker.Broker, id string) *job.Record {
 	t.Helper()
 	j, err := b.Wait(ctxFor(t), id, nil)
 	if err != nil {
@@ -70,7 +70,7 @@ func wait(t *testing.T, b *queue.Broker, id string) *job.Record {
 }
 
 // waitFor polls a job record until cond holds (no sleeps as synchronisation).
-func waitFor(t *testing.T, b *queue.Broker, id string, what string, cond func(*job.Record) bool) *job.Record {
+func waitFor(t *testing.T, b *broker.Broker, id string, what string, cond func(*job.Record) bool) *job.Record {
 	t.Helper()
 	ctx := ctxFor(t)
 	updates, err := b.WatchJob(ctx, id)
@@ -92,7 +92,7 @@ type countReport struct {
 	tasks.Common
 }
 
-func count(t *testing.T, b *queue.Broker, p mnk.CountParams) (*job.Record, countReport) {
+func count(t *testing.T, b *broker.Broker, p mnk.CountParams) (*job.Record, countReport) {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "mnk.count", p))
 	if j.State != job.Done {
@@ -403,7 +403,7 @@ func TestUndecodableAndUnknownKindTasks(t *testing.T) {
 }
 
 // openGateWhen opens a tag's gate once cond holds for the job.
-func openGateWhen(t *testing.T, b *queue.Broker, id, tag string, cond func(*job.Record) bool) {
+func openGateWhen(t *testing.T, b *broker.Broker, id, tag string, cond func(*job.Record) bool) {
 	t.Helper()
 	waitFor(t, b, id, "condition", cond)
 	openGate(tag)
@@ -468,8 +468,8 @@ type restartable struct {
 	ctx       context.Context
 	srv       *server.Server
 	dir       string
-	client    *queue.Broker
-	cfg       queue.Config
+	client    *broker.Broker
+	cfg       broker.Config
 	stopCoord func()
 }
 
@@ -484,7 +484,7 @@ func newRestartable(t *testing.T) *restartable {
 
 // newBare starts a server and a coordinator with the queue settings cfg,
 // and no worker.
-func newBare(t *testing.T, cfg queue.Config) *restartable {
+func newBare(t *testing.T, cfg broker.Config) *restartable {
 	dir := t.TempDir()
 	srv, err := embedded.NewServer(filepath.Join(dir, "nats"), "")
 	if err != nil {
@@ -497,8 +497,8 @@ func newBare(t *testing.T, cfg queue.Config) *restartable {
 	return r
 }
 
-func (r *restartable) connect(name string) *queue.Broker {
-	b, err := queue.Open(r.ctx, queue.Endpoint{InProcess: r.srv, Name: name}, r.cfg)
+func (r *restartable) connect(name string) *broker.Broker {
+	b, err := broker.Open(r.ctx, broker.Endpoint{InProcess: r.srv, Name: name}, r.cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -807,7 +807,7 @@ func TestRestartEmptiesTheWorkQueue(t *testing.T) {
 // would not finish within the test's five minutes. With fetches cut short
 // this test fails (2 runs in 3 when it was written, over its 20 stops).
 func TestWorkerStopLeavesNoTaskBehind(t *testing.T) {
-	cfg := queue.DefaultConfig()
+	cfg := broker.DefaultConfig()
 	cfg.AckWait = time.Hour
 	r := newBare(t, cfg)
 	ctx, client := r.ctx, r.client

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/embedded"
-	"github.com/woprlabs/wopr/pkg/metrics"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
@@ -19,7 +19,7 @@ type matchReport struct {
 	tasks.Common
 }
 
-func match(t *testing.T, b *queue.Broker, p nineboard.MatchParams) matchReport {
+func match(t *testing.T, b *broker.Broker, p nineboard.MatchParams) matchReport {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "nineboard.match", p))
 	if j.State != job.Done {

@@ -9,16 +9,16 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // runJob submits a job, waits for it to finish and decodes its report.
-func runJob(t *testing.T, b *queue.Broker, kind string, params, rep any) *job.Record {
+func runJob(t *testing.T, b *broker.Broker, kind string, params, rep any) *job.Record {
 	t.Helper()
 	j := wait(t, b, submit(t, b, kind, params))
 	if j.State != job.Done {

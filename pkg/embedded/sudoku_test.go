@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	sudokutasks "github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
@@ -31,7 +31,7 @@ func dataset(t *testing.T, name string) []byte {
 
 // upload uploads a corpus as analyze does, in pieces of chunk puzzles
 // (0: the default), and returns the object to name in the job's inputs.
-func upload(t *testing.T, b *queue.Broker, chunk int, data []byte) string {
+func upload(t *testing.T, b *broker.Broker, chunk int, data []byte) string {
 	t.Helper()
 	if chunk == 0 {
 		chunk = sudokutasks.DefaultChunk
@@ -44,7 +44,7 @@ func upload(t *testing.T, b *queue.Broker, chunk int, data []byte) string {
 }
 
 // download returns the output name of job j.
-func download(t *testing.T, b *queue.Broker, j *job.Record, name string) string {
+func download(t *testing.T, b *broker.Broker, j *job.Record, name string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := b.DownloadTo(ctxFor(t), j.Outputs[name], j.OutputParts[name], &buf); err != nil {
@@ -59,7 +59,7 @@ type sudokuReport struct {
 	tasks.Common
 }
 
-func solveJob(t *testing.T, b *queue.Broker, p sudokutasks.SolveParams) (*job.Record, sudokuReport) {
+func solveJob(t *testing.T, b *broker.Broker, p sudokutasks.SolveParams) (*job.Record, sudokuReport) {
 	t.Helper()
 	j := wait(t, b, submit(t, b, "sudoku.solve", p))
 	if j.State != job.Done {
@@ -147,7 +147,7 @@ func TestSudokuGenerate(t *testing.T) {
 	one := startCluster(t, t.TempDir(), 1)
 	three := startCluster(t, t.TempDir(), 3)
 	p := sudokutasks.GenerateParams{Count: 60, Seed: 42, Minimal: true, Symmetric: true}
-	gen := func(c *queue.Broker) sudokutasks.GenerateReport {
+	gen := func(c *broker.Broker) sudokutasks.GenerateReport {
 		j := wait(t, c, submit(t, c, "sudoku.generate", p))
 		var r sudokutasks.GenerateReport
 		if err := json.Unmarshal(j.Report, &r); err != nil || j.State != job.Done {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/coordinator"
-	"github.com/woprlabs/wopr/pkg/metrics"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/worker"
 )
 
@@ -41,7 +41,7 @@ func (o *observer) notReady(reason string) {
 }
 
 // readyWhileConnected makes /readyz answer 200 while b's connection is up.
-func (o *observer) readyWhileConnected(b *queue.Broker) {
+func (o *observer) readyWhileConnected(b *broker.Broker) {
 	if o.srv != nil {
 		o.srv.SetReady(func() error {
 			if !b.Connected() {
@@ -70,7 +70,7 @@ func (o *observer) worker() worker.Metrics {
 const queueSampling = 5 * time.Second
 
 // sampleQueue samples b's work queue until the returned stop is called.
-func (o *observer) sampleQueue(b *queue.Broker, c Common) (stop func()) {
+func (o *observer) sampleQueue(b *broker.Broker, c Common) (stop func()) {
 	if o.reg == nil {
 		return func() {}
 	}

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/store"
 	"github.com/woprlabs/wopr/pkg/coordinator"
-	"github.com/woprlabs/wopr/pkg/queue"
-	"github.com/woprlabs/wopr/pkg/store"
 	"github.com/woprlabs/wopr/pkg/worker"
 )
 
@@ -24,10 +24,10 @@ import (
 type Common struct {
 	NATS string
 	// Auth holds the credentials and TLS settings for NATS.
-	Auth  queue.Auth
+	Auth  broker.Auth
 	Data  string
 	Name  string
-	Queue queue.Config
+	Queue broker.Config
 	// CacheTTL is how long the store keeps what is put in it (see
 	// store.Options.TTL).
 	CacheTTL time.Duration
@@ -55,19 +55,19 @@ type CoordinatorConfig struct {
 // attaches to (worker) the streams. A worker waits for the coordinator. The
 // store comes first: a --data that cannot be written (read-only, on a full
 // disk, another process's) is an error at once, not once NATS is there.
-func open(ctx context.Context, c Common, owner bool) (*queue.Broker, *store.DB, error) {
+func open(ctx context.Context, c Common, owner bool) (*broker.Broker, *store.DB, error) {
 	db, err := store.Open(c.Data, store.Options{Log: c.Log, TTL: c.CacheTTL})
 	if err != nil {
 		return nil, nil, err
 	}
-	e := queue.Endpoint{URL: c.NATS, Auth: c.Auth, Name: c.Name, WaitFirst: true, Log: c.Log}
-	var b *queue.Broker
+	e := broker.Endpoint{URL: c.NATS, Auth: c.Auth, Name: c.Name, WaitFirst: true, Log: c.Log}
+	var b *broker.Broker
 	if owner {
 		octx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		b, err = queue.Open(octx, e, c.Queue)
+		b, err = broker.Open(octx, e, c.Queue)
 	} else {
-		b, err = queue.Attach(ctx, e, c.Queue)
+		b, err = broker.Attach(ctx, e, c.Queue)
 	}
 	if err != nil {
 		db.Close()
@@ -138,7 +138,7 @@ func RunWorker(cfg WorkerConfig) error {
 		return err
 	}
 	obs.readyWhileConnected(b)
-	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", queue.RedactURL(cfg.NATS), "data", cfg.Data)
+	cfg.Log.Info("worker running", "name", cfg.Name, "slots", cfg.Concurrency, "nats", broker.RedactURL(cfg.NATS), "data", cfg.Data)
 	grace := cfg.Grace
 	select {
 	case <-first.Done():
@@ -205,7 +205,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	stopSampling := obs.sampleQueue(b, cfg.Common)
 	defer stopSampling()
 	obs.readyWhileConnected(b)
-	cfg.Log.Info("coordinator running", "nats", queue.RedactURL(cfg.NATS), "data", cfg.Data)
+	cfg.Log.Info("coordinator running", "nats", broker.RedactURL(cfg.NATS), "data", cfg.Data)
 	lost := make(chan struct{})
 	go keepLease(first, lease, cfg.Log, lost)
 	select {
@@ -221,7 +221,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	cerr := c.Close(ctx)
 	select {
 	case <-lost:
-		cerr = errors.Join(cerr, fmt.Errorf("stopped: %w", queue.ErrLeaseLost))
+		cerr = errors.Join(cerr, fmt.Errorf("stopped: %w", broker.ErrLeaseLost))
 	case <-b.Failed():
 		// The lease runs out by itself; a standby takes over then.
 		cerr = b.Err()
@@ -240,7 +240,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 // acquireLease takes the cluster's coordinator lease, standing by while
 // another coordinator holds it. The holder's id is kept in the store, so a
 // coordinator restarted on the same --data takes its lease back at once.
-func acquireLease(ctx context.Context, b *queue.Broker, db *store.DB, cfg CoordinatorConfig) (*queue.Lease, error) {
+func acquireLease(ctx context.Context, b *broker.Broker, db *store.DB, cfg CoordinatorConfig) (*broker.Lease, error) {
 	id, ok, err := db.Get([]byte("coordinator/id"))
 	if err != nil {
 		return nil, err
@@ -255,15 +255,15 @@ func acquireLease(ctx context.Context, b *queue.Broker, db *store.DB, cfg Coordi
 		}
 	}
 	host, _ := os.Hostname()
-	return b.AcquireLease(ctx, queue.Holder{ID: string(id), Host: host, PID: os.Getpid(), Data: cfg.Data}, func(h queue.Holder) {
+	return b.AcquireLease(ctx, broker.Holder{ID: string(id), Host: host, PID: os.Getpid(), Data: cfg.Data}, func(h broker.Holder) {
 		cfg.Log.Warn("another coordinator runs this cluster's jobs: standing by until it stops", "holder", h.String())
 	})
 }
 
 // keepLease renews the lease until ctx ends; it closes lost if another
 // coordinator takes the lease (after this one could not renew it in time).
-func keepLease(ctx context.Context, l *queue.Lease, log *slog.Logger, lost chan<- struct{}) {
-	t := time.NewTicker(queue.LeaseTTL / 5)
+func keepLease(ctx context.Context, l *broker.Lease, log *slog.Logger, lost chan<- struct{}) {
+	t := time.NewTicker(broker.LeaseTTL / 5)
 	defer t.Stop()
 	for {
 		select {
@@ -271,11 +271,11 @@ func keepLease(ctx context.Context, l *queue.Lease, log *slog.Logger, lost chan<
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, queue.LeaseTTL/5)
+		rctx, cancel := context.WithTimeout(ctx, broker.LeaseTTL/5)
 		err := l.Renew(rctx)
 		cancel()
 		switch {
-		case errors.Is(err, queue.ErrLeaseLost):
+		case errors.Is(err, broker.ErrLeaseLost):
 			log.Error("another coordinator took over this cluster's jobs: stopping")
 			close(lost)
 			return

@@ -1,7 +1,7 @@
 package worker
 
 // Metrics receives what a worker does with its tasks, labelled by job
-// kind (pkg/metrics implements it for Prometheus). Config.Metrics nil
+// kind (internal/metrics implements it for Prometheus). Config.Metrics nil
 // counts nothing.
 type Metrics interface {
 	// TaskDone counts a task whose result was published, and the

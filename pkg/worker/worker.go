@@ -25,7 +25,7 @@ import (
 )
 
 // Source is the work queue as a worker takes tasks from it
-// (queue.TaskSource; a fake in tests).
+// (broker.TaskSource; a fake in tests).
 type Source interface {
 	// Next waits for a task until ctx ends or wait has passed; it returns
 	// nil if none came.
@@ -35,7 +35,7 @@ type Source interface {
 }
 
 // Broker is what a worker needs of the cluster besides its tasks
-// (queue.Broker; a fake in tests).
+// (broker.Broker; a fake in tests).
 type Broker interface {
 	PublishResult(ctx context.Context, r job.Result) error
 	GetJob(ctx context.Context, id string) (*job.Record, uint64, error)
@@ -63,7 +63,7 @@ type Config struct {
 	// which then waits a whole AckWait for another worker. A task that
 	// comes after Close is handed back. Zero: requests wait up to 5 s and
 	// stop with the worker, for an embedded cluster, which gives back such
-	// tasks as it starts again (queue.Broker.ForgetDeliveries) and exits
+	// tasks as it starts again (broker.Broker.ForgetDeliveries) and exits
 	// without waiting.
 	FetchWait time.Duration
 	// Metrics, if set, counts tasks done, failed and redelivered.

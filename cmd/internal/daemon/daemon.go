@@ -14,8 +14,8 @@ import (
 
 	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
-	"github.com/woprlabs/wopr/pkg/queue"
-	"github.com/woprlabs/wopr/pkg/store"
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/store"
 )
 
 // App returns a command-line app named name whose usage errors exit 2.
@@ -46,7 +46,7 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 			if c.String("data") == "" {
 				Usage(name, "--data DIR is required (or WOPR_DATA): where this process keeps its Badger store")
 			}
-			if err := queue.CheckURL(c.String("nats")); err != nil {
+			if err := broker.CheckURL(c.String("nats")); err != nil {
 				Usage(name, "--nats: %v", err)
 			}
 			if err := natsflags.Check(c, c.String("nats")); err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/pkg/metrics"
+	"github.com/woprlabs/wopr/internal/metrics"
 )
 
 // observeFlags are the flags of what a daemon shows of itself: its

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/pkg/queue"
+	"github.com/woprlabs/wopr/internal/broker"
 )
 
 // Flags returns the credential and TLS flags, new ones at each call.
@@ -27,15 +27,15 @@ func Flags() []cli.Flag {
 }
 
 // Auth returns the settings of the flags.
-func Auth(c *cli.Context) queue.Auth {
-	return queue.Auth{
+func Auth(c *cli.Context) broker.Auth {
+	return broker.Auth{
 		User: c.String("nats-user"), Password: c.String("nats-password"),
 		NKeyFile: c.String("nats-nkey"), CredsFile: c.String("nats-creds"),
 		CAFile: c.String("tls-ca"), CertFile: c.String("tls-cert"), KeyFile: c.String("tls-key"),
 	}
 }
 
-// Check checks the flags against the server URL (see queue.Auth.Check); an
+// Check checks the flags against the server URL (see broker.Auth.Check); an
 // error is a usage error.
 func Check(c *cli.Context, url string) error { return Auth(c).Check(url) }
 
@@ -43,9 +43,9 @@ func Check(c *cli.Context, url string) error { return Auth(c).Check(url) }
 // flags to look at; other errors are returned as they are.
 func Hint(err error) error {
 	switch {
-	case errors.Is(err, queue.ErrAuthorization):
+	case errors.Is(err, broker.ErrAuthorization):
 		return fmt.Errorf("%w (check --nats-user/--nats-password, --nats-creds or --nats-nkey)", err)
-	case errors.Is(err, queue.ErrTLS):
+	case errors.Is(err, broker.ErrTLS):
 		return fmt.Errorf("%w (check --tls-ca, --tls-cert and --tls-key)", err)
 	}
 	return err

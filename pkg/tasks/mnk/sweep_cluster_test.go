@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/queue"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -21,7 +21,7 @@ type sweepJob struct {
 }
 
 // runSweepJob runs a sweep as a job on the cluster and returns its report.
-func runSweepJob(t *testing.T, b *queue.Broker, p mnk.SweepParams) sweepJob {
+func runSweepJob(t *testing.T, b *broker.Broker, p mnk.SweepParams) sweepJob {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

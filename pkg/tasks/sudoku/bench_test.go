@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )

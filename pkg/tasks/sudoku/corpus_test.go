@@ -16,8 +16,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/infile"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"

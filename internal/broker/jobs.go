@@ -1,0 +1,359 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// Job records are JSON values in the jobs bucket, one per job id.
+
+func encodeRecord(r *job.Record) ([]byte, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode job %s: %w", r.ID, err)
+	}
+	return data, nil
+}
+
+func decodeRecord(data []byte) (*job.Record, error) {
+	var r job.Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("decode job record: %w", err)
+	}
+	return &r, nil
+}
+
+// GetJob reads a job's record and its revision. An unknown id is an error
+// wrapping job.ErrNotFound.
+func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, error) {
+	if !job.ValidID(id) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	var value []byte
+	var rev uint64
+	err := b.request(ctx, func(ctx context.Context) error {
+		e, err := b.jobs.Get(ctx, id)
+		if err == nil {
+			value, rev = e.Value(), e.Revision()
+		}
+		return err
+	})
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		// The bucket's Get is answered by any of its replicas, and one that
+		// has not yet applied a job's creation says it does not exist: a
+		// coordinator took a job just submitted for one deleted and never
+		// ran it, and a worker dropped its tasks. The leader confirms.
+		err = b.request(ctx, func(ctx context.Context) error {
+			var err error
+			value, rev, err = b.leaderGetJob(ctx, id)
+			return err
+		})
+	}
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read job %s: %w", id, err)
+	}
+	r, err := decodeRecord(value)
+	if err != nil {
+		return nil, 0, fmt.Errorf("job %s: %w", id, err)
+	}
+	return r, rev, nil
+}
+
+// leaderGetJob reads a job's record from the leader of the bucket's
+// stream: its value and revision, or jetstream.ErrKeyNotFound.
+func (b *Broker) leaderGetJob(ctx context.Context, id string) ([]byte, uint64, error) {
+	req, err := json.Marshal(map[string]string{"last_by_subj": jobKeySubject(id)})
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := b.nc.RequestWithContext(ctx, jobsMsgGetSubject, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	var resp struct {
+		Message *struct {
+			Seq    uint64 `json:"seq"`
+			Header []byte `json:"hdrs"`
+			Data   []byte `json:"data"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return nil, 0, fmt.Errorf("stream message: %w", err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return nil, 0, jetstream.ErrKeyNotFound
+	case resp.Error != nil:
+		return nil, 0, resp.Error
+	case resp.Message == nil:
+		return nil, 0, errors.New("stream message: empty answer")
+	}
+	if len(resp.Message.Header) > 0 {
+		h, err := nats.DecodeHeadersMsg(resp.Message.Header)
+		if err != nil {
+			return nil, 0, fmt.Errorf("stream message: %w", err)
+		}
+		if op := h.Get("KV-Operation"); op == "DEL" || op == "PURGE" {
+			return nil, 0, jetstream.ErrKeyNotFound // deleted
+		}
+	}
+	return resp.Message.Data, resp.Message.Seq, nil
+}
+
+// CreateJob stores a new job record; it fails if the id exists.
+func (b *Broker) CreateJob(ctx context.Context, r *job.Record) error {
+	data, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	if _, err := b.jobs.Create(ctx, r.ID, data); err != nil {
+		return fmt.Errorf("create job %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Submit stores a new job for the coordinator to pick up and returns its
+// record.
+func (b *Broker) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
+	r := job.New(spec)
+	if err := b.CreateJob(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// UpdateJob applies change to a job's record with compare-and-set, retrying
+// when another process updated it in between. change may return
+// job.ErrNoChange to leave the record as it is.
+func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
+	for {
+		r, rev, err := b.GetJob(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(r); err != nil {
+			if errors.Is(err, job.ErrNoChange) {
+				return r, nil
+			}
+			return r, err
+		}
+		data, err := encodeRecord(r)
+		if err != nil {
+			return nil, err
+		}
+		// Sent again when its answer is lost: if the first one was
+		// applied, the second fails with the revision, and change sees
+		// the record as changed.
+		err = b.request(ctx, func(ctx context.Context) error {
+			_, err := b.jobs.Update(ctx, id, data, rev)
+			return err
+		})
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("update job %s: %w", id, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// ListJobs returns every job record, oldest first. The records come from
+// one watch of the bucket: a request per record (its keys, then a Get of
+// each) made a submission, which looks for an unfinished job with its
+// spec, take 50 ms per thousand records in the bucket.
+func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
+	for {
+		records, err := b.listJobs(ctx)
+		if errors.Is(err, errStalled) && ctx.Err() == nil {
+			continue // a request lost: the watch again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		job.Sort(records)
+		return records, nil
+	}
+}
+
+// errStalled is a listing of the jobs that received nothing for
+// requestAttempt: the request that made its consumer, or a message, went
+// with a server that died.
+var errStalled = errors.New("no record for " + requestAttempt.String())
+
+func (b *Broker) listJobs(ctx context.Context) ([]*job.Record, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stall := time.AfterFunc(requestAttempt, cancel)
+	defer stall.Stop()
+	stalled := func(err error) error {
+		if ctx.Err() == nil && wctx.Err() != nil {
+			return errStalled
+		}
+		return err
+	}
+	w, err := b.jobs.WatchAll(wctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, stalled(err)
+	}
+	defer w.Stop()
+	var records []*job.Record
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil, stalled(errors.New("watch stopped"))
+			}
+			if e == nil {
+				return records, nil // every record there was
+			}
+			stall.Reset(requestAttempt)
+			if r, err := decodeRecord(e.Value()); err == nil {
+				records = append(records, r)
+			}
+		case <-wctx.Done():
+			return nil, stalled(wctx.Err())
+		}
+	}
+}
+
+// WatchJob sends the job's record every time it changes, starting with the
+// current one, until ctx is done. A slow reader gets the newest record.
+func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *job.Record, error) {
+	return b.watch(ctx, id, true)
+}
+
+// WatchJobs sends every job record as it is written, the existing ones
+// first, until ctx is done; it drops none.
+func (b *Broker) WatchJobs(ctx context.Context) (<-chan *job.Record, error) {
+	return b.watch(ctx, ">", false)
+}
+
+// watch decodes the records of the keys matching keys. Records that do not
+// decode (not written by wopr) are skipped.
+func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *job.Record, error) {
+	w, err := b.jobs.Watch(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("watch jobs %s: %w", keys, err)
+	}
+	out := make(chan *job.Record, 1)
+	go func() {
+		defer close(out)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					return
+				}
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue
+				}
+				r, err := decodeRecord(e.Value())
+				if err != nil {
+					continue
+				}
+				if newestOnly {
+					select {
+					case <-out:
+					default:
+					}
+				}
+				select {
+				case out <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// waitPoll is how often Wait also reads the job's record: a watch recovers
+// from a restarted NATS server only when its heartbeats time out (12-18 s),
+// and a finished job should not wait for that.
+const waitPoll = 2 * time.Second
+
+// Wait follows a job until it is final and returns its last record. It calls
+// progress (if not nil) with every change. It returns Err if the connection
+// fails for good meanwhile.
+func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates, err := b.WatchJob(wctx, id)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A watch that cannot start (its consumer not created while a
+		// restarted node rejoins the cluster, or not permitted) leaves
+		// the poll, which then reports progress too.
+		b.log.Warn("following the job by reading its record every few seconds", "job", id, "err", err)
+		updates = nil
+	}
+	poll := time.NewTicker(waitPoll)
+	defer poll.Stop()
+	for {
+		var r *job.Record
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				return nil, fmt.Errorf("watch job %s: stopped", id)
+			}
+			r = u
+		case <-poll.C:
+			gctx, gcancel := context.WithTimeout(wctx, waitPoll)
+			rec, _, err := b.GetJob(gctx, id)
+			gcancel()
+			if err != nil || updates != nil && !rec.State.Final() {
+				continue // the watch reports progress
+			}
+			r = rec
+		case <-b.fail.done:
+			return nil, b.fail.err
+		}
+		if progress != nil {
+			progress(r)
+		}
+		if r.State.Final() {
+			return r, nil
+		}
+	}
+}
+
+// Cancel asks the coordinator to cancel a job. It returns the record as
+// written; cancelling a final job changes nothing.
+func (b *Broker) Cancel(ctx context.Context, id string) (*job.Record, error) {
+	return b.UpdateJob(ctx, id, func(r *job.Record) error {
+		if r.State.Final() || r.CancelRequested {
+			return job.ErrNoChange
+		}
+		r.CancelRequested = true
+		return nil
+	})
+}

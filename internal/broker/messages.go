@@ -1,0 +1,98 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// Tasks and results travel with their fields as headers and their payload
+// or data as the message body, as it is: no encoding of a payload (which
+// may be 250 KB of puzzles) inside another.
+
+// Header names of task and result messages.
+const (
+	hdrJob       = "Wopr-Job"
+	hdrTask      = "Wopr-Task"
+	hdrKind      = "Wopr-Kind"
+	hdrEpoch     = "Wopr-Epoch"
+	hdrWorker    = "Wopr-Worker"
+	hdrFailed    = "Wopr-Failed"
+	hdrCacheHits = "Wopr-Cache-Hits"
+	hdrSeconds   = "Wopr-Seconds"
+	hdrCheck     = "Wopr-Check"
+)
+
+// ErrMalformed is returned for a task or result message that is not one.
+var ErrMalformed = errors.New("malformed message")
+
+// encodeTask builds the message of a task.
+func encodeTask(t job.Task) *nats.Msg {
+	m := nats.NewMsg(taskSubject(t.Job, t.ID))
+	m.Header.Set(hdrJob, t.Job)
+	m.Header.Set(hdrTask, t.ID)
+	m.Header.Set(hdrKind, t.Kind)
+	m.Header.Set(hdrEpoch, strconv.Itoa(t.Epoch))
+	m.Header.Set(hdrCheck, t.Check)
+	m.Data = t.Payload
+	return m
+}
+
+// decodeTask reads a task message.
+func decodeTask(h nats.Header, data []byte) (job.Task, error) {
+	t := job.Task{Job: h.Get(hdrJob), ID: h.Get(hdrTask), Kind: h.Get(hdrKind), Check: h.Get(hdrCheck), Payload: data}
+	epoch, err := strconv.Atoi(h.Get(hdrEpoch))
+	if err != nil || !job.ValidID(t.Job) || !job.ValidID(t.ID) || t.Kind == "" || t.Check == "" {
+		return job.Task{}, fmt.Errorf("%w: task headers job %q task %q kind %q epoch %q check %q",
+			ErrMalformed, t.Job, t.ID, t.Kind, h.Get(hdrEpoch), t.Check)
+	}
+	t.Epoch = epoch
+	return t, nil
+}
+
+// encodeResult builds the message of a result.
+func encodeResult(r job.Result) *nats.Msg {
+	m := nats.NewMsg(resultSubject(r.Job))
+	m.Header.Set(hdrJob, r.Job)
+	m.Header.Set(hdrTask, r.Task)
+	m.Header.Set(hdrWorker, r.Worker)
+	if r.Check != "" {
+		m.Header.Set(hdrCheck, r.Check)
+	}
+	if r.Failed != "" {
+		m.Header.Set(hdrFailed, r.Failed)
+	}
+	if r.CacheHits != 0 {
+		m.Header.Set(hdrCacheHits, strconv.FormatInt(r.CacheHits, 10))
+	}
+	m.Header.Set(hdrSeconds, strconv.FormatFloat(r.Seconds, 'f', -1, 64))
+	m.Data = r.Data
+	return m
+}
+
+// decodeResult reads a result message. A result with data must name the
+// check of the task it was computed for; a failure may lack it (the task's
+// own message could not be read).
+func decodeResult(h nats.Header, data []byte) (job.Result, error) {
+	r := job.Result{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Check: h.Get(hdrCheck), Worker: h.Get(hdrWorker),
+		Failed: h.Get(hdrFailed), Data: data}
+	if !job.ValidID(r.Job) || !job.ValidID(r.Task) {
+		return job.Result{}, fmt.Errorf("%w: result headers job %q task %q", ErrMalformed, r.Job, r.Task)
+	}
+	if r.Check == "" && r.Failed == "" {
+		return job.Result{}, fmt.Errorf("%w: result of %s/%s without the check of its task", ErrMalformed, r.Job, r.Task)
+	}
+	if v := h.Get(hdrCacheHits); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return job.Result{}, fmt.Errorf("%w: cache hits %q", ErrMalformed, v)
+		}
+		r.CacheHits = n
+	}
+	r.Seconds, _ = strconv.ParseFloat(h.Get(hdrSeconds), 64)
+	return r, nil
+}

@@ -1,0 +1,318 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// Objects returns the cluster's object store as the kinds see it.
+func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.pieces, b.handoff, b.lender} }
+
+type objects struct {
+	os     jetstream.ObjectStore
+	pieces jetstream.KeyValue
+	h      *handoff
+	l      *lender
+}
+
+// Get returns an object's content, which the caller must not change: a
+// piece (UploadContent) from its bucket or its place in a file
+// (UploadFileRange), any other from the object store.
+func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
+	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
+		data, err := o.getPiece(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("get piece %s: %w", name, err)
+		}
+		return data, nil
+	}
+	return getObject(ctx, o.os, name)
+}
+
+// piecePrefix starts the names of pieces (UploadContent).
+const piecePrefix = "piece/"
+
+// UploadContent stores data under a name derived from its content,
+// unless it is there already, and returns the name. Data that fits a
+// message goes to the bucket of pieces, where reading it back is one
+// request (reading an object takes a consumer of its own, which cost 25
+// ms a read of a 250 KB piece); anything bigger is an input (Upload). It
+// may be called from several goroutines at once.
+func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error) {
+	if !b.fitsPiece(data) {
+		return b.Upload(ctx, NewInput(data))
+	}
+	key := contentKey(data)
+	if _, err := b.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return "", fmt.Errorf("store piece %s: %w", key, err)
+	}
+	return piecePrefix + key, nil
+}
+
+// DeleteContent deletes what UploadContent stored under name (nothing if
+// it is not there). Names are made from content: delete only what no job
+// that may still run names.
+func (b *Broker) DeleteContent(ctx context.Context, name string) error {
+	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
+		b.lender.forget(key)
+		for _, k := range []string{key, refPrefix + key} {
+			if err := b.pieces.Purge(ctx, k); err != nil {
+				return fmt.Errorf("delete piece %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	if err := b.objects.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return fmt.Errorf("delete object %s: %w", name, err)
+	}
+	return nil
+}
+
+// PurgePieces deletes every piece of the bucket at once, for a store
+// whose jobs are all finished (deleting pieces one by one has the server
+// read the blocks that hold them: 40 MB of resident memory for the pieces
+// of a million puzzles).
+func (b *Broker) PurgePieces(ctx context.Context) error {
+	b.lender.forgetAll()
+	s, err := b.js.Stream(ctx, "KV_"+piecesBucket)
+	if err == nil {
+		err = s.Purge(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("purge bucket %s: %w", piecesBucket, err)
+	}
+	return nil
+}
+
+// pieceHeadroom is what a message holds besides the data of a piece.
+const pieceHeadroom = 4 << 10
+
+// fitsPiece tells whether data fits a message of the bucket of pieces.
+func (b *Broker) fitsPiece(data []byte) bool {
+	return len(data) <= int(b.nc.MaxPayload())-pieceHeadroom
+}
+
+// contentKey is the key of data among the pieces: its name as an input
+// (NewInput) without the prefix.
+func contentKey(data []byte) string {
+	return strings.TrimPrefix(NewInput(data).Name, "input/")
+}
+
+// getObject reads an object into a buffer of its size.
+func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]byte, error) {
+	res, err := os.Get(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("get object %s: %w", name, err)
+	}
+	defer res.Close()
+	info, err := res.Info()
+	if err != nil {
+		return nil, fmt.Errorf("get object %s: %w", name, err)
+	}
+	data := make([]byte, info.Size)
+	if _, err := io.ReadFull(res, data); err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	// Reading to the end checks the digest.
+	if n, err := res.Read(make([]byte, 1)); n != 0 {
+		return nil, fmt.Errorf("read object %s: longer than its size %d", name, info.Size)
+	} else if err != io.EOF {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// Put stores an object; with the handoff, an output that the client of
+// this process has a file for is written to that file instead.
+func (o objects) Put(ctx context.Context, name string, data []byte) error {
+	f, err := o.h.sink(name)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", name, err)
+	}
+	if f != nil {
+		if _, err := f.Write(data); err != nil {
+			return fmt.Errorf("output %s: %w", name, err)
+		}
+		return nil
+	}
+	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
+		return fmt.Errorf("put object %s: %w", name, err)
+	}
+	return nil
+}
+
+// Create starts the object name, written in order through the writer (see
+// tasks.Outputs): with the handoff, to the client's file for it, if there
+// is one; otherwise as objects of up to partSize bytes, "<name>/<i>" from
+// i = 0, put as they fill. The writer's Parts tells how many it put.
+func (o objects) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	f, err := o.h.sink(name)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", name, err)
+	}
+	if f != nil {
+		return sinkWriter{f}, nil
+	}
+	return &partWriter{os: o.os, name: name}, nil
+}
+
+// partSize is the size of the parts of an object written a part at a time.
+const partSize = 8 << 20
+
+// PartName is the object name of part i of an object written a part at a
+// time (objects.Create).
+func PartName(name string, i int) string { return name + "/" + strconv.Itoa(i) }
+
+// partWriter writes an object as parts.
+type partWriter struct {
+	os    jetstream.ObjectStore
+	name  string
+	buf   []byte
+	parts int
+}
+
+func (w *partWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if w.buf == nil {
+			w.buf = make([]byte, 0, partSize)
+		}
+		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
+		w.buf, p = w.buf[:len(w.buf)+k], p[k:]
+		if len(w.buf) == partSize {
+			if err := w.put(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *partWriter) put() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name := PartName(w.name, w.parts)
+	if _, err := w.os.PutBytes(ctx, name, w.buf); err != nil {
+		return fmt.Errorf("put object %s: %w", name, err)
+	}
+	w.parts++
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// Close puts the last part (an empty object has one, empty).
+func (w *partWriter) Close() error {
+	if len(w.buf) > 0 || w.parts == 0 {
+		return w.put()
+	}
+	return nil
+}
+
+// Parts is the number of parts put.
+func (w *partWriter) Parts() int { return w.parts }
+
+// Input is a job input named by its content, ready to upload.
+type Input struct {
+	Name string // "input/<digest>"
+	Data []byte
+}
+
+// inputBlock is the block size of input digests.
+const inputBlock = 4 << 20
+
+// NewInput names data (which must not change afterwards) by its content:
+// the SHA-256 of the SHA-256 digests of its 4 MiB blocks, hashed on all
+// CPUs (one SHA-256 of the whole would run on one core, all of it before a
+// job can start).
+func NewInput(data []byte) Input {
+	n := max((len(data)+inputBlock-1)/inputBlock, 1)
+	sums := make([]byte, n*sha256.Size)
+	var next atomic.Int64
+	hash := func() {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			sum := sha256.Sum256(data[i*inputBlock : min((i+1)*inputBlock, len(data))])
+			copy(sums[i*sha256.Size:], sum[:])
+		}
+	}
+	if n == 1 {
+		hash() // a piece: no goroutine for one block
+	} else {
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), n) {
+			wg.Go(hash)
+		}
+		wg.Wait()
+	}
+	root := sha256.Sum256(sums)
+	return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
+}
+
+// UploadInput stores a job input under a name derived from its content
+// (NewInput), skipping the upload when it is already there, and returns the
+// name.
+func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", fmt.Errorf("read input: %w", err)
+	}
+	return b.Upload(ctx, NewInput(data))
+}
+
+// Upload stores an input made by NewInput, unless an object of its name
+// and size is there already, and returns its name. It may be called from
+// several goroutines at once.
+func (b *Broker) Upload(ctx context.Context, in Input) (string, error) {
+	name, data := in.Name, in.Data
+	info, err := b.objects.GetInfo(ctx, name)
+	if err == nil && info.Size == uint64(len(data)) {
+		return name, nil
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return "", fmt.Errorf("look up object %s: %w", name, err)
+	}
+	if _, err := b.objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
+		return "", fmt.Errorf("upload input: %w", err)
+	}
+	return name, nil
+}
+
+// DownloadTo writes an object to w; parts > 0 says that it was written in
+// that many parts (objects.Create), which are written one after another.
+func (b *Broker) DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error {
+	if parts == 0 {
+		return b.download(ctx, name, w)
+	}
+	for i := range parts {
+		if err := b.download(ctx, PartName(name, i), w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Broker) download(ctx context.Context, name string, w io.Writer) error {
+	res, err := b.objects.Get(ctx, name)
+	if err != nil {
+		return fmt.Errorf("get object %s: %w", name, err)
+	}
+	defer res.Close()
+	if _, err := io.Copy(w, res); err != nil {
+		return fmt.Errorf("read object %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package broker
+
+import (
+	"strings"
+
+	"github.com/woprlabs/wopr/pkg/job"
+)
+
+// Subjects: every subject wopr uses is built or parsed here, and nowhere
+// else. Job and task ids are single tokens (job.ValidID).
+const (
+	tasksPrefix       = "wopr.tasks."
+	resultsPrefix     = "wopr.results."
+	allTasksSubject   = tasksPrefix + ">"
+	allResultsSubject = resultsPrefix + ">"
+
+	maxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + tasksStream + "." + workersConsumer
+)
+
+// jobKeySubject is the subject of a job's record in the jobs bucket (the
+// key's subject in the bucket's stream).
+func jobKeySubject(jobID string) string { return "$KV." + jobsBucket + "." + jobID }
+
+// jobsMsgGetSubject is JetStream's API for a message of the jobs bucket's
+// stream, answered by the stream's leader (its direct get, which the
+// bucket's Get uses, is answered by any replica).
+const jobsMsgGetSubject = "$JS.API.STREAM.MSG.GET.KV_" + jobsBucket
+
+// taskSubject is the subject of one task.
+func taskSubject(jobID, task string) string { return tasksPrefix + jobID + "." + task }
+
+// jobTasksSubject matches every task of a job.
+func jobTasksSubject(jobID string) string { return tasksPrefix + jobID + ".>" }
+
+// resultSubject is the subject workers publish a job's results on.
+func resultSubject(jobID string) string { return resultsPrefix + jobID }
+
+// parseTaskSubject returns the job and task ids of a task subject; ok is
+// false for any other subject.
+func parseTaskSubject(subject string) (jobID, task string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, tasksPrefix)
+	if !ok {
+		return "", "", false
+	}
+	jobID, task, ok = strings.Cut(rest, ".")
+	if !ok || !job.ValidID(jobID) || !job.ValidID(task) {
+		return "", "", false
+	}
+	return jobID, task, true
+}

@@ -1,0 +1,672 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
+)
+
+// The jobs of the cluster (Options.Conn): /jobs lists them with their live
+// progress and has a form that submits the common ones, /jobs/{id} shows
+// one with its report. A job submitted here is built exactly as analyze
+// builds it, defaults included, and goes through the same client code
+// (client.Conn), so the same parameters make the same job: submitting a
+// job that is still unfinished returns that job rather than a second one.
+
+func (s *Server) jobsRoutes() {
+	s.mux.HandleFunc("GET /jobs", s.jobsPage)
+	s.mux.HandleFunc("GET /jobs/{id}", s.jobPage)
+	s.mux.HandleFunc("GET /api/jobs", s.withConn(s.listJobs))
+	s.mux.HandleFunc("POST /api/jobs", s.withConn(s.submitJob))
+	s.mux.HandleFunc("POST /api/jobs/sudoku", s.withConn(s.submitSudoku))
+	s.mux.HandleFunc("GET /api/jobs/events", s.withConn(s.jobEvents))
+	s.mux.HandleFunc("GET /api/jobs/{id}", s.withConn(s.getJob))
+	s.mux.HandleFunc("GET /api/jobs/{id}/chart.svg", s.withConn(s.jobChart))
+	s.mux.HandleFunc("POST /api/jobs/{id}/cancel", s.withConn(s.cancelJob))
+}
+
+// Timeouts of the requests to the cluster.
+const (
+	// clusterTimeout bounds a request that reads or changes job records.
+	clusterTimeout = 30 * time.Second
+	// uploadTimeout bounds a submission that uploads a corpus.
+	uploadTimeout = 90 * time.Second
+)
+
+// keepAlive is how often a stream of job events with nothing to say sends
+// a comment, so that proxies and browsers do not take it for dead.
+var keepAlive = 15 * time.Second
+
+// Limits of a Sudoku corpus uploaded with a job: the upload itself is
+// limited by maxUpload, its text once decompressed by maxCorpusText.
+const (
+	maxCorpusText = 256 << 20
+	maxFileName   = 200
+)
+
+// noCluster is the answer of the jobs API on a server without a cluster.
+const noCluster = "no cluster is connected: the jobs API needs analyze serve's cluster"
+
+// withConn answers 503 when the server has no cluster.
+func (s *Server) withConn(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.o.Conn == nil {
+			writeError(w, http.StatusServiceUnavailable, noCluster)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) {
+	s.page(w, "jobs.html", map[string]any{
+		"Title": "Jobs", "Nav": "jobs", "Cluster": s.o.Conn != nil,
+		"Rungs": mnk.DefaultSweepAlgorithms(), "MaxCountCells": mnk.MaxCountCells,
+	})
+}
+
+func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	data := map[string]any{"Title": "Job " + id, "Nav": "jobs", "Cluster": s.o.Conn != nil, "ID": id}
+	if s.o.Conn != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+		defer cancel()
+		if _, err := s.o.Conn.Job(ctx, id); err != nil {
+			status, msg := s.clusterError(err, id)
+			data["Title"], data["Error"] = "No such job", msg
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(status)
+		}
+	}
+	s.page(w, "job.html", data)
+}
+
+// jobSummary is a job's record without its report: an entry of the list
+// and an event of the stream.
+type jobSummary struct {
+	ID              string          `json:"id"`
+	Kind            string          `json:"kind"`
+	Params          json.RawMessage `json:"params"`
+	State           job.State       `json:"state"`
+	Tasks           int             `json:"tasks"`
+	Done            int             `json:"done"`
+	Failed          int             `json:"failed"`
+	CacheHits       int64           `json:"cache_hits"`
+	Submitted       time.Time       `json:"submitted"`
+	Started         time.Time       `json:"started,omitzero"`
+	Finished        time.Time       `json:"finished,omitzero"`
+	ElapsedSeconds  float64         `json:"elapsed_seconds"`
+	CancelRequested bool            `json:"cancel_requested,omitempty"`
+	Error           string          `json:"error,omitempty"`
+}
+
+func summarize(j *job.Record) jobSummary {
+	params := j.Spec.Params
+	if !json.Valid(params) {
+		params = json.RawMessage("null")
+	}
+	return jobSummary{
+		ID: j.ID, Kind: j.Spec.Kind, Params: params, State: j.State, Tasks: j.Tasks, Done: j.Done, Failed: j.Failed,
+		CacheHits: j.CacheHits, Submitted: j.Submitted, Started: j.Started, Finished: j.Finished,
+		ElapsedSeconds: j.Elapsed().Seconds(), CancelRequested: j.CancelRequested, Error: j.Error,
+	}
+}
+
+// jobDetail is a job with its report: GET /api/jobs/{id}.
+type jobDetail struct {
+	jobSummary
+	Failures []job.Failure   `json:"failures"`
+	Text     string          `json:"text,omitempty"`   // the report as analyze prints it
+	Report   json.RawMessage `json:"report,omitempty"` // as analyze --json prints it
+	// Chart is the URL of the sweep's chart, once the sweep is done.
+	Chart string `json:"chart,omitempty"`
+}
+
+func detail(j *job.Record) jobDetail {
+	d := jobDetail{jobSummary: summarize(j), Failures: j.Failures, Text: j.Text}
+	if d.Failures == nil {
+		d.Failures = []job.Failure{}
+	}
+	if json.Valid(j.Report) {
+		d.Report = j.Report
+	}
+	if j.State == job.Done && j.Spec.Kind == (mnk.Sweep{}).Name() && d.Report != nil {
+		d.Chart = "/api/jobs/" + j.ID + "/chart.svg"
+	}
+	return d
+}
+
+// clusterError is the status and message of an error from the cluster.
+func (s *Server) clusterError(err error, id string) (int, string) {
+	switch {
+	case errors.Is(err, job.ErrNotFound):
+		if len(id) > 80 {
+			id = id[:80] + "..."
+		}
+		return http.StatusNotFound, fmt.Sprintf("no job %q", id)
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "the cluster did not answer in time"
+	}
+	s.log.Error("web: cluster", "err", err)
+	return http.StatusBadGateway, "cluster: " + err.Error()
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	records, err := s.o.Conn.Jobs(ctx)
+	if err != nil {
+		status, msg := s.clusterError(err, "")
+		writeError(w, status, msg)
+		return
+	}
+	list := make([]jobSummary, len(records))
+	for i, j := range records {
+		list[i] = summarize(j)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": list})
+}
+
+// requestedJob reads the record of the job the path names; on failure it
+// has answered and returns false.
+func (s *Server) requestedJob(w http.ResponseWriter, r *http.Request) (*job.Record, bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	j, err := s.o.Conn.Job(ctx, r.PathValue("id"))
+	if err != nil {
+		status, msg := s.clusterError(err, r.PathValue("id"))
+		writeError(w, status, msg)
+		return nil, false
+	}
+	return j, true
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	if j, ok := s.requestedJob(w, r); ok {
+		writeJSON(w, http.StatusOK, detail(j))
+	}
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	j, err := s.o.Conn.Cancel(ctx, r.PathValue("id"))
+	if err != nil {
+		status, msg := s.clusterError(err, r.PathValue("id"))
+		writeError(w, status, msg)
+		return
+	}
+	if j.State.Final() {
+		writeError(w, http.StatusConflict, fmt.Sprintf("job %s is %s already: nothing to cancel", j.ID, j.State))
+		return
+	}
+	writeJSON(w, http.StatusOK, summarize(j))
+}
+
+// jobChart draws a done sweep's chart from its report, as analyze mnk
+// sweep --chart does.
+func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
+	j, ok := s.requestedJob(w, r)
+	if !ok {
+		return
+	}
+	if j.Spec.Kind != (mnk.Sweep{}).Name() {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("job %s is %s, not a sweep: it has no chart", j.ID, j.Spec.Kind))
+		return
+	}
+	if j.State != job.Done {
+		writeError(w, http.StatusConflict, fmt.Sprintf("job %s is %s: its chart comes with its report", j.ID, j.State))
+		return
+	}
+	var rep mnk.SweepReport
+	if err := json.Unmarshal(j.Report, &rep); err != nil {
+		s.log.Error("web: sweep report", "job", j.ID, "err", err)
+		writeError(w, http.StatusInternalServerError, "the sweep's report does not decode")
+		return
+	}
+	svg, err := rep.Chart("svg")
+	if err != nil {
+		s.log.Error("web: sweep chart", "job", j.ID, "err", err)
+		writeError(w, http.StatusInternalServerError, "draw the chart: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	// A done job's report never changes.
+	w.Header().Set("Cache-Control", "private, max-age=86400")
+	w.Write(svg)
+}
+
+// jobEvents streams the jobs' records as server-sent events: an event
+// "job" with a jobSummary each time a record is written (every record
+// first), and a comment every keepAlive. With ?id= only that job's. It
+// ends when the client goes away.
+func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
+	only := r.URL.Query().Get("id")
+	if only != "" && !job.ValidID(only) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no job %q", only))
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	updates, err := s.o.Conn.Watch(ctx)
+	if err != nil {
+		status, msg := s.clusterError(err, "")
+		writeError(w, status, msg)
+		return
+	}
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// Ask a browser that lost the stream to come back after 3 s.
+	if _, err := io.WriteString(w, "retry: 3000\n\n"); err != nil || rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		var msg []byte
+		select {
+		case <-ctx.Done():
+			return
+		case j, ok := <-updates:
+			if !ok {
+				return // the watch stopped: the browser comes back
+			}
+			if only != "" && j.ID != only {
+				continue
+			}
+			data, err := json.Marshal(summarize(j))
+			if err != nil {
+				continue
+			}
+			msg = fmt.Appendf(nil, "event: job\ndata: %s\n\n", data)
+		case <-tick.C:
+			msg = []byte(": keep-alive\n\n")
+		}
+		if _, err := w.Write(msg); err != nil {
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
+
+// submitRequest is the body of POST /api/jobs.
+type submitRequest struct {
+	Kind   string          `json:"kind"`
+	Params json.RawMessage `json:"params"`
+}
+
+// submitKinds build the parameters of the kinds that POST /api/jobs
+// takes, as analyze's commands build them.
+var submitKinds = map[string]func(raw json.RawMessage) (any, error){
+	mnk.Count{}.Name():    countParams,
+	mnk.Solve{}.Name():    solveParams,
+	mnk.Sweep{}.Name():    sweepParams,
+	mnk.Simulate{}.Name(): simulateParams,
+}
+
+func kindNames() string {
+	names := make([]string, 0, len(submitKinds))
+	for k := range submitKinds {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) {
+	var req submitRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	build, ok := submitKinds[req.Kind]
+	if !ok {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: want one of %s (a Sudoku corpus goes to POST /api/jobs/sudoku)", req.Kind, kindNames()))
+		return
+	}
+	p, err := build(req.Params)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, req.Kind+" params: "+fieldNames(err))
+		return
+	}
+	params, err := json.Marshal(p)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "encode params: "+err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	j, err := s.o.Conn.Submit(ctx, job.Spec{Kind: req.Kind, Params: params})
+	if err != nil {
+		status, msg := s.clusterError(err, "")
+		writeError(w, status, msg)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, summarize(j))
+}
+
+// decodeParams decodes a job's parameters over p, which holds analyze's
+// defaults: a field left out keeps its default. Unknown fields are refused.
+func decodeParams(raw json.RawMessage, p any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if raw[0] != '{' {
+		return errors.New("want an object of the kind's parameters, such as {\"rows\": 3, \"cols\": 3}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return err
+	}
+	return nil
+}
+
+// flagFields are the JSON fields of the flags that the kinds' Validate
+// errors name.
+var flagFields = []struct{ flag, field string }{
+	{"--node-budget", "node_budget"}, {"--cell-time", "cell_seconds"}, {"--tt-mb", "tt_mb"},
+	{"--games-per-task", "games_per_task"}, {"--games", "games"}, {"--boards", "boards"},
+	{"--algorithms", "algorithms"}, {"--exact", "exact"}, {"--k", "ks"}, {"-x", "x"}, {"-o", "o"},
+}
+
+// fieldNames is the message of a parameters' error, naming the JSON field
+// where it names analyze's flag or a Go type.
+func fieldNames(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return fmt.Sprintf("%s: want %s, not %s", typeErr.Field, typeErr.Type, typeErr.Value)
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	for _, f := range flagFields {
+		if rest, ok := strings.CutPrefix(msg, f.flag); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+			return f.field + rest
+		}
+	}
+	return msg
+}
+
+// has tells whether the parameters raw name field.
+func has(raw json.RawMessage, field string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m[field]
+	return ok
+}
+
+// defaultK is the k that analyze gives a board when --k is left out.
+func defaultK(raw json.RawMessage, rows, cols int, k *int) {
+	if !has(raw, "k") {
+		*k = min(rows, cols)
+	}
+}
+
+// countParams are analyze mnk count's: --board 3x3, --k min(R,C),
+// --split-depth -1.
+func countParams(raw json.RawMessage) (any, error) {
+	p := mnk.CountParams{Rows: 3, Cols: 3, SplitDepth: -1}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	defaultK(raw, p.Rows, p.Cols, &p.K)
+	_, err := p.Validate()
+	return p, err
+}
+
+// solveParams are analyze mnk solve's: --method auto, --split-depth -1,
+// --tt-mb 64.
+func solveParams(raw json.RawMessage) (any, error) {
+	p := mnk.SolveParams{Rows: 3, Cols: 3, SplitDepth: -1, TTMB: mnk.DefaultTTMB, Method: mnk.MethodAuto}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	defaultK(raw, p.Rows, p.Cols, &p.K)
+	switch p.Method {
+	case mnk.MethodPNS, mnk.MethodAlphaBeta, mnk.MethodAuto:
+	default:
+		return nil, fmt.Errorf("method %q: want pns, alphabeta or auto", p.Method)
+	}
+	if p.TTMB < 1 {
+		return nil, fmt.Errorf("tt_mb %d: want 1 or more", p.TTMB)
+	}
+	_, err := p.Validate()
+	return p, err
+}
+
+// sweepParams are analyze mnk sweep's defaults: the default grid, every
+// rung built, 50,000,000 nodes and 3 minutes a cell, tables of 64 MB. The
+// page draws the chart from the report, so the files that analyze writes
+// (csv, chart) are not asked for.
+func sweepParams(raw json.RawMessage) (any, error) {
+	p := mnk.SweepParams{
+		// Copies: decoding reuses a slice's array, which must not be the defaults'.
+		Boards: slices.Clone(mnk.DefaultSweepBoards), Ks: slices.Clone(mnk.DefaultSweepKs),
+		Algorithms: mnk.DefaultSweepAlgorithms(), NodeBudget: mnk.DefaultSweepNodeBudget,
+		CellSeconds: mnk.DefaultSweepCellTime.Seconds(), TTMB: mnk.DefaultSweepTTMB,
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.CSV || p.Chart != "":
+		return nil, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
+	case len(p.Boards) == 0:
+		return nil, errors.New("boards: want a list such as [\"3x3\", \"4x4\"]")
+	case len(p.Ks) == 0:
+		return nil, errors.New("ks: want a list such as [3, 4]")
+	case len(p.Algorithms) == 0:
+		return nil, errors.New("algorithms: want a list such as [\"minimax\", \"alphabeta\"]")
+	case p.NodeBudget == 0:
+		return nil, errors.New("node_budget 0: want 1 or more nodes")
+	case !(p.CellSeconds >= 0): // NaN too
+		return nil, fmt.Errorf("cell_seconds %v: want 0 (no limit) or more", p.CellSeconds)
+	}
+	return p, p.Validate()
+}
+
+// simulateParams are analyze mnk simulate's: random against random, 1,000
+// games, seed 1.
+func simulateParams(raw json.RawMessage) (any, error) {
+	p := mnk.SimulateParams{Rows: 3, Cols: 3, X: "random", O: "random", Games: 1000, Seed: 1}
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	defaultK(raw, p.Rows, p.Cols, &p.K)
+	_, _, err := p.Validate()
+	return p, err
+}
+
+// submitSudoku submits a Sudoku corpus solve of an uploaded file
+// (multipart/form-data: "file", and "chunk", the puzzles per task, 0 or
+// left out for analyze's choice by the size), as analyze sudoku solve FILE
+// does: the file's text (decompressed if it is gzip or zstd) is uploaded
+// to the cluster, named by its content, and the job names the file.
+func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+64<<10)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "want a multipart/form-data upload with the field file: "+err.Error())
+		return
+	}
+	var (
+		name  string
+		raw   []byte
+		found bool
+		chunk int
+	)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			uploadError(w, err)
+			return
+		}
+		switch part.FormName() {
+		case "file":
+			if found {
+				writeError(w, http.StatusBadRequest, "file: one file per job")
+				return
+			}
+			found, name = true, fileName(part.FileName())
+			raw, err = io.ReadAll(io.LimitReader(part, maxUpload+1))
+			if err != nil {
+				uploadError(w, err)
+				return
+			}
+			if len(raw) > maxUpload {
+				writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("file: larger than %d bytes", maxUpload))
+				return
+			}
+		case "chunk":
+			v, err := io.ReadAll(io.LimitReader(part, 32))
+			if err != nil {
+				uploadError(w, err)
+				return
+			}
+			if s := strings.TrimSpace(string(v)); s != "" {
+				chunk, err = strconv.Atoi(s)
+				if err != nil || chunk < 0 || chunk > sudoku.MaxChunk {
+					writeError(w, http.StatusBadRequest, fmt.Sprintf("chunk %q: want 1 to %d puzzles per task (0 or empty: by the file's size)", s, sudoku.MaxChunk))
+					return
+				}
+			}
+		default:
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("unknown field %q: want file and chunk", part.FormName()))
+			return
+		}
+	}
+	if !found {
+		writeError(w, http.StatusBadRequest, "file: no file uploaded")
+		return
+	}
+	text, err := corpusText(name, raw)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	raw = nil
+	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
+	defer cancel()
+	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b *broker.Broker) (job.Spec, error) {
+		p := sudoku.SolveParams{Chunk: chunk}
+		if p.Chunk == 0 {
+			p.Chunk = sudoku.AutoChunk(len(text))
+		}
+		// Cut and stored as analyze sudoku solve stores a file.
+		in, err := sudoku.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, sudoku.Stored(b.UploadContent))
+		if err != nil {
+			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
+		}
+		p.Inputs = []sudoku.Input{in}
+		if err := p.Validate(); err != nil {
+			return job.Spec{}, err
+		}
+		params, err := json.Marshal(p)
+		return job.Spec{Kind: sudoku.Solve{}.Name(), Params: params}, err
+	})
+	if err != nil {
+		status, msg := s.clusterError(err, "")
+		writeError(w, status, msg)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, summarize(j))
+}
+
+// uploadError answers a failed read of an upload.
+func uploadError(w http.ResponseWriter, err error) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("upload larger than %d bytes", maxUpload))
+		return
+	}
+	writeError(w, http.StatusBadRequest, "read the upload: "+err.Error())
+}
+
+// fileName is the name a job gives an uploaded file: its base name, in
+// printable characters, at most maxFileName bytes.
+func fileName(s string) string {
+	s = path.Base(strings.ReplaceAll(s, `\`, "/"))
+	s = strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	for len(s) > maxFileName {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	if s == "" || s == "." || s == "/" {
+		return "upload.txt"
+	}
+	return s
+}
+
+// corpusText is the text of an uploaded puzzle file: the file as it is,
+// or decompressed if it starts as gzip or zstd data do (as analyze reads
+// files, by their first bytes), at most maxCorpusText bytes. A damaged
+// compressed file is refused: analyze solves the lines before the damage
+// and fails, which a page would show as a failure anyway.
+func corpusText(name string, raw []byte) ([]byte, error) {
+	var (
+		r      io.Reader
+		format string
+	)
+	switch {
+	case bytes.HasPrefix(raw, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip data damaged: %v", name, err)
+		}
+		r, format = zr, "gzip"
+	case bytes.HasPrefix(raw, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxCorpusText))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %v", name, err)
+		}
+		defer zr.Close()
+		r, format = zr, "zstd"
+	default:
+		if len(raw) > maxCorpusText {
+			return nil, fmt.Errorf("%s: more than %d bytes", name, maxCorpusText)
+		}
+		return raw, nil
+	}
+	text, err := io.ReadAll(io.LimitReader(r, maxCorpusText+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s data damaged: %v", name, format, err)
+	}
+	if len(text) > maxCorpusText {
+		return nil, fmt.Errorf("%s: more than %d bytes once decompressed", name, maxCorpusText)
+	}
+	return text, nil
+}
