@@ -1,0 +1,279 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// activate plans job r (or finds it final, unknown or failing), merges the
+// results stored by an earlier life and those that came meanwhile, and
+// publishes the tasks that are neither merged nor still queued.
+func (c *Coordinator) activate(r *run) {
+	err := c.plan(r)
+	r.err = err
+	close(r.ready)
+	if err != nil {
+		c.log.Error("start job", "job", r.id, "err", err)
+		return
+	}
+	if r.plan == nil {
+		return // final, unknown or failed: dropped
+	}
+	if err := c.publishUnfinished(r); err != nil {
+		// Stored results stay; the next reconciliation takes the job up
+		// again and publishes what is missing.
+		c.log.Error("publish tasks", "job", r.id, "err", err)
+		r.mu.Lock()
+		r.finished = true
+		r.mu.Unlock()
+		c.drop(r, false)
+		return
+	}
+	c.maybeFinish(r)
+}
+
+// plan reads job r's record, plans it, merges what an earlier life of this
+// coordinator stored, marks it running and makes it merge results. It
+// leaves r.plan nil for a job that is final, unknown or whose plan failed
+// (it is then failed), and returns an error for a failure that a later try
+// may not meet.
+func (c *Coordinator) plan(r *run) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
+	defer cancel()
+	rec, _, err := c.b.GetJob(ctx, r.id)
+	if errors.Is(err, job.ErrNotFound) || err == nil && rec.State.Final() {
+		c.drop(r, true)
+		return nil
+	}
+	if err != nil {
+		c.drop(r, false)
+		return err
+	}
+	kind, ok := tasks.Lookup(rec.Spec.Kind)
+	if !ok {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
+	}
+	pickedUp := time.Now()
+	out := newOutputs(c.b.Objects(), r.id)
+	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Outputs: out, Result: result})
+	if err != nil {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
+	}
+	list := plan.Tasks()
+	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
+	r.index = make(map[string]int, len(list))
+	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
+	for i, t := range list {
+		if !job.ValidID(t.ID) {
+			r.plan = nil
+			c.drop(r, true)
+			return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
+		}
+		r.index[t.ID] = i
+	}
+	if err := c.mergeStored(r); err != nil {
+		r.plan = nil
+		c.drop(r, false)
+		return err
+	}
+	resumed := rec.State == job.Running
+	rec, err = c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+		if j.State.Final() {
+			return job.ErrNoChange
+		}
+		if j.State == job.Submitted {
+			j.Started = pickedUp // planning is part of the job's time
+		}
+		j.State = job.Running
+		j.Epoch++
+		j.Tasks = len(list)
+		j.Done, j.Failed, j.CacheHits = r.nDone, len(r.failures), r.hits
+		return nil
+	})
+	if err != nil || rec.State != job.Running {
+		r.plan = nil
+		c.drop(r, err == nil)
+		return err
+	}
+	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", len(list), "done", r.nDone, "resumed", resumed,
+		"plan_seconds", time.Since(pickedUp).Seconds())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.epoch, r.pickedUp, r.ranWritten = rec.Epoch, pickedUp, pickedUp
+	r.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
+	r.planned, r.resumed = true, resumed
+	for _, res := range r.pending {
+		c.mergeLocked(r, res)
+	}
+	r.pending = nil
+	return nil
+}
+
+// mergeStored merges the results that an earlier life of this coordinator
+// stored for job r (r not yet shared).
+func (c *Coordinator) mergeStored(r *run) error {
+	return c.cfg.DB.Scan(resultPrefix(r.id), func(key, val []byte) error {
+		s, err := decodeStored(val)
+		if err != nil {
+			return fmt.Errorf("stored result %s: %w", key, err)
+		}
+		i, ok := r.index[s.Task]
+		switch {
+		case !ok || r.done[i]:
+			return nil
+		case !r.matches(i, s.Check, s.Failed != ""):
+			c.log.Warn("stored result of another version of the task: computed again", "job", r.id, "task", s.Task)
+			return nil
+		case s.Failed != "":
+			if err := mergeFailure(r.plan, s.Task); err != nil {
+				return fmt.Errorf("merge the stored failure of task %s: %w", s.Task, err)
+			}
+			r.markDone(i, s)
+			return nil
+		}
+		// Its result may not have reached the disk with its record: the
+		// task is then looked up or run again.
+		data, found, err := c.cfg.DB.Get([]byte(s.Ref))
+		if err != nil || !found {
+			return err
+		}
+		if _, err := c.cfg.DB.Fresh([]byte(s.Ref)); err != nil {
+			return err
+		}
+		if err := r.plan.Merge(s.Task, data); err != nil {
+			return fmt.Errorf("merge the stored result of task %s: %w", s.Task, err)
+		}
+		r.markDone(i, s)
+		return nil
+	})
+}
+
+// storedResult reads the stored result of a task of job jobID that was
+// merged (tasks.PlanEnv.Result): each is stored before it is merged.
+func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
+	v, found, err := c.cfg.DB.Get(resultKey(jobID, task))
+	if err != nil || !found {
+		return nil, fmt.Errorf("stored result of task %s: %w (found %v)", task, err, found)
+	}
+	s, err := decodeStored(v)
+	if err != nil || s.Ref == "" {
+		return nil, fmt.Errorf("stored result of task %s: %w (failed %q)", task, err, s.Failed)
+	}
+	data, found, err := c.cfg.DB.Get([]byte(s.Ref))
+	if err != nil || !found {
+		return nil, fmt.Errorf("stored result of task %s: %w (found %v)", task, err, found)
+	}
+	return data, nil
+}
+
+// publishUnfinished publishes each task of r that is not merged: one whose
+// result is in the cache is merged from there instead, and on a resumed
+// job one still in the work queue (or with a worker) is left there: a task
+// that is neither merged nor queued was lost with the previous life.
+func (c *Coordinator) publishUnfinished(r *run) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
+	defer cancel()
+	for i := range r.tasks {
+		r.mu.Lock()
+		if r.done[i] || r.finished {
+			r.mu.Unlock()
+			continue
+		}
+		t, cacheable, key := r.taskMsg(i), !r.tasks[i].Volatile, r.key(i)
+		r.mu.Unlock()
+		if cacheable {
+			hit, err := c.fromCache(r, i, key)
+			if err != nil {
+				return err
+			}
+			if hit {
+				continue
+			}
+		}
+		if r.resumed {
+			has, err := c.b.HasTask(ctx, r.id, t.ID)
+			if err != nil {
+				return err
+			}
+			if has {
+				continue
+			}
+		}
+		if err := c.b.PublishTask(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fromCache merges task i from a result stored under key by an earlier job
+// with the same task, if there is one (renewed if it was about to expire),
+// and tells whether there was.
+func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
+	data, found, err := c.cfg.DB.Get(key)
+	if err != nil || !found {
+		return false, err
+	}
+	if _, err := c.cfg.DB.Fresh(key); err != nil {
+		return false, err
+	}
+	s := storedResult{Task: r.tasks[i].ID, Check: r.check(i), Ref: string(key), Cached: true}
+	val, err := s.encode()
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done[i] || r.finished {
+		return true, nil // its result came meanwhile
+	}
+	if err := c.cfg.DB.Put(resultKey(r.id, s.Task), val); err != nil {
+		return false, err
+	}
+	if err := r.plan.Merge(s.Task, data); err != nil {
+		c.failMerge(r, s.Task, err)
+		return true, nil
+	}
+	r.markDone(i, s)
+	c.metrics.TaskCached(r.kind)
+	return true, nil
+}
+
+// key returns task i's cache key (r.mu held, or r not yet shared).
+func (r *run) key(i int) []byte {
+	if r.keys[i] == nil {
+		sum := sha256.Sum256(r.tasks[i].Payload)
+		r.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
+	}
+	return r.keys[i]
+}
+
+// matches tells whether a result computed for a task with this payload
+// check belongs to task i. A failure may have no check: the worker could
+// not read the task's message, and so no result can come for it.
+func (r *run) matches(i int, check string, failed bool) bool {
+	return check == r.check(i) || check == "" && failed
+}
+
+// taskMsg is the message of task i in this coordinator's epoch of the job.
+func (r *run) taskMsg(i int) job.Task {
+	t := r.tasks[i]
+	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: r.check(i), Payload: t.Payload}
+}
+
+// check returns task i's payload check (r.mu held, or r not yet shared).
+func (r *run) check(i int) string {
+	if r.checks[i] == "" {
+		r.checks[i] = job.PayloadCheck(r.tasks[i].Payload)
+	}
+	return r.checks[i]
+}
