@@ -187,36 +187,52 @@ type Env struct {
 	// Objects is the cluster's object store as the worker sees it, for the
 	// objects that tasks name, or nil.
 	Objects Objects
-	// Local holds what the runners of one worker process share, or nil
-	// when a runner is alone.
-	Local *Local
+	// Process holds what the runners of one worker process share (see
+	// Shared), or nil when a runner is alone.
+	Process *Process
 	// Alone tells that this worker process is the cluster's only one (the
 	// embedded default): its runners may prepare the tasks that follow
 	// theirs, which on a cluster mostly go to other workers.
 	Alone bool
 }
 
-// Local holds values that the runners of one worker process share, one per
-// key: what is worth computing once per process rather than once per slot,
-// such as the memo of a count (pkg/tasks/mnk). Keys are namespaced by the kind.
-// The zero value is ready to use; it is safe for concurrent use.
-type Local struct {
+// Process holds the values that the runners of one worker process share
+// (Shared). The zero value is ready to use; it is safe for concurrent use.
+type Process struct {
 	mu sync.Mutex
-	m  map[string]any
+	m  map[any]any // by *Shared
 }
 
-// Get returns the value under key, made by newValue for the first caller.
-func (l *Local) Get(key string, newValue func() any) any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	v, ok := l.m[key]
-	if !ok {
-		if l.m == nil {
-			l.m = map[string]any{}
-		}
-		v = newValue()
-		l.m[key] = v
+// Shared is a value of type T that the runners of one worker process
+// share: what is worth computing once per process rather than once per
+// slot, such as the memo of a count (pkg/tasks/mnk). A kind declares one
+// in a package variable; its identity, not a name, tells it apart from
+// every other kind's.
+type Shared[T any] struct {
+	make func() T
+}
+
+// NewShared returns a Shared whose value make makes, once per process.
+func NewShared[T any](make func() T) *Shared[T] { return &Shared[T]{make: make} }
+
+// Get returns the value of env's worker process, made for the first
+// runner that asks, or a value of the runner's own when env has no
+// process.
+func (s *Shared[T]) Get(env Env) T {
+	p := env.Process
+	if p == nil {
+		return s.make()
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.m[s]; ok {
+		return v.(T)
+	}
+	if p.m == nil {
+		p.m = map[any]any{}
+	}
+	v := s.make()
+	p.m[s] = v
 	return v
 }
 

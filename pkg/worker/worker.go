@@ -88,7 +88,7 @@ type Worker struct {
 	jobsMu sync.Mutex
 	jobs   map[string]jobState
 
-	local tasks.Local // shared by the runners of every slot
+	process tasks.Process // shared by the runners of every slot
 
 	done, failed atomic.Int64
 }
@@ -179,7 +179,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Local: &w.local, Alone: w.cfg.Alone}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Process: &w.process, Alone: w.cfg.Alone}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {

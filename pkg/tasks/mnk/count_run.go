@@ -18,15 +18,14 @@ const cachePlies = 2
 
 // NewRunner implements tasks.Kind.
 func (Count) NewRunner(env tasks.Env) tasks.Runner {
-	r := &countRunner{cache: env.Cache, memos: &countMemos{}}
-	if env.Local != nil {
-		r.memos = env.Local.Get("mnk.count/memo", func() any { return &countMemos{} }).(*countMemos)
-	}
-	return r
+	return &countRunner{cache: env.Cache, memos: sharedMemos.Get(env)}
 }
 
+// sharedMemos is the countMemos of a worker process.
+var sharedMemos = tasks.NewShared(func() *countMemos { return &countMemos{} })
+
 // countMemos holds the memo of the last game counted, which the runners of
-// one worker process share (tasks.Env.Local): tasks of one job share most
+// one worker process share (tasks.Shared): tasks of one job share most
 // of their subtrees below the split depth, and on two slots with a memo
 // each, each slot counted most of what the other had (a 4x4 count took
 // 3.0 s on two slots against 3.9 s on one). One game at a time bounds the

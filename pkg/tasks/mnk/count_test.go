@@ -202,7 +202,7 @@ func TestCountTaskStops(t *testing.T) {
 }
 
 // TestRunnersShareTheMemo runs a job's tasks on runners of one worker
-// process (one tasks.Local), at the same time, and on one runner of its
+// process (one tasks.Process), at the same time, and on one runner of its
 // own: the results are the same, the runners count on one memo, and a
 // runner given a task of another game moves to a memo of that game.
 func TestRunnersShareTheMemo(t *testing.T) {
@@ -229,7 +229,7 @@ func TestRunnersShareTheMemo(t *testing.T) {
 }
 
 // runOnRunnersOfOneProcess runs a job's tasks (list) on a runner of kind
-// of its own, then on two runners of one worker process (one tasks.Local)
+// of its own, then on two runners of one worker process (one tasks.Process)
 // at the same time, in opposite orders, and checks that result gives the
 // same for every task on each; it returns the two runners.
 func runOnRunnersOfOneProcess(t *testing.T, kind tasks.Kind, list []tasks.Task, result func(tasks.Output) string) []tasks.Runner {
@@ -243,8 +243,8 @@ func runOnRunnersOfOneProcess(t *testing.T, kind tasks.Kind, list []tasks.Task, 
 		}
 		want[i] = result(out)
 	}
-	local := &tasks.Local{}
-	runners := []tasks.Runner{kind.NewRunner(tasks.Env{Local: local}), kind.NewRunner(tasks.Env{Local: local})}
+	process := &tasks.Process{}
+	runners := []tasks.Runner{kind.NewRunner(tasks.Env{Process: process}), kind.NewRunner(tasks.Env{Process: process})}
 	got := make([][]string, len(runners))
 	var wg sync.WaitGroup
 	for w, r := range runners {

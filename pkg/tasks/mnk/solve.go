@@ -506,15 +506,14 @@ const solvePlies = 2
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
-	r := &solveRunner{cache: env.Cache, tables: &solveTables{}}
-	if env.Local != nil {
-		r.tables = env.Local.Get("mnk.solve/table", func() any { return &solveTables{} }).(*solveTables)
-	}
-	return r
+	return &solveRunner{cache: env.Cache, tables: sharedTables.Get(env)}
 }
 
+// sharedTables is the solveTables of a worker process.
+var sharedTables = tasks.NewShared(func() *solveTables { return &solveTables{} })
+
 // solveTables holds the transposition table of the last game solved, which
-// the runners of one worker process share (tasks.Env.Local): the tasks of a
+// the runners of one worker process share (tasks.Shared): the tasks of a
 // job meet the same positions below their roots, and with a table each the
 // slots of a worker proved them once each. One table at a time bounds the
 // memory to the job's --tt-mb per process, whatever the slots.

@@ -216,7 +216,7 @@ func TestSolveCache(t *testing.T) {
 }
 
 // TestRunnersShareTheTable runs a job's tasks on two runners of one worker
-// process (one tasks.Local) at the same time, in opposite orders, and on a
+// process (one tasks.Process) at the same time, in opposite orders, and on a
 // runner of its own: the values are the same, the runners search one
 // table, and a runner given a task of another game moves to a table of
 // that game.

@@ -16,7 +16,7 @@ const readAheadTasks = 2
 const maxAhead = 16
 
 // readAhead reads the pieces of the next tasks while a task runs, for the
-// runners of one worker process (tasks.Local): a runner that read its
+// runners of one worker process (tasks.Shared): a runner that read its
 // piece only when its task came waited for the read, a request through
 // the NATS server that returns 250 KB, each task. In a trace of a million
 // puzzles on the embedded default (two slots, a loaded machine) the slots
@@ -47,12 +47,14 @@ type aheadRead struct {
 // processReadAhead returns the readAhead of a worker process, or nil if
 // its runners share nothing or it is not the cluster's only worker.
 func processReadAhead(env tasks.Env) *readAhead {
-	local := env.Local
-	if local == nil || !env.Alone {
+	if env.Process == nil || !env.Alone {
 		return nil
 	}
-	return local.Get("sudoku/readahead", func() any { return &readAhead{reads: map[string]*aheadRead{}} }).(*readAhead)
+	return sharedReadAhead.Get(env)
 }
+
+// sharedReadAhead is the readAhead of a worker process.
+var sharedReadAhead = tasks.NewShared(func() *readAhead { return &readAhead{reads: map[string]*aheadRead{}} })
 
 // read decodes a payload and reads its piece, taking it from the reads
 // ahead if there, and starts reading the pieces of the next tasks that it

@@ -60,7 +60,7 @@ func TestReadAhead(t *testing.T) {
 		}{{1, true}, {3, true}, {3, false}} {
 			stride := tc.stride
 			counted := &countedObjects{memObjects: objs, reads: map[string]int{}}
-			env := tasks.Env{Objects: counted, Local: &tasks.Local{}, Alone: tc.alone}
+			env := tasks.Env{Objects: counted, Process: &tasks.Process{}, Alone: tc.alone}
 			slots := []tasks.Runner{kind.NewRunner(env), kind.NewRunner(env)}
 			mine := 0
 			for i := 0; i < len(list); i += stride {
