@@ -177,7 +177,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		sized <- sizeResult{n, err}
 	}()
 	var damaged error
-	err = client.RunWith(c.Context, o, func(ctx context.Context, b *broker.Broker) (job.Spec, error) {
+	err = client.RunWith(c.Context, o, func(ctx context.Context, b tasks.Inputs) (job.Spec, error) {
 		size := <-sized
 		if size.err != nil {
 			return job.Spec{}, size.err
@@ -214,7 +214,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 // reads: on the embedded default, the pieces of a plain file stay in it,
 // where its workers read them (broker.Broker.UploadFileRange); otherwise
 // each is stored.
-func pieceStore(b *broker.Broker, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
+func pieceStore(b tasks.Inputs, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
 	st, err := os.Stat(file)
 	path, aerr := filepath.Abs(file)
 	if !b.Lends() || r.Compressed() || err != nil || !st.Mode().IsRegular() || aerr != nil {

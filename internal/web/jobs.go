@@ -19,8 +19,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
@@ -576,7 +576,7 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	raw = nil
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
-	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b *broker.Broker) (job.Spec, error) {
+	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b tasks.Inputs) (job.Spec, error) {
 		p := sudoku.SolveParams{Chunk: chunk}
 		if p.Chunk == 0 {
 			p.Chunk = sudoku.AutoChunk(len(text))

@@ -186,12 +186,12 @@ func inspect(ctx context.Context, o *Options, f func(*session) error) error {
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
 func Run(ctx context.Context, o Options, spec job.Spec) error {
-	return RunWith(ctx, o, func(context.Context, *broker.Broker) (job.Spec, error) { return spec, nil })
+	return RunWith(ctx, o, func(context.Context, tasks.Inputs) (job.Spec, error) { return spec, nil })
 }
 
 // RunWith is Run for jobs with inputs: build uploads them (see
-// broker.Broker.UploadInput) once connected and returns the spec.
-func RunWith(ctx context.Context, o Options, build func(context.Context, *broker.Broker) (job.Spec, error)) error {
+// tasks.Inputs) once connected and returns the spec.
+func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.Inputs) (job.Spec, error)) error {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}

@@ -7,8 +7,8 @@ import (
 	"io"
 	"sync"
 
-	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Conn is a long-lived connection to a cluster for a program that submits
@@ -51,12 +51,12 @@ func (c *Conn) Embedded() bool { return c.s.cluster != nil }
 // Submit submits a job and returns its record. As with Run, the newest
 // unfinished job with the same spec is returned instead of a second one.
 func (c *Conn) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
-	return c.SubmitWith(ctx, func(context.Context, *broker.Broker) (job.Spec, error) { return spec, nil })
+	return c.SubmitWith(ctx, func(context.Context, tasks.Inputs) (job.Spec, error) { return spec, nil })
 }
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
 // sudoku.UploadCorpus) and returns the spec.
-func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, *broker.Broker) (job.Spec, error)) (*job.Record, error) {
+func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (job.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.b)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,21 @@ type Objects interface {
 	Put(ctx context.Context, name string, data []byte) error
 }
 
+// Inputs is where a client stores a job's inputs before it submits the
+// job: the cluster's object store, as the submit side of a kind sees it.
+type Inputs interface {
+	// UploadContent stores data under a name made from its content and
+	// returns the name, which the job's parameters give to its tasks.
+	UploadContent(ctx context.Context, data []byte) (string, error)
+	// UploadFileRange names data, the bytes of the file at path from
+	// offset at, as UploadContent would. Where Lends, it leaves them in
+	// the file and records where they are; otherwise it stores them.
+	UploadFileRange(ctx context.Context, data []byte, path string, at int64) (string, error)
+	// Lends tells whether every reader of the cluster is on this machine
+	// and reads what UploadFileRange names from its file.
+	Lends() bool
+}
+
 // Plan is a job split into tasks, and knows how to merge their results.
 //
 // The runtime calls Merge exactly once for the result of every task that
