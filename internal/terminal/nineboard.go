@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
 // hintDepth is the depth of the engine's search for a hint: deeper than
@@ -16,25 +16,12 @@ import (
 // move against random, against 5 ms at depth 8 (docs/benchmarks.md).
 const hintDepth = 10
 
-// NineboardSeat is a side of a nine-board game: a person, or a match
-// player (random or the engine).
-type NineboardSeat struct {
-	Human  bool
-	Player nineboardtasks.Player // unless Human
-}
-
-// String names the seat as the command line does.
-func (s NineboardSeat) String() string {
-	if s.Human {
-		return "human"
-	}
-	return s.Player.String()
-}
-
-// Nineboard is a nine-board game to play.
+// Nineboard is a nine-board game to play: the variant and the two sides,
+// each a person (player.Human) or a nine-board player of pkg/player
+// (random or the engine).
 type Nineboard struct {
 	Variant nineboard.Variant
-	X, O    NineboardSeat
+	X, O    player.Spec
 }
 
 // PlayNineboard plays a series of nine-board games. The programs play as
@@ -44,10 +31,15 @@ type Nineboard struct {
 // play the games of a match with the same seed.
 func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
 	g := &nineboardGame{Nineboard: n, b: nineboard.NewBoard(n.Variant)}
-	for side, s := range []NineboardSeat{n.X, n.O} {
-		if !s.Human && s.Player.Engine {
-			g.searchers[side] = nineboard.NewSearcher(nineboardtasks.TTBits)
+	for side, s := range []player.Spec{n.X, n.O} {
+		if s.Kind == player.Human {
+			continue
 		}
+		p, err := player.NewNineboard(s)
+		if err != nil {
+			return Tally{}, err
+		}
+		g.programs[side] = p
 	}
 	return series(ctx, g, o)
 }
@@ -56,19 +48,19 @@ func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
 // nineboard.Move.
 type nineboardGame struct {
 	Nineboard
-	b         *nineboard.Board
-	searchers [2]*nineboard.Searcher
-	hints     *nineboard.Searcher
-	moves     []nineboard.Move
-	opening   int // moves made by the referee
+	b        *nineboard.Board
+	programs [2]*player.Nineboard // nil for a person
+	hints    *player.Nineboard
+	moves    []nineboard.Move
+	opening  int // moves made by the referee
 }
 
 func (g *nineboardGame) start(_ context.Context, rng *rand.Rand) (string, error) {
 	g.b.Reset(g.Variant)
 	g.moves = g.moves[:0]
-	for _, s := range g.searchers {
-		if s != nil {
-			s.Clear()
+	for _, p := range g.programs {
+		if p != nil {
+			p.Clear()
 		}
 	}
 	g.opening = 0
@@ -81,15 +73,8 @@ func (g *nineboardGame) start(_ context.Context, rng *rand.Rand) (string, error)
 	return fmt.Sprintf("the referee makes X's first move: %s", m), nil
 }
 
-func (g *nineboardGame) seat(side int) NineboardSeat {
-	if side == 0 {
-		return g.X
-	}
-	return g.O
-}
-
 func (g *nineboardGame) toMove() int         { return int(g.b.Side()) }
-func (g *nineboardGame) human(side int) bool { return g.seat(side).Human }
+func (g *nineboardGame) human(side int) bool { return g.programs[side] == nil }
 
 func (g *nineboardGame) play(m int) {
 	g.b.Make(nineboard.Move(m))
@@ -186,24 +171,16 @@ func (g *nineboardGame) parse(s string) (int, error) {
 }
 
 func (g *nineboardGame) think(ctx context.Context, rng *rand.Rand) (int, error) {
-	side := g.toMove()
-	p := g.seat(side).Player
-	if !p.Engine {
-		return int(g.b.RandomMove(rng)), nil
-	}
-	info := g.searchers[side].Search(ctx, g.b, nineboard.Limits{Depth: p.Depth, Time: p.Time})
-	if err := ctx.Err(); err != nil {
-		return 0, err // a search cut short is not the player's move
-	}
-	return int(info.Move), nil
+	info, err := g.programs[g.toMove()].Move(ctx, g.b, rng)
+	return int(info.Move), err
 }
 
 func (g *nineboardGame) hint(ctx context.Context) (string, error) {
 	if g.hints == nil {
-		g.hints = nineboard.NewSearcher(nineboardtasks.TTBits)
+		g.hints, _ = player.NewNineboard(player.Spec{Kind: player.Engine, Depth: hintDepth})
 	}
-	info := g.hints.Search(ctx, g.b, nineboard.Limits{Depth: hintDepth})
-	if err := ctx.Err(); err != nil {
+	info, err := g.hints.Move(ctx, g.b, nil)
+	if err != nil {
 		return "", err
 	}
 	switch {

@@ -7,16 +7,16 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
 var (
-	human      = NineboardSeat{Human: true}
-	randomSeat = NineboardSeat{}
+	human      = player.Spec{Kind: player.Human}
+	randomSeat = player.Spec{Kind: player.Random}
 )
 
-func engineSeat(depth int) NineboardSeat {
-	return NineboardSeat{Player: nineboardtasks.Player{Engine: true, Depth: depth}}
+func engineSeat(depth int) player.Spec {
+	return player.Spec{Kind: player.Engine, Depth: depth}
 }
 
 func playNineboard(t *testing.T, n Nineboard, in string, o Options) (string, Tally, error) {

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
-// Nine-board tic-tac-toe at /nineboard: the person against a match player
-// of pkg/tasks/nineboard (random, or the engine at a depth or a time), as analyze
+// Nine-board tic-tac-toe at /nineboard: the person against a nine-board
+// player of pkg/player (random, or the engine at a depth or a time), as analyze
 // nineboard play plays it. Boards and cells are 1 to 9 in the API, as the
 // referee protocol and the terminal write them ("5:3"). In first-triple
 // the referee makes X's first move at random, as in matches. Moves and
@@ -41,7 +41,7 @@ var nineLines = [8]uint16{0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124}
 type nineGame struct {
 	variant nineboard.Variant
 	human   nineboard.Player
-	opp     nineboardtasks.Player
+	opp     player.Spec
 
 	mu       sync.Mutex
 	b        *nineboard.Board
@@ -154,7 +154,7 @@ func newNineGame(p nineNew) (*nineGame, error) {
 	if p.Opponent == "" {
 		p.Opponent = nineDefaultOpponent
 	}
-	if g.opp, err = nineboardtasks.ParsePlayer(p.Opponent); err != nil {
+	if g.opp, err = player.ParseNineboard(p.Opponent); err != nil {
 		return nil, fmt.Errorf("opponent: %v", err)
 	}
 	if g.opp.Time > maxOpponentTime {
@@ -283,19 +283,21 @@ func (g *nineGame) play(m nineboard.Move) {
 // reply is the opponent's move in b (a copy of the game's board: the
 // search runs without the game's lock), under ctx and replyLimit.
 func (g *nineGame) reply(ctx context.Context, b *nineboard.Board) (nineboard.Move, error) {
-	if !g.opp.Engine {
+	if g.opp.Kind == player.Random {
 		return b.RandomMove(g.rng), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, replyLimit)
 	defer cancel()
 	m := nineboard.NoMove
 	err := withEngine(ctx, func() error {
-		info := nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, b, nineboard.Limits{Depth: g.opp.Depth, Time: g.opp.Time})
-		if err := ctx.Err(); err != nil {
-			return err // a search cut short is not the player's move
+		// A player per move, as for the m,n,k games.
+		p, err := player.NewNineboard(g.opp)
+		if err != nil {
+			return err
 		}
+		info, err := p.Move(ctx, b, g.rng)
 		m = info.Move
-		return nil
+		return err
 	})
 	if err != nil {
 		return m, err
@@ -414,7 +416,7 @@ func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
 	var info nineboard.Info
 	start := time.Now()
 	err := withEngine(ctx, func() error {
-		info = nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
+		info = nineboard.NewSearcher(player.NineboardTTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
 		return ctx.Err()
 	})
 	if err != nil {
