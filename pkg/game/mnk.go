@@ -16,8 +16,8 @@ import (
 // tables).
 const tableBytes = 16 << 20
 
-// MNKSeat is a side of an m,n,k-game: a person (player.Human), or a
-// program of pkg/player.
+// MNKSeat is a side of an m,n,k-game: a person (player.Human), whose
+// moves a face reads and who has no Reply, or a program of pkg/player.
 type MNKSeat struct {
 	Spec player.Spec
 	// Player makes the program's moves on boards of up to mnk.MaxSide on a

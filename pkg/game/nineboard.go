@@ -19,7 +19,8 @@ import (
 const NineboardHintDepth = 10
 
 // NineboardSeat is a side of a nine-board game: a person (player.Human),
-// or a nine-board player of pkg/player.
+// whose moves a face reads and who has no Reply, or a nine-board player
+// of pkg/player.
 type NineboardSeat struct {
 	Spec player.Spec
 	// Player makes the program's moves. When it is nil, Reply makes one
