@@ -11,10 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/agent"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
 	"github.com/woprlabs/wopr/pkg/job"
-	"github.com/woprlabs/wopr/pkg/nineboard/agent"
+	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
@@ -142,8 +143,8 @@ func nineboardAgentCommand() *cli.Command {
 				return usagef("--host: want a host name or address")
 			}
 			mt := c.Duration("move-time")
-			if mt < 0 || mt > nineboardtasks.MaxMoveTime {
-				return usagef("--move-time %v: want 0 (automatic) to %v", mt, nineboardtasks.MaxMoveTime)
+			if mt < 0 || mt > player.MaxMoveTime {
+				return usagef("--move-time %v: want 0 (automatic) to %v", mt, player.MaxMoveTime)
 			}
 			level := slog.LevelInfo
 			if c.Bool("quiet") {

@@ -10,7 +10,6 @@ import (
 	"github.com/woprlabs/wopr/internal/terminal"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/player"
-	"github.com/woprlabs/wopr/pkg/tasks/nineboard"
 )
 
 func init() { gameCommands = append(gameCommands, playCommand) }
@@ -117,13 +116,13 @@ func nineboardPlayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var seats [2]terminal.NineboardSeat
+			var seats [2]player.Spec
 			for i, s := range []string{c.String("x"), c.String("o")} {
 				if s == "human" {
-					seats[i].Human = true
+					seats[i] = player.Spec{Kind: player.Human}
 					continue
 				}
-				if seats[i].Player, err = nineboard.ParsePlayer(s); err != nil {
+				if seats[i], err = player.ParseNineboard(s); err != nil {
 					return usagef("%s: %v (or human)", []string{"-x", "-o"}[i], err)
 				}
 			}

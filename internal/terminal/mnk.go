@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
 )
 
@@ -20,13 +21,9 @@ const MaxPerfectCells = player.MaxPerfectCells
 // hintTime is the engine's time for a hint on a board too big to solve.
 const hintTime = time.Second
 
-// MNKSeat is a side of an m,n,k-game.
-type MNKSeat struct {
-	Spec player.Spec
-	// Player makes the moves; nil when Spec is human: the person at the
-	// keyboard types them.
-	Player player.Player
-}
+// MNKSeat is a side of an m,n,k-game. Its Player makes the moves; it is
+// nil when Spec is human: the person at the keyboard types them.
+type MNKSeat = game.MNKSeat
 
 // MNK is an m,n,k-game to play: the board, the two sides, and the player
 // that answers h.
@@ -69,20 +66,36 @@ func NewMNK(g *mnk.Game, x, o player.Spec) (MNK, error) {
 
 // PlayMNK plays a series of m's game.
 func PlayMNK(ctx context.Context, m MNK, o Options) (Tally, error) {
-	return series(ctx, &mnkGame{MNK: m}, o)
+	g, err := newMNKGame(m)
+	if err != nil {
+		return Tally{}, err
+	}
+	return series(ctx, g, o)
 }
 
 // mnkGame is the loop's view of an m,n,k-game. A move is a cell,
-// mnk.Cell(row, col).
+// mnk.Cell(row, col), as the players choose them.
 type mnkGame struct {
 	MNK
-	pos   mnk.Position
-	res   mnk.Result
-	moves []int
+	s *game.MNK
 }
 
+func newMNKGame(m MNK) (*mnkGame, error) {
+	s, err := game.NewMNK(m.Game.Rows, m.Game.Cols, m.Game.K)
+	if err != nil {
+		return nil, err
+	}
+	return &mnkGame{MNK: m, s: s}, nil
+}
+
+// index is cell's number in the game, row*cols+col.
+func (g *mnkGame) index(cell int) int { return cell/8*g.Game.Cols + cell%8 }
+
+// cell is the mnk.Cell of the game's cell i.
+func (g *mnkGame) cell(i int) int { return mnk.Cell(i/g.Game.Cols, i%g.Game.Cols) }
+
 func (g *mnkGame) start(context.Context, *rand.Rand) (string, error) {
-	g.pos, g.res, g.moves = mnk.Position{}, mnk.Ongoing, g.moves[:0]
+	g.s.Reset()
 	return "", nil
 }
 
@@ -94,7 +107,7 @@ func (g *mnkGame) seat(side int) MNKSeat {
 }
 
 func (g *mnkGame) toMove() int {
-	if g.pos.XToMove() {
+	if g.s.XToMove() {
 		return 0
 	}
 	return 1
@@ -103,7 +116,7 @@ func (g *mnkGame) toMove() int {
 func (g *mnkGame) human(side int) bool { return g.seat(side).Player == nil }
 
 func (g *mnkGame) result() (outcome, string) {
-	switch g.res {
+	switch g.s.Result() {
 	case mnk.XWin:
 		return xWins, ""
 	case mnk.OWin:
@@ -114,20 +127,11 @@ func (g *mnkGame) result() (outcome, string) {
 	return ongoing, ""
 }
 
-func (g *mnkGame) play(cell int) {
-	g.pos, g.res = g.Game.Play(g.pos, cell)
-	g.moves = append(g.moves, cell)
-}
+func (g *mnkGame) play(cell int) { g.s.Play(g.index(cell)) }
 
-func (g *mnkGame) takeBack() {
-	last := uint64(1) << g.moves[len(g.moves)-1]
-	g.moves = g.moves[:len(g.moves)-1]
-	g.pos.X &^= last
-	g.pos.O &^= last
-	g.res = mnk.Ongoing
-}
+func (g *mnkGame) takeBack() { g.s.TakeBack() }
 
-func (g *mnkGame) undoable() int { return len(g.moves) }
+func (g *mnkGame) undoable() int { return len(g.s.Moves()) }
 
 // number is a cell's number as a person types it: 1 to rows*cols, row-major.
 func (g *mnkGame) number(cell int) int { return cell/8*g.Game.Cols + cell%8 + 1 }
@@ -137,9 +141,10 @@ func (g *mnkGame) moveText(cell int) string {
 }
 
 func (g *mnkGame) record() string {
-	s := make([]string, len(g.moves))
-	for i, c := range g.moves {
-		s[i] = fmt.Sprintf("%d,%d", c/8, c%8)
+	moves := g.s.Moves()
+	s := make([]string, len(moves))
+	for i, c := range moves {
+		s[i] = fmt.Sprintf("%d,%d", c/g.Game.Cols, c%g.Game.Cols)
 	}
 	return strings.Join(s, " ")
 }
@@ -179,22 +184,15 @@ func (g *mnkGame) parse(s string) (int, error) {
 		r, c = (n-1)/cols, (n-1)%cols
 	}
 	cell := mnk.Cell(r, c)
-	if g.Game.Empty(g.pos)>>cell&1 == 0 {
+	if g.s.Refuse(r, c)&game.Taken != 0 {
 		return 0, fmt.Errorf("occupied: %s", g.moveText(cell))
 	}
 	return cell, nil
 }
 
 func (g *mnkGame) think(ctx context.Context, rng *rand.Rand) (int, error) {
-	p := g.seat(g.toMove())
-	ch, err := p.Player.Move(ctx, g.pos, rng)
-	if err != nil {
-		return 0, fmt.Errorf("player %s: %w", p.Spec, err)
-	}
-	if ch.Cell < 0 || ch.Cell > 63 || g.Game.Empty(g.pos)>>ch.Cell&1 == 0 {
-		return 0, fmt.Errorf("player %s: cell %d is not an empty cell of the board", p.Spec, ch.Cell)
-	}
-	return ch.Cell, nil
+	i, err := g.s.Reply(ctx, g.seat(g.toMove()), rng)
+	return g.cell(i), err
 }
 
 func (g *mnkGame) hint(ctx context.Context) (string, error) {
@@ -204,7 +202,7 @@ func (g *mnkGame) hint(ctx context.Context) (string, error) {
 		}
 		return "", g.HintErr
 	}
-	ch, err := g.Hint.Move(ctx, g.pos, nil)
+	ch, err := g.Hint.Move(ctx, g.s.Position(), nil)
 	if err != nil {
 		return "", err
 	}
@@ -250,9 +248,10 @@ func plies(n int) string {
 func (g *mnkGame) draw(w *output) {
 	rows, cols := g.Game.Rows, g.Game.Cols
 	width := len(strconv.Itoa(rows * cols)) // of a cell's number
+	board, moves := g.s.Board(), g.s.Moves()
 	last := -1
-	if len(g.moves) > 0 {
-		last = g.moves[len(g.moves)-1]
+	if len(moves) > 0 {
+		last = g.cell(moves[len(moves)-1])
 	}
 	var b strings.Builder
 	rule := "    +" + strings.Repeat(strings.Repeat("-", width+2)+"+", cols) + "\n"
@@ -268,17 +267,14 @@ func (g *mnkGame) draw(w *output) {
 		fmt.Fprintf(&b, "%3d |", r)
 		for c := range cols {
 			cell := mnk.Cell(r, c)
-			bit := uint64(1) << cell
 			open, shut := " ", " "
 			if cell == last {
 				open, shut = "[", "]"
 			}
 			pad := strings.Repeat(" ", width-1)
-			switch {
-			case g.pos.X&bit != 0:
-				b.WriteString(pad + open + w.stone(0, cell == last) + shut + "|")
-			case g.pos.O&bit != 0:
-				b.WriteString(pad + open + w.stone(1, cell == last) + shut + "|")
+			switch stone := board[r*cols+c]; stone {
+			case 1, 2:
+				b.WriteString(pad + open + w.stone(int(stone)-1, cell == last) + shut + "|")
 			default:
 				fmt.Fprintf(&b, " %s |", w.paint(fmt.Sprintf("%*d", width, g.number(cell)), dim))
 			}

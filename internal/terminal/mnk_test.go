@@ -313,7 +313,10 @@ func TestEcho(t *testing.T) {
 // The drawing: coordinates, cell numbers, the last move in brackets, on a
 // board with two-digit cell numbers.
 func TestDrawMNK(t *testing.T) {
-	g := &mnkGame{MNK: MNK{Game: mnk.MustNew(3, 4, 3)}}
+	g, err := newMNKGame(MNK{Game: mnk.MustNew(3, 4, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	g.play(mnk.Cell(0, 0))
 	g.play(mnk.Cell(2, 3))
 	var b strings.Builder

@@ -8,33 +8,16 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/game"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
-// hintDepth is the depth of the engine's search for a hint: deeper than
-// the default opponent (engine:depth=8), and still quick: about 70 ms a
-// move against random, against 5 ms at depth 8 (docs/benchmarks.md).
-const hintDepth = 10
-
-// NineboardSeat is a side of a nine-board game: a person, or a match
-// player (random or the engine).
-type NineboardSeat struct {
-	Human  bool
-	Player nineboardtasks.Player // unless Human
-}
-
-// String names the seat as the command line does.
-func (s NineboardSeat) String() string {
-	if s.Human {
-		return "human"
-	}
-	return s.Player.String()
-}
-
-// Nineboard is a nine-board game to play.
+// Nineboard is a nine-board game to play: the variant and the two sides,
+// each a person (player.Human) or a nine-board player of pkg/player
+// (random or the engine).
 type Nineboard struct {
 	Variant nineboard.Variant
-	X, O    NineboardSeat
+	X, O    player.Spec
 }
 
 // PlayNineboard plays a series of nine-board games. The programs play as
@@ -43,11 +26,17 @@ type Nineboard struct {
 // searches with its own table, cleared before each game; so two programs
 // play the games of a match with the same seed.
 func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
-	g := &nineboardGame{Nineboard: n, b: nineboard.NewBoard(n.Variant)}
-	for side, s := range []NineboardSeat{n.X, n.O} {
-		if !s.Human && s.Player.Engine {
-			g.searchers[side] = nineboard.NewSearcher(nineboardtasks.TTBits)
+	g := &nineboardGame{Nineboard: n, s: game.NewNineboard(n.Variant)}
+	for side, s := range []player.Spec{n.X, n.O} {
+		g.seats[side].Spec = s
+		if s.Kind == player.Human {
+			continue
 		}
+		p, err := player.NewNineboard(s)
+		if err != nil {
+			return Tally{}, err
+		}
+		g.seats[side].Player = p
 	}
 	return series(ctx, g, o)
 }
@@ -56,51 +45,31 @@ func PlayNineboard(ctx context.Context, n Nineboard, o Options) (Tally, error) {
 // nineboard.Move.
 type nineboardGame struct {
 	Nineboard
-	b         *nineboard.Board
-	searchers [2]*nineboard.Searcher
-	hints     *nineboard.Searcher
-	moves     []nineboard.Move
-	opening   int // moves made by the referee
+	s     *game.Nineboard
+	seats [2]game.NineboardSeat // a person's has no Player
+	hints *player.Nineboard
 }
 
 func (g *nineboardGame) start(_ context.Context, rng *rand.Rand) (string, error) {
-	g.b.Reset(g.Variant)
-	g.moves = g.moves[:0]
-	for _, s := range g.searchers {
-		if s != nil {
-			s.Clear()
+	g.s.Reset()
+	for _, s := range g.seats {
+		if s.Player != nil {
+			s.Player.Clear()
 		}
 	}
-	g.opening = 0
-	if g.Variant != nineboard.FirstTriple {
+	m := g.s.Open(rng)
+	if m == nineboard.NoMove {
 		return "", nil
 	}
-	m := nineboard.RandomOpening(rng)
-	g.play(int(m))
-	g.opening = 1
 	return fmt.Sprintf("the referee makes X's first move: %s", m), nil
 }
 
-func (g *nineboardGame) seat(side int) NineboardSeat {
-	if side == 0 {
-		return g.X
-	}
-	return g.O
-}
+func (g *nineboardGame) toMove() int         { return int(g.s.ToMove()) }
+func (g *nineboardGame) human(side int) bool { return g.seats[side].Player == nil }
 
-func (g *nineboardGame) toMove() int         { return int(g.b.Side()) }
-func (g *nineboardGame) human(side int) bool { return g.seat(side).Human }
-
-func (g *nineboardGame) play(m int) {
-	g.b.Make(nineboard.Move(m))
-	g.moves = append(g.moves, nineboard.Move(m))
-}
-
-func (g *nineboardGame) takeBack() {
-	g.b.Unmake()
-	g.moves = g.moves[:len(g.moves)-1]
-}
-func (g *nineboardGame) undoable() int { return g.b.Ply() - g.opening }
+func (g *nineboardGame) play(m int)    { g.s.Play(nineboard.Move(m)) }
+func (g *nineboardGame) takeBack()     { g.s.TakeBack() }
+func (g *nineboardGame) undoable() int { return g.s.Undoable() }
 func (g *nineboardGame) moveText(m int) string {
 	return nineboard.Move(m).String()
 }
@@ -110,34 +79,30 @@ func (g *nineboardGame) players() [2]string { return [2]string{g.X.String(), g.O
 func (g *nineboardGame) title() string { return "nine-board tic-tac-toe (" + g.Variant.String() + ")" }
 
 func (g *nineboardGame) syntax() string {
-	if g.b.Next() != nineboard.AnyBoard {
-		return fmt.Sprintf("board:cell or a cell of board %d", g.b.Next()+1)
+	if next := g.s.Board().Next(); next != nineboard.AnyBoard {
+		return fmt.Sprintf("board:cell or a cell of board %d", next+1)
 	}
 	return "board:cell"
 }
 
 // record is the moves as a match writes them, the referee's first.
 func (g *nineboardGame) record() string {
-	ms := make([]string, len(g.moves))
-	for i, m := range g.moves {
+	moves := g.s.Moves()
+	ms := make([]string, len(moves))
+	for i, m := range moves {
 		ms[i] = m.String()
 	}
 	return strings.Join(ms, " ")
 }
 
 func (g *nineboardGame) result() (outcome, string) {
-	last := g.b.LastMove()
-	switch r := g.b.Result(); {
-	case r == nineboard.Ongoing:
+	switch r := g.s.Result(); r {
+	case nineboard.Ongoing:
 		return ongoing, ""
-	case r == nineboard.Draw && g.Variant == nineboard.FirstTriple:
-		return drawn, fmt.Sprintf("%s is sent to board %d, which is full", strings.ToUpper(g.b.Side().String()), last.Cell()+1)
-	case r == nineboard.Draw:
-		return drawn, "no board is left to play in"
-	case g.Variant == nineboard.FirstTriple:
-		return outcome(r), fmt.Sprintf("three in a row in board %d", last.Board()+1)
+	case nineboard.Draw:
+		return drawn, g.s.Why()
 	default:
-		return outcome(r), "three boards in a row"
+		return outcome(r), g.s.Why()
 	}
 }
 
@@ -161,49 +126,41 @@ func parseMove(s string) (nineboard.Move, error) {
 // parse reads "board:cell", "board,cell", or a lone cell of the board to
 // play in.
 func (g *nineboardGame) parse(s string) (int, error) {
+	next := g.s.Board().Next()
 	var m nineboard.Move
 	if c, err := strconv.Atoi(s); err == nil && !strings.ContainsAny(s, ":,") {
-		if g.b.Next() == nineboard.AnyBoard {
+		if next == nineboard.AnyBoard {
 			return 0, fmt.Errorf("not a move: %q: any board may be played, so say which: board:cell", s)
 		}
 		if c < 1 || c > 9 {
 			return 0, fmt.Errorf("off the board: %d: cells are 1 to 9", c)
 		}
-		m = nineboard.NewMove(g.b.Next(), c-1)
+		m = nineboard.NewMove(next, c-1)
 	} else if m, err = parseMove(s); err != nil {
 		return 0, err
 	}
-	if g.b.Legal(m) {
+	switch why := g.s.Refuse(m); {
+	case why == 0:
 		return int(m), nil
-	}
-	if _, taken := g.b.At(m.Board(), m.Cell()); taken {
+	case why&game.Taken != 0:
 		return 0, fmt.Errorf("occupied: %s", m)
-	}
-	if next := g.b.Next(); next != nineboard.AnyBoard {
+	case why&game.WrongBoard != 0:
 		return 0, fmt.Errorf("wrong board: %s: play in board %d", m, next+1)
 	}
 	return 0, fmt.Errorf("closed: %s: board %d is won or full", m, m.Board()+1)
 }
 
 func (g *nineboardGame) think(ctx context.Context, rng *rand.Rand) (int, error) {
-	side := g.toMove()
-	p := g.seat(side).Player
-	if !p.Engine {
-		return int(g.b.RandomMove(rng)), nil
-	}
-	info := g.searchers[side].Search(ctx, g.b, nineboard.Limits{Depth: p.Depth, Time: p.Time})
-	if err := ctx.Err(); err != nil {
-		return 0, err // a search cut short is not the player's move
-	}
-	return int(info.Move), nil
+	info, err := g.s.Reply(ctx, g.seats[g.toMove()], rng)
+	return int(info.Move), err
 }
 
 func (g *nineboardGame) hint(ctx context.Context) (string, error) {
 	if g.hints == nil {
-		g.hints = nineboard.NewSearcher(nineboardtasks.TTBits)
+		g.hints, _ = player.NewNineboard(player.Spec{Kind: player.Engine, Depth: game.NineboardHintDepth})
 	}
-	info := g.hints.Search(ctx, g.b, nineboard.Limits{Depth: hintDepth})
-	if err := ctx.Err(); err != nil {
+	info, err := g.s.Reply(ctx, game.NineboardSeat{Spec: g.hints.Spec(), Player: g.hints}, nil)
+	if err != nil {
 		return "", err
 	}
 	switch {
@@ -230,13 +187,11 @@ func (g *nineboardGame) hint(ctx context.Context) (string, error) {
 //	 ...
 func (g *nineboardGame) draw(w *output) {
 	var open [9]bool
-	if g.b.Result() == nineboard.Ongoing {
-		var buf [81]nineboard.Move
-		for _, m := range g.b.Moves(buf[:0]) {
-			open[m.Board()] = true
-		}
+	for _, bd := range g.s.Playable() {
+		open[bd] = true
 	}
-	last := g.b.LastMove()
+	b := g.s.Board()
+	last := b.LastMove()
 	var sb strings.Builder
 	for br := range 3 {
 		if br > 0 {
@@ -254,7 +209,7 @@ func (g *nineboardGame) draw(w *output) {
 		}
 		blocks(func(bd int) string {
 			for side, p := range []nineboard.Player{nineboard.X, nineboard.O} {
-				if g.b.Won(p)>>bd&1 != 0 {
+				if b.Won(p)>>bd&1 != 0 {
 					return fmt.Sprintf("board %d:", bd+1) + w.stone(side, false)
 				}
 			}
@@ -269,7 +224,7 @@ func (g *nineboardGame) draw(w *output) {
 				for cc := range 3 {
 					c := cr*3 + cc
 					mark := last != nineboard.NoMove && last == nineboard.NewMove(bd, c)
-					side, taken := g.b.At(bd, c)
+					side, taken := b.At(bd, c)
 					switch {
 					case taken && mark:
 						cells.WriteString("[" + w.stone(int(side), true) + "]")

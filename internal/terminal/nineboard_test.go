@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/game"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
 var (
-	human      = NineboardSeat{Human: true}
-	randomSeat = NineboardSeat{}
+	human      = player.Spec{Kind: player.Human}
+	randomSeat = player.Spec{Kind: player.Random}
 )
 
-func engineSeat(depth int) NineboardSeat {
-	return NineboardSeat{Player: nineboardtasks.Player{Engine: true, Depth: depth}}
+func engineSeat(depth int) player.Spec {
+	return player.Spec{Kind: player.Engine, Depth: depth}
 }
 
 func playNineboard(t *testing.T, n Nineboard, in string, o Options) (string, Tally, error) {
@@ -140,18 +141,18 @@ func replay(t *testing.T, v nineboard.Variant, rec string, i int) {
 // The drawing marks the boards to play in (plain text: >board N< and their
 // cells' numbers) and, in ultimate, the boards won.
 func TestDrawNineboard(t *testing.T) {
-	g := &nineboardGame{Nineboard: Nineboard{Variant: nineboard.Ultimate}, b: nineboard.NewBoard(nineboard.Ultimate)}
+	g := &nineboardGame{Nineboard: Nineboard{Variant: nineboard.Ultimate}, s: game.NewNineboard(nineboard.Ultimate)}
 	var b strings.Builder
 	g.draw(&output{w: &b})
 	if n := strings.Count(b.String(), ">board "); n != 9 {
 		t.Errorf("empty ultimate board: %d boards marked, want 9:\n%s", n, b.String())
 	}
 	rng := rand.New(rand.NewPCG(5, 0))
-	for g.b.Won(nineboard.X)|g.b.Won(nineboard.O) == 0 || g.b.Next() != nineboard.AnyBoard {
-		if g.b.Result() != nineboard.Ongoing {
+	for g.s.Board().Won(nineboard.X)|g.s.Board().Won(nineboard.O) == 0 || g.s.Board().Next() != nineboard.AnyBoard {
+		if g.s.Result() != nineboard.Ongoing {
 			t.Fatal("seed 5 played to the end without a won board and a free move; choose another")
 		}
-		g.play(int(g.b.RandomMove(rng)))
+		g.play(int(g.s.Board().RandomMove(rng)))
 	}
 	b.Reset()
 	g.draw(&output{w: &b})
@@ -159,9 +160,9 @@ func TestDrawNineboard(t *testing.T) {
 	for bd := range 9 {
 		label := ""
 		switch {
-		case g.b.Won(nineboard.X)>>bd&1 != 0:
+		case g.s.Board().Won(nineboard.X)>>bd&1 != 0:
 			label = "board " + string(rune('1'+bd)) + ":X"
-		case g.b.Won(nineboard.O)>>bd&1 != 0:
+		case g.s.Board().Won(nineboard.O)>>bd&1 != 0:
 			label = "board " + string(rune('1'+bd)) + ":O"
 		default:
 			label = ">board " + string(rune('1'+bd)) + "<" // any open board may be played
@@ -170,7 +171,7 @@ func TestDrawNineboard(t *testing.T) {
 			t.Errorf("no %q in\n%s", label, s)
 		}
 	}
-	if last := g.b.LastMove(); !strings.Contains(s, "[") || strings.Count(s, "[") != 1 {
+	if last := g.s.Board().LastMove(); !strings.Contains(s, "[") || strings.Count(s, "[") != 1 {
 		t.Errorf("last move %v: want one bracketed cell in\n%s", last, s)
 	}
 	if _, err := g.parse("5"); err == nil || !strings.Contains(err.Error(), "any board may be played") {
@@ -201,7 +202,7 @@ func TestNineboardResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &nineboardGame{Nineboard: Nineboard{Variant: nineboard.FirstTriple}, b: b}
+	g := &nineboardGame{Nineboard: Nineboard{Variant: nineboard.FirstTriple}, s: game.NineboardAt(b)}
 	g.play(int(nineboard.NewMove(1, 0)))
 	if res, why := g.result(); res != drawn || why != "X is sent to board 1, which is full" {
 		t.Errorf("got %v %q, want a draw with X sent to the full board 1", res, why)

@@ -15,6 +15,10 @@
 // Game i of a series (from 0) draws its random numbers from a generator
 // seeded by (Options.Seed, i), so a series is the same games whenever no
 // person and no player with a time limit takes part.
+//
+// The game itself (its rules, moves, take-backs and the programs' replies)
+// is a session of pkg/game, the one the web plays: this package draws it
+// and reads a person's lines.
 package terminal
 
 import (
@@ -61,10 +65,10 @@ const (
 	drawn
 )
 
-// game is one of the games the loop plays: the loop owns the series, the
-// turns and the person's commands; a game owns its board, its moves and
-// its programs.
-type game interface {
+// playable is one of the games the loop plays: the loop owns the series,
+// the turns and the person's commands; a playable draws its game (a
+// pkg/game session), reads a person's moves, and seats its programs.
+type playable interface {
 	// start begins a new game with its generator and says what happened
 	// before the first player's turn, if anything (a referee's move).
 	start(ctx context.Context, rng *rand.Rand) (string, error)
@@ -106,7 +110,7 @@ var errQuit = errors.New("quit")
 
 // series plays o.Games games of g and prints the tally at the end, or when
 // a person quits.
-func series(ctx context.Context, g game, o Options) (Tally, error) {
+func series(ctx context.Context, g playable, o Options) (Tally, error) {
 	out := &output{w: o.Out, colour: o.Colour}
 	in := newLines(o.In)
 	defer in.stop()
@@ -145,7 +149,7 @@ func series(ctx context.Context, g game, o Options) (Tally, error) {
 }
 
 // playOne plays one game to its end.
-func playOne(ctx context.Context, g game, o Options, out *output, in *lines, rng *rand.Rand) (outcome, error) {
+func playOne(ctx context.Context, g playable, o Options, out *output, in *lines, rng *rand.Rand) (outcome, error) {
 	note, err := g.start(ctx, rng)
 	if err != nil {
 		return ongoing, err

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -11,42 +10,34 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
+	"github.com/woprlabs/wopr/pkg/game"
+	"github.com/woprlabs/wopr/pkg/player"
 )
 
-// Nine-board tic-tac-toe at /nineboard: the person against a match player
-// of pkg/tasks/nineboard (random, or the engine at a depth or a time), as analyze
-// nineboard play plays it. Boards and cells are 1 to 9 in the API, as the
-// referee protocol and the terminal write them ("5:3"). In first-triple
-// the referee makes X's first move at random, as in matches. Moves and
-// replies are made as for the m,n,k games (see play.go): the search runs
-// outside the game's lock with the game marked thinking, and a failed
-// reply takes the person's move back.
+// Nine-board tic-tac-toe at /nineboard: the person against a nine-board
+// player of pkg/player (random, or the engine at a depth or a time), as analyze
+// nineboard play plays it; a game is a game.Nineboard. Boards and cells are
+// 1 to 9 in the API, as the referee protocol and the terminal write them
+// ("5:3"). In first-triple the referee makes X's first move at random, as
+// in matches. Moves and replies are made as for the m,n,k games (see
+// play.go): the search runs outside the game's lock, on a clone, with the
+// game marked thinking, and a failed reply takes the person's move back.
 
-const (
-	// nineDefaultOpponent replies in milliseconds, the same move every
-	// time in the same position (analyze nineboard play's default).
-	nineDefaultOpponent = "engine:depth=8"
-	// nineAnalysisDepth is the analysis's search: deeper than the default
-	// opponent and still quick (the terminal's hint).
-	nineAnalysisDepth = 10
-)
+// nineDefaultOpponent replies in milliseconds, the same move every time in
+// the same position (analyze nineboard play's default).
+const nineDefaultOpponent = "engine:depth=8"
 
-// nineLines are the lines of a 3x3 board (and of the grid of boards) as
-// 9-bit masks, cell c bit c.
-var nineLines = [8]uint16{0007, 0070, 0700, 0111, 0222, 0444, 0421, 0124}
+// nineAnalyst analyses positions: the terminal's hint.
+var nineAnalyst = game.NineboardSeat{Spec: player.Spec{Kind: player.Engine, Depth: game.NineboardHintDepth}}
 
 // nineGame is one nine-board game against the engine. mu guards every
-// field but the immutable ones.
+// field but the immutable ones (the players).
 type nineGame struct {
-	variant nineboard.Variant
-	human   nineboard.Player
-	opp     nineboardtasks.Player
+	human nineboard.Player
+	opp   player.Spec
 
 	mu       sync.Mutex
-	b        *nineboard.Board
-	moves    []nineboard.Move
-	opening  int // moves made by the referee
+	s        *game.Nineboard
 	thinking bool
 	rng      *rand.Rand
 }
@@ -136,11 +127,11 @@ func (s *Server) nineGet(w http.ResponseWriter, r *http.Request) (*nineGame, str
 // newNineGame checks the parameters of a game; the error names the field.
 func newNineGame(p nineNew) (*nineGame, error) {
 	g := &nineGame{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
-	var err error
 	if p.Variant == "" {
 		p.Variant = nineboard.FirstTriple.String()
 	}
-	if g.variant, err = nineboard.ParseVariant(p.Variant); err != nil {
+	variant, err := nineboard.ParseVariant(p.Variant)
+	if err != nil {
 		return nil, err
 	}
 	switch strings.ToLower(p.Human) {
@@ -154,17 +145,14 @@ func newNineGame(p nineNew) (*nineGame, error) {
 	if p.Opponent == "" {
 		p.Opponent = nineDefaultOpponent
 	}
-	if g.opp, err = nineboardtasks.ParsePlayer(p.Opponent); err != nil {
+	if g.opp, err = player.ParseNineboard(p.Opponent); err != nil {
 		return nil, fmt.Errorf("opponent: %v", err)
 	}
 	if g.opp.Time > maxOpponentTime {
 		return nil, fmt.Errorf("opponent %s: at most %v a move here", g.opp, maxOpponentTime)
 	}
-	g.b = nineboard.NewBoard(g.variant)
-	if g.variant == nineboard.FirstTriple {
-		g.play(nineboard.RandomOpening(g.rng))
-		g.opening = 1
-	}
+	g.s = game.NewNineboard(variant)
+	g.s.Open(g.rng)
 	return g, nil
 }
 
@@ -179,14 +167,13 @@ func (s *Server) nineCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The game is no one else's until it is stored: no lock needed.
-	if g.b.Side() != g.human {
-		b := *g.b
-		m, err := g.reply(r.Context(), &b)
+	if g.s.ToMove() != g.human {
+		m, err := g.reply(r.Context(), g.s)
 		if err != nil {
 			s.replyError(w, r, err)
 			return
 		}
-		g.play(m)
+		g.s.Play(m)
 	}
 	id := s.nine.add(g)
 	writeJSON(w, http.StatusCreated, g.state(id))
@@ -212,54 +199,51 @@ func (s *Server) nineMove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, why)
 		return
 	}
-	g.play(nineboard.NewMove(*m.Board-1, *m.Cell-1))
-	if g.b.Result() != nineboard.Ongoing {
+	g.s.Play(nineboard.NewMove(*m.Board-1, *m.Cell-1))
+	if g.s.Result() != nineboard.Ongoing {
 		st := g.state(id)
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, st)
 		return
 	}
 	g.thinking = true
-	b := *g.b
+	clone := g.s.Clone()
 	g.mu.Unlock()
 
-	reply, err := g.reply(r.Context(), &b)
+	reply, err := g.reply(r.Context(), clone)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.thinking = false
 	if err != nil {
-		g.b.Unmake()
-		g.moves = g.moves[:len(g.moves)-1]
+		g.s.TakeBack()
 		s.replyError(w, r, err)
 		return
 	}
-	g.play(reply)
+	g.s.Play(reply)
 	writeJSON(w, http.StatusOK, g.state(id))
 }
 
 // refuse says why the person may not play cell of board (1-9 each) now,
 // with the status to answer, or returns 0. g.mu is held.
 func (g *nineGame) refuse(board, cell int) (int, string) {
-	b := g.b
 	switch {
-	case b.Result() != nineboard.Ongoing:
-		return http.StatusConflict, "the game is over: " + nineResultWords(b.Result())
-	case g.thinking || b.Side() != g.human:
-		return http.StatusConflict, fmt.Sprintf("out of turn: it is %s's move, wopr's", strings.ToUpper(b.Side().String()))
+	case g.s.Result() != nineboard.Ongoing:
+		return http.StatusConflict, "the game is over: " + nineResultWords(g.s.Result())
+	case g.thinking || g.s.ToMove() != g.human:
+		return http.StatusConflict, fmt.Sprintf("out of turn: it is %s's move, wopr's", strings.ToUpper(g.s.ToMove().String()))
 	case board < 1 || board > 9:
 		return http.StatusBadRequest, fmt.Sprintf("board %d: want 1 to 9", board)
 	case cell < 1 || cell > 9:
 		return http.StatusBadRequest, fmt.Sprintf("cell %d: want 1 to 9", cell)
 	}
 	m := nineboard.NewMove(board-1, cell-1)
-	if b.Legal(m) {
+	switch why := g.s.Refuse(m); {
+	case why == 0:
 		return 0, ""
-	}
-	if next := b.Next(); next != nineboard.AnyBoard && next != board-1 {
-		return http.StatusConflict, fmt.Sprintf("wrong board: %s: play in board %d", m, next+1)
-	}
-	if _, taken := b.At(board-1, cell-1); taken {
+	case why&game.WrongBoard != 0:
+		return http.StatusConflict, fmt.Sprintf("wrong board: %s: play in board %d", m, g.s.Board().Next()+1)
+	case why&game.Taken != 0:
 		return http.StatusConflict, fmt.Sprintf("cell %s is taken", m)
 	}
 	return http.StatusConflict, fmt.Sprintf("board %d is closed (won or full): play in another", board)
@@ -275,43 +259,33 @@ func nineResultWords(r nineboard.Result) string {
 	return "a draw"
 }
 
-func (g *nineGame) play(m nineboard.Move) {
-	g.b.Make(m)
-	g.moves = append(g.moves, m)
-}
-
-// reply is the opponent's move in b (a copy of the game's board: the
-// search runs without the game's lock), under ctx and replyLimit.
-func (g *nineGame) reply(ctx context.Context, b *nineboard.Board) (nineboard.Move, error) {
-	if !g.opp.Engine {
-		return b.RandomMove(g.rng), nil
+// reply is the opponent's move in s (a clone of the game when others may
+// read it: the search runs without the game's lock), under ctx and
+// replyLimit. The seat has no player: game.Nineboard.Reply makes one for
+// the move.
+func (g *nineGame) reply(ctx context.Context, s *game.Nineboard) (nineboard.Move, error) {
+	seat := game.NineboardSeat{Spec: g.opp}
+	if g.opp.Kind == player.Random {
+		info, err := s.Reply(ctx, seat, g.rng)
+		return info.Move, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, replyLimit)
 	defer cancel()
-	m := nineboard.NoMove
+	var info nineboard.Info
 	err := withEngine(ctx, func() error {
-		info := nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, b, nineboard.Limits{Depth: g.opp.Depth, Time: g.opp.Time})
-		if err := ctx.Err(); err != nil {
-			return err // a search cut short is not the player's move
-		}
-		m = info.Move
-		return nil
+		var err error
+		info, err = s.Reply(ctx, seat, g.rng)
+		return err
 	})
-	if err != nil {
-		return m, err
-	}
-	if !b.Legal(m) {
-		return m, fmt.Errorf("player %s chose %v, not a legal move", g.opp, m)
-	}
-	return m, nil
+	return info.Move, err
 }
 
 // state is the game as the API shows it. g.mu is held.
 func (g *nineGame) state(id string) nineState {
-	b := g.b
-	st := nineState{ID: id, Variant: g.variant.String(), Human: g.human.String(), Opponent: g.opp.String(),
+	b, moves := g.s.Board(), g.s.Moves()
+	st := nineState{ID: id, Variant: g.s.Variant().String(), Human: g.human.String(), Opponent: g.opp.String(),
 		Boards: make([]string, 9), Playable: []int{}, WinningLine: [][2]int{}, WinningBoards: []int{},
-		Moves: make([][2]int, len(g.moves)), RefereeMoves: g.opening, Thinking: g.thinking}
+		Moves: make([][2]int, len(moves)), RefereeMoves: g.s.RefereeMoves(), Thinking: g.thinking}
 	var won strings.Builder
 	for bd := range 9 {
 		var cells strings.Builder
@@ -337,64 +311,30 @@ func (g *nineGame) state(id string) nineState {
 		}
 	}
 	st.Won = won.String()
-	for i, m := range g.moves {
+	for i, m := range moves {
 		st.Moves[i] = [2]int{m.Board() + 1, m.Cell() + 1}
 	}
-	last := b.LastMove()
 	switch r := b.Result(); r {
 	case nineboard.Ongoing:
 		st.ToMove = b.Side().String()
-		var buf [81]nineboard.Move
-		var open uint16
-		for _, m := range b.Moves(buf[:0]) {
-			open |= 1 << m.Board()
-		}
-		for ; open != 0; open &= open - 1 {
-			st.Playable = append(st.Playable, bits.TrailingZeros16(open)+1)
+		for _, bd := range g.s.Playable() {
+			st.Playable = append(st.Playable, bd+1)
 		}
 	case nineboard.Draw:
-		st.Result = "draw"
-		if g.variant == nineboard.FirstTriple {
-			st.Why = fmt.Sprintf("%s is sent to board %d, which is full", strings.ToUpper(b.Side().String()), last.Cell()+1)
-		} else {
-			st.Why = "no board is left to play in"
-		}
+		st.Result, st.Why = "draw", g.s.Why()
 	default:
-		winner := nineboard.X
+		st.Result, st.Why = nineboard.X.String(), g.s.Why()
 		if r == nineboard.OWin {
-			winner = nineboard.O
+			st.Result = nineboard.O.String()
 		}
-		st.Result = winner.String()
-		if g.variant == nineboard.FirstTriple {
-			st.Why = fmt.Sprintf("three in a row in board %d", last.Board()+1)
-			for _, c := range linesThrough(b.Cells(winner, last.Board()), last.Cell()) {
-				st.WinningLine = append(st.WinningLine, [2]int{last.Board() + 1, c + 1})
-			}
-		} else {
-			st.Why = "three boards in a row"
-			st.WinningBoards = linesThrough(b.Won(winner), last.Board())
-			for i := range st.WinningBoards {
-				st.WinningBoards[i]++
-			}
+		for _, m := range g.s.WinningLine() {
+			st.WinningLine = append(st.WinningLine, [2]int{m.Board() + 1, m.Cell() + 1})
+		}
+		for _, bd := range g.s.WinningBoards() {
+			st.WinningBoards = append(st.WinningBoards, bd+1)
 		}
 	}
 	return st
-}
-
-// linesThrough returns the cells (0-8) of the lines of a 3x3 board that
-// mask fills through cell, in order.
-func linesThrough(mask uint16, cell int) []int {
-	var in uint16
-	for _, l := range nineLines {
-		if mask&l == l && l>>cell&1 != 0 {
-			in |= l
-		}
-	}
-	out := []int{}
-	for ; in != 0; in &= in - 1 {
-		out = append(out, bits.TrailingZeros16(in))
-	}
-	return out
 }
 
 func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
@@ -403,10 +343,10 @@ func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.mu.Lock()
-	b := *g.b
+	clone := g.s.Clone()
 	g.mu.Unlock()
-	if b.Result() != nineboard.Ongoing {
-		writeError(w, http.StatusConflict, "the game is over: "+nineResultWords(b.Result())+"; nothing to analyse")
+	if result := clone.Result(); result != nineboard.Ongoing {
+		writeError(w, http.StatusConflict, "the game is over: "+nineResultWords(result)+"; nothing to analyse")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), replyLimit)
@@ -414,15 +354,17 @@ func (s *Server) nineAnalyse(w http.ResponseWriter, r *http.Request) {
 	var info nineboard.Info
 	start := time.Now()
 	err := withEngine(ctx, func() error {
-		info = nineboard.NewSearcher(nineboardtasks.TTBits).Search(ctx, &b, nineboard.Limits{Depth: nineAnalysisDepth})
-		return ctx.Err()
+		var err error
+		info, err = clone.Reply(ctx, nineAnalyst, nil)
+		return err
 	})
 	if err != nil {
 		s.replyError(w, r, err)
 		return
 	}
-	me, them := strings.ToUpper(b.Side().String()), strings.ToUpper((b.Side() ^ 1).String())
-	a := nineAnalysis{Engine: fmt.Sprintf("engine:depth=%d", nineAnalysisDepth), ToMove: b.Side().String(), PV: [][2]int{},
+	side := clone.ToMove()
+	me, them := strings.ToUpper(side.String()), strings.ToUpper((side ^ 1).String())
+	a := nineAnalysis{Engine: nineAnalyst.Spec.String(), ToMove: side.String(), PV: [][2]int{},
 		Best: [2]int{info.Move.Board() + 1, info.Move.Cell() + 1}, Score: info.Score, Depth: info.Depth, Nodes: info.Nodes,
 		Seconds: time.Since(start).Seconds()}
 	for _, m := range info.PV {

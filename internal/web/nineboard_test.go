@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/game"
 )
 
 func newNine(t testing.TB, s *Server, body string) nineState {
@@ -132,7 +133,7 @@ func TestNineboardTaken(t *testing.T) {
 	g, _ := s.nine.get(st.ID)
 	g.mu.Lock()
 	for _, m := range []nineboard.Move{nineboard.NewMove(4, 4), nineboard.NewMove(4, 0), nineboard.NewMove(0, 4)} {
-		g.play(m)
+		g.s.Play(m)
 	}
 	g.human = nineboard.O
 	g.mu.Unlock()
@@ -171,22 +172,15 @@ func TestNineboardWinningLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.b.Reset(nineboard.FirstTriple)
-	g.moves, g.opening = nil, 0
+	g.s = game.NewNineboard(nineboard.FirstTriple) // without the referee's opening
 	for _, m := range [][2]int{{5, 1}, {1, 5}, {5, 5}, {5, 2}, {2, 5}, {5, 3}, {3, 9}, {9, 5}, {5, 9}} {
-		g.play(nineboard.NewMove(m[0]-1, m[1]-1))
+		g.s.Play(nineboard.NewMove(m[0]-1, m[1]-1))
 	}
 	st := g.state("x")
 	if st.Result != "x" || st.Why != "three in a row in board 5" || !slices.Equal(st.WinningLine, [][2]int{{5, 1}, {5, 5}, {5, 9}}) {
 		t.Errorf("first-triple: result %q (%s), line %v: want X's 5:1 5:5 5:9", st.Result, st.Why, st.WinningLine)
 	}
 	checkNine(t, st)
-	if got := linesThrough(0777, 4); !slices.Equal(got, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}) {
-		t.Errorf("lines through the centre of a full board: %v, want every cell", got)
-	}
-	if got := linesThrough(0124, 2); !slices.Equal(got, []int{2, 4, 6}) {
-		t.Errorf("lines through 2 of the anti-diagonal: %v, want 2 4 6", got)
-	}
 }
 
 func TestNineboardAnalysis(t *testing.T) {

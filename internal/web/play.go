@@ -7,28 +7,26 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
 )
 
 // The m,n,k games of /play: boards of up to maxPlaySide on a side, the
-// person against one of the players of pkg/player. Boards of up to
-// mnk.MaxSide on a side are the engine's mnk.Game (the perfect player's
-// oracle, mnk.Searcher); bigger ones, gomoku's 15x15, its mnk.BigGame and
-// mnk.BigSearcher. The server keeps the board as a cell per byte, row-major
-// (r*cols+c), which is a mnk.BigPosition as it is.
+// person against one of the players of pkg/player. A game is a game.MNK:
+// boards of up to mnk.MaxSide on a side are the engine's mnk.Game,
+// bigger ones, gomoku's 15x15, its mnk.BigGame.
 //
 // A move is made under the game's mutex; the engine's reply is searched
-// outside it, with the game marked thinking, so that the state can be read
-// meanwhile and a second move is refused as out of turn rather than queued
-// behind the search. If the reply fails (the request is cancelled, or the
-// search outlasts replyLimit), the person's move is taken back: a refused
-// request leaves the game as it was.
+// outside it, on a clone, with the game marked thinking, so that the state
+// can be read meanwhile and a second move is refused as out of turn rather
+// than queued behind the search. If the reply fails (the request is
+// cancelled, or the search outlasts replyLimit), the person's move is
+// taken back: a refused request leaves the game as it was.
 
 const (
 	// maxPlaySide is the largest side of a board at /play: gomoku's.
@@ -47,9 +45,6 @@ const (
 	// be exact; maxAnalysisTime bounds the time a request may ask for.
 	analysisTime    = time.Second
 	maxAnalysisTime = 10 * time.Second
-	// mnkTableBytes is the table of a search of an analysis or of a big
-	// board's reply (pkg/player sizes its own players' tables).
-	mnkTableBytes = 16 << 20
 )
 
 // engineSlots bounds the searches running at once in the process, one per
@@ -86,19 +81,13 @@ func (s *Server) replyError(w http.ResponseWriter, r *http.Request, err error) {
 func sideName(side int8) string { return [3]string{"", "x", "o"}[side] }
 
 // mnkGame is one m,n,k game against the engine. mu guards every field but
-// the immutable ones (the board's size, the players).
+// the immutable ones (the players).
 type mnkGame struct {
-	rows, cols, k int
-	small         *mnk.Game    // boards of up to mnk.MaxSide on a side, else nil
-	big           *mnk.BigGame // the others
-	human         int8         // 1: X, 2: O
-	opp           player.Spec
+	human int8 // 1: X, 2: O
+	opp   player.Spec
 
 	mu       sync.Mutex
-	cells    []int8 // r*cols+c: 0 empty, 1 X, 2 O
-	moves    []int
-	result   mnk.Result
-	line     []int // the winning line's cells, sorted
+	s        *game.MNK
 	thinking bool
 	rng      *rand.Rand // the random opponent's, used by one reply at a time
 }
@@ -196,19 +185,14 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	if maxK := max(p.Rows, p.Cols); p.K < 1 || p.K > maxK {
 		return nil, fmt.Errorf("k %d: want 1 to %d (the longer side of %dx%d)", p.K, maxK, p.Rows, p.Cols)
 	}
-	g := &mnkGame{rows: p.Rows, cols: p.Cols, k: p.K}
-	var err error
-	if p.Rows <= mnk.MaxSide && p.Cols <= mnk.MaxSide {
-		g.small, err = mnk.New(p.Rows, p.Cols, p.K)
-	} else {
-		if p.K > mnk.MaxBigK {
-			return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, mnk.MaxBigK)
-		}
-		g.big, err = mnk.NewBig(p.Rows, p.Cols, p.K)
+	if (p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide) && p.K > mnk.MaxBigK {
+		return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, mnk.MaxBigK)
 	}
+	s, err := game.NewMNK(p.Rows, p.Cols, p.K)
 	if err != nil {
 		return nil, fmt.Errorf("rows, cols, k: %v", err)
 	}
+	g := &mnkGame{s: s}
 	switch strings.ToLower(p.Human) {
 	case "", "x":
 		g.human = 1
@@ -218,7 +202,7 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 		return nil, fmt.Errorf("human %q: want \"x\" (you move first) or \"o\"", p.Human)
 	}
 	cells := p.Rows * p.Cols
-	perfectOK := g.small != nil && cells <= player.MaxPerfectCells
+	perfectOK := s.Exact()
 	opp := p.Opponent
 	if opp == "" {
 		opp = "perfect"
@@ -238,7 +222,6 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	case g.opp.Time > maxOpponentTime:
 		return nil, fmt.Errorf("opponent %s: at most %v a move here", g.opp, maxOpponentTime)
 	}
-	g.cells = make([]int8, cells)
 	g.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	return g, nil
 }
@@ -255,12 +238,12 @@ func (s *Server) mnkCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	// The game is no one else's until it is stored: no lock needed.
 	if g.human == 2 {
-		cell, err := g.reply(r.Context(), slices.Clone(g.cells), g.rng)
+		cell, err := g.reply(r.Context(), g.s)
 		if err != nil {
 			s.replyError(w, r, err)
 			return
 		}
-		g.play(cell)
+		g.s.Play(cell)
 	}
 	id := s.mnk.add(g)
 	writeJSON(w, http.StatusCreated, g.state(id))
@@ -288,42 +271,43 @@ func (s *Server) mnkMove(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, why)
 		return
 	}
-	g.play(*m.Row*g.cols + *m.Col)
-	if g.result != mnk.Ongoing {
+	g.s.Play(*m.Row*g.s.Cols() + *m.Col)
+	if g.s.Result() != mnk.Ongoing {
 		st := g.state(id)
 		g.mu.Unlock()
 		writeJSON(w, http.StatusOK, st)
 		return
 	}
 	g.thinking = true
-	cells := slices.Clone(g.cells)
+	clone := g.s.Clone()
 	g.mu.Unlock()
 
-	cell, err := g.reply(r.Context(), cells, g.rng)
+	cell, err := g.reply(r.Context(), clone)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.thinking = false
 	if err != nil {
-		g.takeBack()
+		g.s.TakeBack()
 		s.replyError(w, r, err)
 		return
 	}
-	g.play(cell)
+	g.s.Play(cell)
 	writeJSON(w, http.StatusOK, g.state(id))
 }
 
 // refuse says why the person may not play (row, col) now, with the status
 // to answer, or returns 0. g.mu is held.
 func (g *mnkGame) refuse(row, col int) (int, string) {
+	why := g.s.Refuse(row, col)
 	switch {
-	case g.result != mnk.Ongoing:
-		return http.StatusConflict, "the game is over: " + resultWords(g.result)
+	case why&game.Over != 0:
+		return http.StatusConflict, "the game is over: " + resultWords(g.s.Result())
 	case g.thinking || g.toMove() != g.human:
 		return http.StatusConflict, fmt.Sprintf("out of turn: it is %s's move, wopr's", strings.ToUpper(sideName(3-g.human)))
-	case row < 0 || row >= g.rows || col < 0 || col >= g.cols:
-		return http.StatusBadRequest, fmt.Sprintf("cell %d,%d is off the board: rows 0 to %d, columns 0 to %d", row, col, g.rows-1, g.cols-1)
-	case g.cells[row*g.cols+col] != 0:
+	case why&game.OffBoard != 0:
+		return http.StatusBadRequest, fmt.Sprintf("cell %d,%d is off the board: rows 0 to %d, columns 0 to %d", row, col, g.s.Rows()-1, g.s.Cols()-1)
+	case why&game.Taken != 0:
 		return http.StatusConflict, fmt.Sprintf("cell %d,%d is taken", row, col)
 	}
 	return 0, ""
@@ -341,131 +325,46 @@ func resultWords(r mnk.Result) string {
 
 // toMove is the side to move, 1 (X) or 2 (O).
 func (g *mnkGame) toMove() int8 {
-	if len(g.moves)%2 == 0 {
+	if g.s.XToMove() {
 		return 1
 	}
 	return 2
 }
 
-// play puts the side to move's stone on cell (empty; the game going on)
-// and judges the game by the engine's rules.
-func (g *mnkGame) play(cell int) {
-	g.cells[cell] = g.toMove()
-	g.moves = append(g.moves, cell)
-	if g.small != nil {
-		g.result = g.small.Status(g.position(g.cells))
-	} else {
-		g.result = g.big.Status(mnk.BigPosition(g.cells))
-	}
-	g.line = nil
-	if g.result == mnk.XWin || g.result == mnk.OWin {
-		g.line = g.lineThrough(cell)
-	}
-}
-
-// takeBack takes back the last move.
-func (g *mnkGame) takeBack() {
-	last := g.moves[len(g.moves)-1]
-	g.moves = g.moves[:len(g.moves)-1]
-	g.cells[last] = 0
-	g.result, g.line = mnk.Ongoing, nil
-}
-
-// lineThrough returns the cells of the lines of at least k stones through
-// cell, in every direction, sorted.
-func (g *mnkGame) lineThrough(cell int) []int {
-	side := g.cells[cell]
-	r0, c0 := cell/g.cols, cell%g.cols
-	line := []int{cell}
-	for _, d := range [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
-		var run []int
-		for _, sign := range [2]int{1, -1} {
-			for r, c := r0+sign*d[0], c0+sign*d[1]; r >= 0 && r < g.rows && c >= 0 && c < g.cols && g.cells[r*g.cols+c] == side; r, c = r+sign*d[0], c+sign*d[1] {
-				run = append(run, r*g.cols+c)
-			}
-		}
-		if len(run)+1 >= g.k {
-			line = append(line, run...)
-		}
-	}
-	slices.Sort(line)
-	return slices.Compact(line)
-}
-
-// position is cells as a mnk.Position of g.small.
-func (g *mnkGame) position(cells []int8) mnk.Position {
-	var p mnk.Position
-	for i, v := range cells {
-		bit := uint64(1) << mnk.Cell(i/g.cols, i%g.cols)
-		switch v {
-		case 1:
-			p.X |= bit
-		case 2:
-			p.O |= bit
-		}
-	}
-	return p
-}
-
-// reply is the opponent's move in cells (a copy of the board: the search
-// runs without the game's lock), searched under ctx and replyLimit.
-func (g *mnkGame) reply(ctx context.Context, cells []int8, rng *rand.Rand) (int, error) {
+// reply is the opponent's move in s (a clone of the game when others may
+// read it: the search runs without the game's lock), searched under ctx
+// and replyLimit. The seat has no player: game.MNK.Reply makes one for the
+// move.
+func (g *mnkGame) reply(ctx context.Context, s *game.MNK) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, replyLimit)
 	defer cancel()
+	seat := game.MNKSeat{Spec: g.opp}
 	if g.opp.Kind == player.Random {
-		var empty []int
-		for i, v := range cells {
-			if v == 0 {
-				empty = append(empty, i)
-			}
-		}
-		return empty[rng.IntN(len(empty))], nil
+		return s.Reply(ctx, seat, g.rng)
 	}
 	cell := -1
 	err := withEngine(ctx, func() error {
-		if g.small != nil {
-			// A player per move: an engine player owns a table of
-			// megabytes, too much to keep for every idle game.
-			pl, err := player.New(g.opp, g.small)
-			if err != nil {
-				return err
-			}
-			ch, err := pl.Move(ctx, g.position(cells), rng)
-			if err != nil {
-				return err
-			}
-			cell = ch.Cell/8*g.cols + ch.Cell%8
-			return nil
-		}
-		res, err := mnk.NewBigSearcher(g.big, mnkTableBytes).Search(ctx, mnk.BigPosition(cells), g.opp.Depth, g.opp.Time)
-		if err != nil {
-			return err
-		}
-		cell = res.Move
-		return nil
+		var err error
+		cell, err = s.Reply(ctx, seat, g.rng)
+		return err
 	})
-	if err != nil {
-		return 0, err
-	}
-	if cell < 0 || cell >= len(cells) || cells[cell] != 0 {
-		return 0, fmt.Errorf("player %s chose cell %d, not an empty cell", g.opp, cell)
-	}
-	return cell, nil
+	return cell, err
 }
 
 // state is the game as the API shows it. g.mu is held.
 func (g *mnkGame) state(id string) mnkState {
-	st := mnkState{ID: id, Rows: g.rows, Cols: g.cols, K: g.k, Human: sideName(g.human), Opponent: g.opp.String(),
-		Board: make([]string, g.rows), WinningLine: [][2]int{}, Moves: make([][2]int, len(g.moves)), Thinking: g.thinking}
+	rows, cols, board, moves := g.s.Rows(), g.s.Cols(), g.s.Board(), g.s.Moves()
+	st := mnkState{ID: id, Rows: rows, Cols: cols, K: g.s.K(), Human: sideName(g.human), Opponent: g.opp.String(),
+		Board: make([]string, rows), WinningLine: [][2]int{}, Moves: make([][2]int, len(moves)), Thinking: g.thinking}
 	var b strings.Builder
-	for r := range g.rows {
+	for r := range rows {
 		b.Reset()
-		for c := range g.cols {
-			b.WriteByte(".XO"[g.cells[r*g.cols+c]])
+		for c := range cols {
+			b.WriteByte(".XO"[board[r*cols+c]])
 		}
 		st.Board[r] = b.String()
 	}
-	switch g.result {
+	switch g.s.Result() {
 	case mnk.Ongoing:
 		st.ToMove = sideName(g.toMove())
 	case mnk.XWin:
@@ -475,11 +374,11 @@ func (g *mnkGame) state(id string) mnkState {
 	case mnk.Draw:
 		st.Result = "draw"
 	}
-	for _, c := range g.line {
-		st.WinningLine = append(st.WinningLine, [2]int{c / g.cols, c % g.cols})
+	for _, c := range g.s.Line() {
+		st.WinningLine = append(st.WinningLine, [2]int{c / cols, c % cols})
 	}
-	for i, c := range g.moves {
-		st.Moves[i] = [2]int{c / g.cols, c % g.cols}
+	for i, c := range moves {
+		st.Moves[i] = [2]int{c / cols, c % cols}
 	}
 	return st
 }
@@ -501,115 +400,65 @@ func (s *Server) mnkAnalyse(w http.ResponseWriter, r *http.Request) {
 		budget = d
 	}
 	g.mu.Lock()
-	cells, result := slices.Clone(g.cells), g.result
+	clone := g.s.Clone()
 	g.mu.Unlock()
-	if result != mnk.Ongoing {
+	if result := clone.Result(); result != mnk.Ongoing {
 		writeError(w, http.StatusConflict, "the game is over: "+resultWords(result)+"; nothing to analyse")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), replyLimit)
 	defer cancel()
-	var a mnkAnalysis
+	var a game.MNKAnalysis
 	err := withEngine(ctx, func() error {
 		var err error
-		a, err = g.analyse(ctx, cells, budget)
+		a, err = clone.Analyse(ctx, budget)
 		return err
 	})
 	if err != nil {
 		s.replyError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, a)
+	writeJSON(w, http.StatusOK, mnkAnalysisOf(clone, a))
 }
 
-// analyse is the engine's view of cells (a position going on): exact on
-// the boards the perfect player plays, else a search for budget.
-func (g *mnkGame) analyse(ctx context.Context, cells []int8, budget time.Duration) (mnkAnalysis, error) {
-	start := time.Now()
+// mnkAnalysisOf is the API's view of a, the analysis of s.
+func mnkAnalysisOf(s *game.MNK, a game.MNKAnalysis) mnkAnalysis {
 	toMove := int8(1)
-	if mnk.BigPosition(cells).Ply()%2 == 1 {
+	if !s.XToMove() {
 		toMove = 2
 	}
 	me, them := strings.ToUpper(sideName(toMove)), strings.ToUpper(sideName(3-toMove))
-	a := mnkAnalysis{ToMove: sideName(toMove), PV: [][2]int{}}
-	rc := func(cell int) [2]int { return [2]int{cell / g.cols, cell % g.cols} }
-	if g.small != nil && g.small.Cells() <= player.MaxPerfectCells {
-		o, err := player.Oracle(g.small)
-		if err != nil {
-			return a, err
-		}
-		p := g.position(cells)
-		first := true
-		for res := mnk.Ongoing; res == mnk.Ongoing; {
-			m, nodes, err := o.Best(ctx, p)
-			if err != nil {
-				return a, err
-			}
-			a.Nodes += nodes
-			if first {
-				a.Value, a.Plies, first = m.Value.String(), m.Plies, false
-			}
-			a.PV = append(a.PV, [2]int{m.Cell / 8, m.Cell % 8})
-			p, res = g.small.Play(p, m.Cell)
-		}
-		a.Engine, a.Exact, a.Best = "perfect", true, a.PV[0]
-		switch a.Value {
-		case "win":
-			a.Summary = fmt.Sprintf("%s wins in %s with best play", me, pliesWords(a.Plies))
-		case "loss":
-			a.Summary = fmt.Sprintf("%s wins in %s with best play", them, pliesWords(a.Plies))
-		default:
-			a.Summary = "a draw with best play"
-		}
-		a.Seconds = time.Since(start).Seconds()
-		return a, nil
+	cols := s.Cols()
+	v := mnkAnalysis{Engine: a.Engine.String(), ToMove: sideName(toMove), PV: [][2]int{}, Exact: a.Exact, Plies: a.Plies,
+		Score: a.Score, Depth: a.Depth, Nodes: a.Nodes, Seconds: a.Elapsed.Seconds()}
+	for _, c := range a.PV {
+		v.PV = append(v.PV, [2]int{c / cols, c % cols})
 	}
-	var (
-		res  mnk.SearchResult
-		err  error
-		near bool
-	)
-	if g.small != nil {
-		res, err = mnk.NewSearcher(g.small, mnkTableBytes).Search(ctx, g.position(cells), 0, budget)
-		for i, c := range res.PV {
-			res.PV[i] = c/8*g.cols + c%8
-		}
-	} else {
-		s := mnk.NewBigSearcher(g.big, mnkTableBytes)
-		res, err = s.Search(ctx, mnk.BigPosition(cells), 0, budget)
-		near = s.Near
+	if len(v.PV) > 0 {
+		v.Best = v.PV[0]
 	}
-	if err != nil {
-		return a, err
+	if a.Known {
+		v.Value = a.Value.String()
 	}
-	a.Engine = player.Spec{Kind: player.Engine, Time: budget}.String()
-	a.Score, a.Depth, a.Nodes = res.Score, res.Depth, res.Nodes
-	for _, c := range res.PV {
-		a.PV = append(a.PV, rc(c))
-	}
-	if len(a.PV) > 0 {
-		a.Best = a.PV[0]
-	}
-	n := res.MatePlies()
 	among := ""
-	if near && (n > 3 || n < -3) {
+	if a.NearOnly {
 		among = " among moves near stones"
 	}
 	switch {
-	case n > 0:
-		a.Value, a.Plies, a.Exact = "win", n, among == ""
-		a.Summary = fmt.Sprintf("%s wins in %s%s (depth %d)", me, pliesWords(n), among, res.Depth)
-	case n < 0:
-		a.Value, a.Plies, a.Exact = "loss", -n, among == ""
-		a.Summary = fmt.Sprintf("%s wins in %s%s (depth %d)", them, pliesWords(-n), among, res.Depth)
-	case res.Exhaustive:
-		a.Value, a.Exact = "draw", true
-		a.Summary = "a draw with best play"
+	case a.Engine.Kind == player.Perfect && a.Value == mnk.Win:
+		v.Summary = fmt.Sprintf("%s wins in %s with best play", me, pliesWords(a.Plies))
+	case a.Engine.Kind == player.Perfect && a.Value == mnk.Loss:
+		v.Summary = fmt.Sprintf("%s wins in %s with best play", them, pliesWords(a.Plies))
+	case a.Known && a.Value == mnk.Win:
+		v.Summary = fmt.Sprintf("%s wins in %s%s (depth %d)", me, pliesWords(a.Plies), among, a.Depth)
+	case a.Known && a.Value == mnk.Loss:
+		v.Summary = fmt.Sprintf("%s wins in %s%s (depth %d)", them, pliesWords(a.Plies), among, a.Depth)
+	case a.Known:
+		v.Summary = "a draw with best play"
 	default:
-		a.Summary = fmt.Sprintf("score %+d for %s (heuristic, depth %d)", res.Score, me, res.Depth)
+		v.Summary = fmt.Sprintf("score %+d for %s (heuristic, depth %d)", a.Score, me, a.Depth)
 	}
-	a.Seconds = time.Since(start).Seconds()
-	return a, nil
+	return v
 }
 
 // pliesWords is "1 ply" or "N plies".

@@ -348,13 +348,13 @@ func TestMNKWinningLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range tc.moves {
-			if g.result != mnk.Ongoing {
+			if g.s.Result() != mnk.Ongoing {
 				t.Fatalf("%v: the game ended before move %d", tc.moves, c)
 			}
-			g.play(c)
+			g.s.Play(c)
 		}
-		if g.result != mnk.XWin || !slices.Equal(g.line, tc.want) {
-			t.Errorf("%dx%d k=%d %v: result %v, line %v; want X wins, line %v", tc.rows, tc.cols, tc.k, tc.moves, g.result, g.line, tc.want)
+		if g.s.Result() != mnk.XWin || !slices.Equal(g.s.Line(), tc.want) {
+			t.Errorf("%dx%d k=%d %v: result %v, line %v; want X wins, line %v", tc.rows, tc.cols, tc.k, tc.moves, g.s.Result(), g.s.Line(), tc.want)
 		}
 	}
 }
@@ -370,8 +370,8 @@ func TestMNKAnalysis(t *testing.T) {
 	decode[mnkState](t, mnkPlay(t, s, st.ID, 0, 0), http.StatusOK) // O answers 1,1
 	g, _ := s.mnk.get(st.ID)
 	g.mu.Lock()
-	g.takeBack()
-	g.play(1) // O on 0,1 instead
+	g.s.TakeBack()
+	g.s.Play(1) // O on 0,1 instead
 	g.mu.Unlock()
 	a = decode[mnkAnalysis](t, do(t, s, "GET", "/api/mnk/games/"+st.ID+"/analysis", ""), http.StatusOK)
 	if a.Value != "win" || a.ToMove != "x" || a.Plies != 5 || !strings.HasPrefix(a.Summary, "X wins in 5 plies") {

@@ -1,8 +1,10 @@
-// Package player holds the players of m,n,k-games that a program can be:
-// random, perfect and the engine at a depth or a time per move, read from
-// the specifications users type ("engine:depth=4"). A human at the
-// keyboard is the terminal's business (analyze play); a simulation
-// (mnk.simulate) and the terminal both ask these players for moves.
+// Package player holds the players that a program can be, of m,n,k-games
+// and of nine-board tic-tac-toe: random, perfect (m,n,k boards of up to
+// MaxPerfectCells cells) and the engine at a depth or a time per move,
+// read from the specifications users type ("engine:depth=4"). A human at
+// the keyboard is the faces' business (the terminal, the web); the job
+// kinds (mnk.simulate, nineboard.match) and the faces ask these players
+// for moves.
 package player
 
 import (
@@ -42,17 +44,25 @@ type Spec struct {
 	Time  time.Duration // Engine: deepen for this long per move
 }
 
-// Parse reads a player's specification.
-func Parse(s string) (Spec, error) {
-	switch s {
-	case "human":
-		return Spec{Kind: Human}, nil
-	case "random":
-		return Spec{Kind: Random}, nil
-	case "perfect":
-		return Spec{Kind: Perfect}, nil
+// Parse reads an m,n,k player's specification.
+func Parse(s string) (Spec, error) { return parse(s, Human, Random, Perfect) }
+
+// ParseNineboard reads a nine-board player's specification: "random",
+// "engine:depth=D" or "engine:time=T". Nine-board has no perfect player,
+// and a match has no person: a face that seats one reads "human" itself.
+func ParseNineboard(s string) (Spec, error) { return parse(s, Random) }
+
+// parse reads s: one of the kinds named, or an engine.
+func parse(s string, named ...Kind) (Spec, error) {
+	var names []string
+	for _, k := range named {
+		name := Spec{Kind: k}.String()
+		if s == name {
+			return Spec{Kind: k}, nil
+		}
+		names = append(names, name)
 	}
-	want := fmt.Errorf("player %q: want human, random, perfect, engine:depth=D or engine:time=T", s)
+	want := fmt.Errorf("player %q: want %s, engine:depth=D or engine:time=T", s, strings.Join(names, ", "))
 	spec, ok := strings.CutPrefix(s, "engine:")
 	if !ok {
 		return Spec{}, want
@@ -112,14 +122,14 @@ type Choice struct {
 	Score int // the engine's score for the player
 }
 
-// Player chooses moves in positions of one game.
+// Player chooses moves in positions of one m,n,k-game.
 type Player interface {
 	// Move chooses a move in p, which must not be over. A random player
 	// draws from rng; the others ignore it.
 	Move(ctx context.Context, p mnk.Position, rng *rand.Rand) (Choice, error)
 }
 
-// New returns a player of game g. Human is not a program's player: it is
+// New returns a player of the m,n,k-game g. Human is not a program's player: it is
 // an error here; so is perfect on a board of more than MaxPerfectCells
 // cells. A player is for one goroutine at a time (the engine players own
 // a search and its table); the perfect players of a game share the

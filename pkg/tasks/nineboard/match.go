@@ -1,7 +1,7 @@
 // Package nineboard holds the job kinds of nine-board tic-tac-toe.
 //
-// "nineboard.match" plays games between two players (a random player, or the
-// engine at a fixed depth or with a time per move). The games are split
+// "nineboard.match" plays games between two players of pkg/player (a random
+// player, or the engine at a fixed depth or with a time per move). The games are split
 // into tasks of consecutive game indices; game i draws its random numbers
 // from a stream seeded by (seed, i) and the engine's tables are cleared
 // before each game, so the games, and the report, depend on the seed and
@@ -16,9 +16,9 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -26,59 +26,12 @@ func init() { tasks.Register(Match{}) }
 
 // Limits on match parameters.
 const (
-	MaxGames    = 1_000_000
-	MaxDepth    = 30
-	MaxMoveTime = time.Minute
+	MaxGames = 1_000_000
 	// gamesPerTask aims at about this many tasks; a task has at least one
 	// game and at most maxGamesPerTask.
 	autoTasks       = 32
 	maxGamesPerTask = 1000
 )
-
-// Player is a match player: "random", "engine:depth=D" or "engine:time=T".
-type Player struct {
-	Engine bool
-	Depth  int
-	Time   time.Duration
-}
-
-// ParsePlayer reads a player specification.
-func ParsePlayer(s string) (Player, error) {
-	if s == "random" {
-		return Player{}, nil
-	}
-	spec, ok := strings.CutPrefix(s, "engine:")
-	if !ok {
-		return Player{}, fmt.Errorf("player %q: want random, engine:depth=D or engine:time=T", s)
-	}
-	key, val, _ := strings.Cut(spec, "=")
-	switch key {
-	case "depth":
-		d, err := strconv.Atoi(val)
-		if err != nil || d < 1 || d > MaxDepth {
-			return Player{}, fmt.Errorf("player %q: depth must be a whole number from 1 to %d", s, MaxDepth)
-		}
-		return Player{Engine: true, Depth: d}, nil
-	case "time":
-		t, err := time.ParseDuration(val)
-		if err != nil || t < time.Millisecond || t > MaxMoveTime {
-			return Player{}, fmt.Errorf("player %q: time must be a duration from 1ms to %v, e.g. 50ms", s, MaxMoveTime)
-		}
-		return Player{Engine: true, Time: t}, nil
-	}
-	return Player{}, fmt.Errorf("player %q: want random, engine:depth=D or engine:time=T", s)
-}
-
-// String returns the specification ParsePlayer reads.
-func (p Player) String() string {
-	switch {
-	case !p.Engine:
-		return "random"
-	case p.Time > 0:
-		return "engine:time=" + p.Time.String()
-	}
-	return "engine:depth=" + strconv.Itoa(p.Depth)
-}
 
 // MatchParams are the parameters of a "nineboard.match" job.
 type MatchParams struct {
@@ -92,11 +45,11 @@ type MatchParams struct {
 }
 
 // Validate checks the parameters.
-func (p MatchParams) Validate() (x, o Player, v nineboard.Variant, err error) {
-	if x, err = ParsePlayer(p.X); err != nil {
+func (p MatchParams) Validate() (x, o player.Spec, v nineboard.Variant, err error) {
+	if x, err = player.ParseNineboard(p.X); err != nil {
 		return x, o, v, tasks.Invalid("--x: %v", err)
 	}
-	if o, err = ParsePlayer(p.O); err != nil {
+	if o, err = player.ParseNineboard(p.O); err != nil {
 		return x, o, v, tasks.Invalid("--o: %v", err)
 	}
 	if v, err = nineboard.ParseVariant(p.Variant); err != nil {

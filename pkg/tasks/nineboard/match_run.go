@@ -8,24 +8,19 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
-
-// TTBits sizes each engine player's table: 2^18 entries (4 MiB), two per
-// worker slot. An engine's move depends on it (with another size, other
-// entries collide, and a search may choose another move of the same
-// score), so whoever replays a match's games uses it too.
-const TTBits = 18
 
 // NewRunner implements tasks.Kind.
 func (Match) NewRunner(tasks.Env) tasks.Runner {
 	return &matchRunner{}
 }
 
-// matchRunner keeps one searcher per side across tasks; they are cleared
-// before every game.
+// matchRunner keeps one player per side across the tasks of a match (an
+// engine's table is megabytes); they are cleared before every game.
 type matchRunner struct {
-	searchers [2]*nineboard.Searcher
+	players [2]*player.Nineboard
 }
 
 func (r *matchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -40,10 +35,11 @@ func (r *matchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if t.First < 0 || t.Count < 1 || t.First+t.Count > t.Games {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("nineboard.match task: games %d+%d out of 0..%d", t.First, t.Count, t.Games))
 	}
-	players := [2]Player{x, o}
-	for s, p := range players {
-		if p.Engine && r.searchers[s] == nil {
-			r.searchers[s] = nineboard.NewSearcher(TTBits)
+	for s, spec := range []player.Spec{x, o} {
+		if r.players[s] == nil || r.players[s].Spec() != spec {
+			if r.players[s], err = player.NewNineboard(spec); err != nil {
+				return tasks.Output{}, tasks.Permanent(err)
+			}
 		}
 	}
 	var res matchResult
@@ -51,7 +47,7 @@ func (r *matchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		if err := ctx.Err(); err != nil {
 			return tasks.Output{}, err
 		}
-		g := r.play(ctx, v, players, t.Seed, i, &res)
+		g := r.play(ctx, v, t.Seed, i, &res)
 		if ctx.Err() != nil {
 			return tasks.Output{}, ctx.Err() // a search cut short is not a game
 		}
@@ -65,7 +61,7 @@ func (r *matchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 }
 
 // play plays game index i and adds it to res; it returns the moves.
-func (r *matchRunner) play(ctx context.Context, v nineboard.Variant, players [2]Player, seed uint64, i int, res *matchResult) string {
+func (r *matchRunner) play(ctx context.Context, v nineboard.Variant, seed uint64, i int, res *matchResult) string {
 	rng := rand.New(rand.NewPCG(seed, uint64(i)))
 	b := nineboard.NewBoard(v)
 	var moves strings.Builder
@@ -80,28 +76,21 @@ func (r *matchRunner) play(ctx context.Context, v nineboard.Variant, players [2]
 		// The referee makes X's first move: a random board and cell.
 		record(nineboard.RandomOpening(rng))
 	}
-	for _, s := range r.searchers {
-		if s != nil {
-			s.Clear()
-		}
+	for _, p := range r.players {
+		p.Clear()
 	}
 	for b.Result() == nineboard.Ongoing {
 		side := b.Side()
-		p := players[side]
 		st := &res.Sides[side]
 		st.Moves++
-		if !p.Engine {
-			record(b.RandomMove(rng))
-			continue
+		info, err := r.players[side].Move(ctx, b, rng)
+		if err != nil {
+			break // cut short: Run returns ctx's error
 		}
-		info := r.searchers[side].Search(ctx, b, nineboard.Limits{Depth: p.Depth, Time: p.Time})
 		st.Nodes += info.Nodes
 		st.DepthSum += info.Depth
 		st.Micros += info.Elapsed.Microseconds()
 		record(info.Move)
-		if ctx.Err() != nil {
-			break
-		}
 	}
 	res.Plies += b.Ply()
 	switch b.Result() {

@@ -6,37 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
-
-func TestParsePlayer(t *testing.T) {
-	good := map[string]Player{
-		"random":           {},
-		"engine:depth=1":   {Engine: true, Depth: 1},
-		"engine:depth=30":  {Engine: true, Depth: 30},
-		"engine:time=50ms": {Engine: true, Time: 50 * time.Millisecond},
-		"engine:time=1.5s": {Engine: true, Time: 1500 * time.Millisecond},
-	}
-	for s, want := range good {
-		got, err := ParsePlayer(s)
-		if err != nil || got != want {
-			t.Errorf("ParsePlayer(%q) = %+v, %v; want %+v", s, got, err, want)
-		}
-		if again, err := ParsePlayer(got.String()); err != nil || again != got {
-			t.Errorf("ParsePlayer(%q.String() = %q) = %+v, %v", s, got.String(), again, err)
-		}
-	}
-	for _, s := range []string{"", "Random", "engine", "engine:", "engine:depth=0", "engine:depth=31", "engine:depth=x",
-		"engine:time=0s", "engine:time=2m", "engine:time=fast", "engine:nodes=5", "human"} {
-		if p, err := ParsePlayer(s); err == nil {
-			t.Errorf("ParsePlayer(%q) = %+v, want an error", s, p)
-		}
-	}
-}
 
 func TestValidate(t *testing.T) {
 	ok := MatchParams{X: "random", O: "engine:depth=2", Games: 10, Variant: "first-triple"}

@@ -13,6 +13,10 @@
 // board; asked to play in a full board (a draw by the rules), it sends no
 // move and waits for the result. Malformed lines are logged and skipped. A
 // closed connection ends Run cleanly.
+//
+// The agent is one of wopr's faces, beside the terminal and the web: a
+// protocol adapter that analyze nineboard agent runs, which nothing
+// outside the module has reason to import.
 package agent
 
 import (
