@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -100,13 +101,46 @@ func (p SolveParams) Resolve() string {
 	return MethodAlphaBeta
 }
 
+// DefaultSolveParams are what a solve takes for the parameters it is not
+// given: the default board (DefaultRows x DefaultCols, its DefaultK), the
+// split at the root moves, a table of DefaultTTMB per worker process and
+// the method picked by the board (MethodAuto).
+func DefaultSolveParams() SolveParams {
+	return SolveParams{Rows: DefaultRows, Cols: DefaultCols, K: DefaultK(DefaultRows, DefaultCols), SplitDepth: -1, TTMB: DefaultTTMB, Method: MethodAuto}
+}
+
+// Spec checks the parameters of a new job, as analyze mnk solve and the
+// web's jobs API submit it, and returns the job's spec. A new job names
+// its table's size and its method: the zero values that Validate takes
+// for the defaults are for records, not for what a user asks.
+func (p SolveParams) Spec() (job.Spec, error) {
+	switch {
+	case p.Method == "":
+		return job.Spec{}, methodError(p.Method)
+	case p.TTMB == 0:
+		return job.Spec{}, ttmbError(p.TTMB)
+	}
+	if _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Solve{}.Name(), p)
+}
+
+func methodError(m string) error {
+	return tasks.Invalid("--method %q: want %s, %s or %s", m, MethodPNS, MethodAlphaBeta, MethodAuto)
+}
+
+func ttmbError(mb int) error {
+	return tasks.Invalid("--tt-mb %d: want 1 to %d MB per worker process", mb, MaxTTMB)
+}
+
 // Validate checks the parameters and returns the game.
 func (p SolveParams) Validate() (*mnk.Game, error) {
 	var g *mnk.Game
 	var err error
 	switch {
 	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
-		return nil, tasks.Invalid("method %q: want %s, %s or %s", p.Method, MethodPNS, MethodAlphaBeta, MethodAuto)
+		return nil, methodError(p.Method)
 	case p.Resolve() == MethodPNS:
 		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
 	default:
@@ -120,7 +154,7 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
 	}
 	if p.TTMB < 0 || p.TTMB > MaxTTMB {
-		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
+		return nil, ttmbError(p.TTMB)
 	}
 	return g, nil
 }
