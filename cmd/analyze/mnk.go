@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -138,7 +141,7 @@ func mnkSolveCommand() *cli.Command {
 			&cli.IntFlag{Name: "tt-mb", Value: solveDefaults.TTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
-			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
+			&cli.IntFlag{Name: "certificate-positions", Value: mnktasks.DefaultCertificatePositions, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
@@ -149,31 +152,39 @@ func mnkSolveCommand() *cli.Command {
 				RootMoves: c.Bool("root-moves"), Method: c.String("method")}
 			var certify []func(*client.Options)
 			if path := c.String("certificate"); path != "" {
-				if c.Bool("detach") {
-					return usagef("--certificate waits for the job's value: it cannot go with --detach")
-				}
-				if c.Int("certificate-positions") < 1 {
-					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
-				}
-				method := p.Resolve()
-				if method == mnktasks.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
-					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", mnk.MaxSolveCells, rows, cols)
+				p.Certificate, p.CertificatePositions = true, c.Int("certificate-positions")
+				if err := outputPaths(c, nil, "certificate"); err != nil {
+					return err
 				}
 				certify = append(certify, func(o *client.Options) {
-					check := o.Check
-					o.Check = func(report []byte) error {
-						if check != nil {
-							if err := check(report); err != nil {
-								return err
-							}
-						}
-						return writeCertificate(c.Context, o.Stderr, o.Quiet, path, mnk.MustNew(rows, cols, k), method, p.TTMB, c.Int("certificate-positions"), report)
-					}
+					o.Outputs = map[string]string{"certificate": path}
+					o.Check = func(report []byte) error { return certificateWritten(o.Stderr, o.Quiet, path, report) }
 				})
 			}
 			return submit(c, p.Spec, certify...)
 		},
 	}
+}
+
+// certificateWritten tells, on stderr unless quiet, what the certificate
+// that the solve job wrote to path holds (its report's "certificate").
+func certificateWritten(stderr io.Writer, quiet bool, path string, report []byte) error {
+	var rep struct {
+		Certificate *mnktasks.SolveCertificate `json:"certificate"`
+	}
+	if err := json.Unmarshal(report, &rep); err != nil || rep.Certificate == nil {
+		return fmt.Errorf("certificate: the job's report does not describe it (%v)", err)
+	}
+	if quiet {
+		return nil
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	c := rep.Certificate
+	_, err := fmt.Fprintf(stderr, "certificate: %s: %d strategies, %d moves, %d pairings, in %.1f s; check it with analyze mnk verify %s\n",
+		path, c.Strategies, c.Moves, c.Pairings, c.Seconds, path)
+	return err
 }
 
 func mnkSearchCommand() *cli.Command {

@@ -386,7 +386,7 @@ func decodeParams(raw json.RawMessage, p any) error {
 // flagFields are the JSON fields of the flags that the kinds' Validate
 // errors name.
 var flagFields = []struct{ flag, field string }{
-	{"--method", "method"}, {"--node-budget", "node_budget"}, {"--cell-time", "cell_seconds"}, {"--tt-mb", "tt_mb"},
+	{"--method", "method"}, {"--certificate-positions", "certificate_positions"}, {"--node-budget", "node_budget"}, {"--cell-time", "cell_seconds"}, {"--tt-mb", "tt_mb"},
 	{"--games-per-task", "games_per_task"}, {"--games", "games"}, {"--boards", "boards"},
 	{"--algorithms", "algorithms"}, {"--exact", "exact"}, {"--k", "ks"}, {"-x", "x"}, {"-o", "o"},
 }
@@ -435,11 +435,16 @@ func countSpec(raw json.RawMessage) (job.Spec, error) {
 	return p.Spec()
 }
 
-// solveSpec is the spec of analyze mnk solve's job.
+// solveSpec is the spec of analyze mnk solve's job. The certificate is a
+// file that analyze writes (--certificate), which the page does not
+// offer: it is not asked for.
 func solveSpec(raw json.RawMessage) (job.Spec, error) {
 	p := mnk.DefaultSolveParams()
 	if err := decodeParams(raw, &p); err != nil {
 		return job.Spec{}, err
+	}
+	if p.Certificate {
+		return job.Spec{}, errors.New("certificate is a file that analyze writes (analyze mnk solve --certificate FILE): the job's page does not offer it")
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
 	return p.Spec()

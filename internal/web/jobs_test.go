@@ -243,6 +243,8 @@ func TestJobsAPI(t *testing.T) {
 			{`{"kind": "mnk.count", "params": [1]}`, 400, "want an object"},
 			{`{"kind": "mnk.solve", "params": {"method": "guess"}}`, 400, `method "guess"`},
 			{`{"kind": "mnk.solve", "params": {"tt_mb": 0}}`, 400, "tt_mb 0"},
+			{`{"kind": "mnk.solve", "params": {"certificate": true, "certificate_positions": 100}}`, 400, "certificate is a file that analyze writes"},
+			{`{"kind": "mnk.solve", "params": {"certificate_positions": 100}}`, 400, "certificate_positions 100: only with --certificate"},
 			{`{"kind": "mnk.sweep", "params": {"ks": []}}`, 400, "ks: want"},
 			{`{"kind": "mnk.sweep", "params": {"ks": [0]}}`, 400, "ks 0"},
 			{`{"kind": "mnk.sweep", "params": {"boards": ["3x3"], "chart": "svg"}}`, 400, "chart"},
