@@ -407,14 +407,15 @@ func fieldNames(err error) string {
 	return msg
 }
 
-// has tells whether the parameters raw name field.
+// has tells whether the parameters raw give field a value: null, which
+// leaves a field as it was when decoded, gives none.
 func has(raw json.RawMessage, field string) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return false
 	}
-	_, ok := m[field]
-	return ok
+	v, ok := m[field]
+	return ok && string(v) != "null"
 }
 
 // defaultK gives a board whose parameters raw leave k out the kind's

@@ -176,6 +176,7 @@ func TestJobsAPI(t *testing.T) {
 		for _, c := range []struct{ kind, params, want string }{
 			{"mnk.solve", `{}`, `{"rows":3,"cols":3,"k":3,"split_depth":-1,"tt_mb":64,"method":"auto"}`},
 			{"mnk.simulate", `{"games": 10}`, `{"rows":3,"cols":3,"k":3,"x":"random","o":"random","games":10,"seed":1}`},
+			{"mnk.count", `{"rows": 4, "cols": 4, "k": null}`, `{"rows":4,"cols":4,"k":4,"split_depth":-1}`},
 		} {
 			spec, err := submitKinds[c.kind](json.RawMessage(c.params))
 			if err != nil {
