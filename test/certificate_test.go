@@ -113,3 +113,34 @@ func refuse(t *testing.T, dir, name string, lines []string, edit func([]string) 
 		}
 	}
 }
+
+// On a real nats-server with a coordinator and two worker processes, the
+// certificate comes back from the job (a task's result, an output in the
+// object store, downloaded by analyze) as the same bytes as the embedded
+// default's, and verifies.
+func TestCertificateMultiProcess(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--method", "pns", "--quiet", "--certificate"}
+	embedded, multi := filepath.Join(dir, "embedded.cert"), filepath.Join(dir, "multi.cert")
+	if _, err := run(t, "analyze", append(args, embedded, "--data", filepath.Join(dir, "data"))...); err != nil {
+		t.Fatal(err)
+	}
+	c := startCluster(t)
+	if _, err := run(t, "analyze", append(args, multi, "--nats", c.url)...); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) || len(got) == 0 {
+		t.Errorf("multi-process certificate: %d bytes, differs from the embedded one's %d", len(got), len(want))
+	}
+	if stdout, stderr, code := sudokuRun(t, "mnk", "verify", multi); code != 0 || !strings.Contains(stdout, "draw, proven") {
+		t.Errorf("mnk verify %s: exit %d, %q %s", multi, code, stdout, stderr)
+	}
+}

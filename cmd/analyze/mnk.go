@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
+	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
@@ -32,61 +35,37 @@ func mnkCommand() *cli.Command {
 	}
 }
 
-// bigDefaultK is --k's default on a board of more than mnk.MaxSide on a
-// side: five in a row, as in gomoku.
-const bigDefaultK = 5
-
 // boardFlags are --board and --k for boards of up to maxSide on a side
 // (mnk.MaxSide, or mnk.MaxBigSide for search).
 func boardFlags(maxSide int) []cli.Flag {
 	board := fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each", maxSide)
 	k := "`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C))"
 	if maxSide > mnk.MaxSide {
-		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", bigDefaultK)
+		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", mnktasks.BigDefaultK)
 		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), %d over %d)",
-			mnk.MaxBigK, mnk.MaxSide, bigDefaultK, mnk.MaxSide)
+			mnk.MaxBigK, mnk.MaxSide, mnktasks.BigDefaultK, mnk.MaxSide)
 	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "board", Value: "3x3", Usage: board},
+		&cli.StringFlag{Name: "board", Value: fmt.Sprintf("%dx%d", mnktasks.DefaultRows, mnktasks.DefaultCols), Usage: board},
 		&cli.StringFlag{Name: "k", Usage: k},
 	}
 }
 
-var boardRE = regexp.MustCompile(`^([0-9]+)x([0-9]+)$`)
-
-// board parses --board and --k, for a board of up to maxSide on a side
-// (mnk.MaxSide, or mnk.MaxBigSide for search).
+// board reads --board and --k: a board's rows and columns, and k, the
+// board's mnktasks.DefaultK without --k. It reads their form only: the
+// kind checks the size and k (its Spec), as it does for the web's jobs;
+// maxSide says, in the message of a malformed board, what the command
+// takes.
 func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
-	m := boardRE.FindStringSubmatch(c.String("board"))
-	if m == nil {
+	rows, cols, err = mnktasks.ParseBoard(c.String("board"))
+	if err != nil {
 		return 0, 0, 0, usagef("--board %q: want RxC, e.g. 3x3 or 4x5 (R rows, C columns, 1 to %d each)", c.String("board"), maxSide)
 	}
-	rows, err1 := strconv.Atoi(m[1])
-	cols, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > maxSide || cols > maxSide {
-		if maxSide == mnk.MaxSide && err1 == nil && err2 == nil && rows <= mnk.MaxBigSide && cols <= mnk.MaxBigSide && rows > 0 && cols > 0 {
-			return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d (mnk search takes boards up to %dx%d)", c.String("board"), maxSide, mnk.MaxBigSide, mnk.MaxBigSide)
-		}
-		return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d", c.String("board"), maxSide)
-	}
-	big := rows > mnk.MaxSide || cols > mnk.MaxSide
-	k = min(rows, cols)
-	if big {
-		k = min(k, bigDefaultK)
-	}
+	k = mnktasks.DefaultK(rows, cols)
 	if c.IsSet("k") {
-		k, err = strconv.Atoi(c.String("k"))
-		if err != nil {
+		if k, err = strconv.Atoi(c.String("k")); err != nil {
 			return 0, 0, 0, usagef("--k %q: want a whole number from 1 to %d", c.String("k"), max(rows, cols))
 		}
-	}
-	if big {
-		_, err = mnk.NewBig(rows, cols, k)
-	} else {
-		_, err = mnk.New(rows, cols, k)
-	}
-	if err != nil {
-		return 0, 0, 0, usagef("%v", err)
 	}
 	return rows, cols, k, nil
 }
@@ -100,38 +79,32 @@ func mnkCountCommand() *cli.Command {
 			"   analyze mnk count --board 4x4 --json   # 4x4, k=4, as JSON",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
-			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` at which the tree is cut into tasks (-1: automatic)"},
+			&cli.IntFlag{Name: "split-depth", Value: mnktasks.DefaultCountParams().SplitDepth, Usage: "`PLY` at which the tree is cut into tasks (-1: automatic)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("mnk count takes no arguments, got %q", c.Args().First())
-			}
 			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
 			p := mnktasks.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth")}
-			if _, err := p.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Count{}.Name(), Params: params})
+			return submit(c, p.Spec)
 		},
 	}
 }
 
-// submit validates a job's parameters (a usage error if they are wrong:
-// nothing is started) and runs the job.
-func submit(c *cli.Context, kind string, validate func() error, params any, adjust ...func(*client.Options)) error {
+// submit runs the job whose spec the kind checks and makes (a usage
+// error if the parameters are wrong: nothing is started), with the client
+// options adjusted.
+func submit(c *cli.Context, spec func() (job.Spec, error), adjust ...func(*client.Options)) error {
 	if c.NArg() > 0 {
 		return usagef("mnk %s takes no arguments, got %q", c.Command.Name, c.Args().First())
 	}
-	if err := validate(); err != nil {
+	s, err := spec()
+	if errors.Is(err, tasks.ErrInvalid) {
 		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
 	}
 	o, err := options(c)
 	if err != nil {
@@ -140,8 +113,7 @@ func submit(c *cli.Context, kind string, validate func() error, params any, adju
 	for _, f := range adjust {
 		f(&o)
 	}
-	raw, _ := json.Marshal(params)
-	return client.Run(c.Context, o, job.Spec{Kind: kind, Params: raw})
+	return client.Run(c.Context, o, s)
 }
 
 func positionFlags() []cli.Flag {
@@ -152,6 +124,7 @@ func positionFlags() []cli.Flag {
 }
 
 func mnkSolveCommand() *cli.Command {
+	solveDefaults := mnktasks.DefaultSolveParams()
 	return &cli.Command{
 		Name:  "solve",
 		Usage: "the exact value of the game (win, draw or loss for the first player), best first moves and a principal variation",
@@ -163,55 +136,55 @@ func mnkSolveCommand() *cli.Command {
 			"search) otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
-			&cli.StringFlag{Name: "method", Value: mnktasks.MethodAuto, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
-			&cli.IntFlag{Name: "split-depth", Value: -1, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
-			&cli.IntFlag{Name: "tt-mb", Value: mnktasks.DefaultTTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
+			&cli.StringFlag{Name: "method", Value: solveDefaults.Method, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
+			&cli.IntFlag{Name: "split-depth", Value: solveDefaults.SplitDepth, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
+			&cli.IntFlag{Name: "tt-mb", Value: solveDefaults.TTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
-			&cli.IntFlag{Name: "certificate-positions", Value: 5_000_000, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
+			&cli.IntFlag{Name: "certificate-positions", Value: mnktasks.DefaultCertificatePositions, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
-			if c.Int("tt-mb") < 1 {
-				return usagef("--tt-mb %d: want 1 or more", c.Int("tt-mb"))
-			}
-			switch m := c.String("method"); m {
-			case mnktasks.MethodPNS, mnktasks.MethodAlphaBeta, mnktasks.MethodAuto:
-			default:
-				return usagef("--method %q: want pns, alphabeta or auto", m)
-			}
 			p := mnktasks.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"),
 				RootMoves: c.Bool("root-moves"), Method: c.String("method")}
 			var certify []func(*client.Options)
 			if path := c.String("certificate"); path != "" {
-				if c.Bool("detach") {
-					return usagef("--certificate waits for the job's value: it cannot go with --detach")
-				}
-				if c.Int("certificate-positions") < 1 {
-					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
-				}
-				method := p.Resolve()
-				if method == mnktasks.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
-					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", mnk.MaxSolveCells, rows, cols)
+				p.Certificate, p.CertificatePositions = true, c.Int("certificate-positions")
+				if err := outputPaths(c, nil, "certificate"); err != nil {
+					return err
 				}
 				certify = append(certify, func(o *client.Options) {
-					check := o.Check
-					o.Check = func(report []byte) error {
-						if check != nil {
-							if err := check(report); err != nil {
-								return err
-							}
-						}
-						return writeCertificate(c.Context, o.Stderr, o.Quiet, path, mnk.MustNew(rows, cols, k), method, p.TTMB, c.Int("certificate-positions"), report)
-					}
+					o.Outputs = map[string]string{"certificate": path}
+					o.Check = func(report []byte) error { return certificateWritten(o.Stderr, o.Quiet, path, report) }
 				})
 			}
-			return submit(c, mnktasks.Solve{}.Name(), func() error { _, err := p.Validate(); return err }, p, certify...)
+			return submit(c, p.Spec, certify...)
 		},
 	}
+}
+
+// certificateWritten tells, on stderr unless quiet, what the certificate
+// that the solve job wrote to path holds (its report's "certificate").
+func certificateWritten(stderr io.Writer, quiet bool, path string, report []byte) error {
+	var rep struct {
+		Certificate *mnktasks.SolveCertificate `json:"certificate"`
+	}
+	if err := json.Unmarshal(report, &rep); err != nil || rep.Certificate == nil {
+		return fmt.Errorf("certificate: the job's report does not describe it (%v)", err)
+	}
+	if quiet {
+		return nil
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	c := rep.Certificate
+	_, err := fmt.Fprintf(stderr, "certificate: %s: %d strategies, %d moves, %d pairings, in %.1f s; check it with analyze mnk verify %s\n",
+		path, c.Strategies, c.Moves, c.Pairings, c.Seconds, path)
+	return err
 }
 
 func mnkSearchCommand() *cli.Command {
@@ -242,7 +215,7 @@ func mnkSearchCommand() *cli.Command {
 			}
 			p := mnktasks.SearchParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
 				Depth: c.Int("depth"), TimeSeconds: budget.Seconds()}
-			return submit(c, mnktasks.Search{}.Name(), p.Check, p)
+			return submit(c, p.Spec)
 		},
 	}
 }
@@ -266,7 +239,7 @@ func mnkMinimaxCommand() *cli.Command {
 			}
 			p := mnktasks.MinimaxParams{Rows: rows, Cols: cols, K: k, Moves: c.String("moves"), Position: c.String("position"),
 				Cutoff: c.Bool("cutoff"), DepthScore: c.Bool("depth-score")}
-			return submit(c, mnktasks.Minimax{}.Name(), func() error { _, _, err := p.Validate(); return err }, p)
+			return submit(c, p.Spec)
 		},
 	}
 }

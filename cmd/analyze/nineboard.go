@@ -14,7 +14,6 @@ import (
 	"github.com/woprlabs/wopr/internal/agent"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	nineboardtasks "github.com/woprlabs/wopr/pkg/tasks/nineboard"
@@ -190,15 +189,15 @@ func nineboardMatchCommand() *cli.Command {
 				X: c.String("x"), O: c.String("o"), Games: c.Int("games"), Seed: c.Uint64("seed"),
 				Variant: c.String("variant"), GamesPerTask: c.Int("games-per-task"),
 			}
-			if _, _, _, err := p.Validate(); err != nil {
+			spec, err := p.Spec()
+			if err != nil {
 				return usagef("%v", err)
 			}
 			o, err := options(c)
 			if err != nil {
 				return err
 			}
-			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: nineboardtasks.Match{}.Name(), Params: params})
+			return client.Run(c.Context, o, spec)
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/woprlabs/wopr/internal/terminal"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/player"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 func init() { gameCommands = append(gameCommands, playCommand) }
@@ -59,7 +60,10 @@ func playCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			g := mnk.MustNew(rows, cols, k)
+			g, err := mnktasks.NewGame(rows, cols, k)
+			if err != nil {
+				return usagef("%v", err)
+			}
 			o := c.String("o")
 			if !c.IsSet("o") && g.Cells() > terminal.MaxPerfectCells {
 				o = bigOpponent

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 func mnkSimulateCommand() *cli.Command {
+	defaults := mnktasks.DefaultSimulateParams()
 	return &cli.Command{
 		Name:  "simulate",
 		Usage: "play many games between two players as a job: results, first moves, game length, nodes per move, exact odds",
@@ -27,32 +25,21 @@ func mnkSimulateCommand() *cli.Command {
 			"   analyze mnk simulate -x random -o random --games 100000 --board 4x4",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
-			&cli.StringFlag{Name: "x", Usage: "the first player, `PLAYER`", Value: "random"},
-			&cli.StringFlag{Name: "o", Usage: "the second player, `PLAYER`", Value: "random"},
-			&cli.IntFlag{Name: "games", Usage: fmt.Sprintf("`N` games, 1 to %d", mnktasks.MaxSimulateGames), Value: 1000},
-			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed plays the same games", Value: 1},
+			&cli.StringFlag{Name: "x", Usage: "the first player, `PLAYER`", Value: defaults.X},
+			&cli.StringFlag{Name: "o", Usage: "the second player, `PLAYER`", Value: defaults.O},
+			&cli.IntFlag{Name: "games", Usage: fmt.Sprintf("`N` games, 1 to %d", mnktasks.MaxSimulateGames), Value: defaults.Games},
+			&cli.Uint64Flag{Name: "seed", Usage: "random seed `S`: the same seed plays the same games", Value: defaults.Seed},
 			&cli.BoolFlag{Name: "exact", Usage: "add the exact odds (boards of up to 16 cells)"},
 			&cli.IntFlag{Name: "games-per-task", Usage: "`G` games per task", DefaultText: "about 64 tasks, at least 100 games each"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("mnk simulate takes no arguments, got %q", c.Args().First())
-			}
 			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
 			p := mnktasks.SimulateParams{Rows: rows, Cols: cols, K: k, X: c.String("x"), O: c.String("o"), Games: c.Int("games"),
 				Seed: c.Uint64("seed"), GamesPerTask: c.Int("games-per-task"), Exact: c.Bool("exact")}
-			if _, _, err := p.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Simulate{}.Name(), Params: params})
+			return submit(c, p.Spec)
 		},
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
@@ -45,25 +44,13 @@ func mnkSweepCommand() *cli.Command {
 			&cli.StringFlag{Name: "study", Hidden: true, Usage: "rewrite the generated blocks of the study `FILE` (docs/where-search-stops.md) and its chart beside it"},
 		}, jobFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("mnk sweep takes no arguments, got %q", c.Args().First())
-			}
 			p := mnktasks.SweepParams{Boards: splitList(c.String("boards")), Algorithms: splitList(c.String("algorithms")), TTMB: c.Int("tt-mb")}
-			if len(p.Boards) == 0 {
-				return usagef("--boards: want a list such as 3x3,4x4")
-			}
-			if len(p.Algorithms) == 0 {
-				return usagef("--algorithms: want a list such as minimax,alphabeta")
-			}
 			for _, s := range splitList(c.String("k")) {
 				k, err := strconv.Atoi(s)
 				if err != nil {
 					return usagef("--k %q: want whole numbers such as 3,4,5", c.String("k"))
 				}
 				p.Ks = append(p.Ks, k)
-			}
-			if len(p.Ks) == 0 {
-				return usagef("--k: want a list such as 3,4,5")
 			}
 			budget, err := parseCount(c.String("node-budget"))
 			if err != nil {
@@ -104,21 +91,14 @@ func mnkSweepCommand() *cli.Command {
 			if err := outputPaths(c, nil, "csv", "chart"); err != nil {
 				return err
 			}
-			if err := p.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			o, err := options(c)
-			if err != nil {
-				return err
-			}
-			if len(outputs) > 0 {
-				o.Outputs = outputs
-			}
-			if study != "" {
-				o.Check = func(report []byte) error { return writeStudy(study, chart, report) }
-			}
-			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Sweep{}.Name(), Params: params})
+			return submit(c, p.Spec, func(o *client.Options) {
+				if len(outputs) > 0 {
+					o.Outputs = outputs
+				}
+				if study != "" {
+					o.Check = func(report []byte) error { return writeStudy(study, chart, report) }
+				}
+			})
 		},
 	}
 }

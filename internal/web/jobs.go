@@ -320,13 +320,14 @@ type submitRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// submitKinds build the parameters of the kinds that POST /api/jobs
-// takes, as analyze's commands build them.
-var submitKinds = map[string]func(raw json.RawMessage) (any, error){
-	mnk.Count{}.Name():    countParams,
-	mnk.Solve{}.Name():    solveParams,
-	mnk.Sweep{}.Name():    sweepParams,
-	mnk.Simulate{}.Name(): simulateParams,
+// submitKinds make the specs of the kinds that POST /api/jobs takes, as
+// analyze's commands make them: the parameters given over the kind's
+// defaults, checked by the kind (its Spec).
+var submitKinds = map[string]func(raw json.RawMessage) (job.Spec, error){
+	mnk.Count{}.Name():    countSpec,
+	mnk.Solve{}.Name():    solveSpec,
+	mnk.Sweep{}.Name():    sweepSpec,
+	mnk.Simulate{}.Name(): simulateSpec,
 }
 
 func kindNames() string {
@@ -348,19 +349,14 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: want one of %s (a Sudoku corpus goes to POST /api/jobs/sudoku)", req.Kind, kindNames()))
 		return
 	}
-	p, err := build(req.Params)
+	spec, err := build(req.Params)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, req.Kind+" params: "+fieldNames(err))
 		return
 	}
-	params, err := json.Marshal(p)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "encode params: "+err.Error())
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
 	defer cancel()
-	j, err := s.o.Conn.Submit(ctx, job.Spec{Kind: req.Kind, Params: params})
+	j, err := s.o.Conn.Submit(ctx, spec)
 	if err != nil {
 		status, msg := s.clusterError(err, "")
 		writeError(w, status, msg)
@@ -369,7 +365,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, summarize(j))
 }
 
-// decodeParams decodes a job's parameters over p, which holds analyze's
+// decodeParams decodes a job's parameters over p, which holds the kind's
 // defaults: a field left out keeps its default. Unknown fields are refused.
 func decodeParams(raw json.RawMessage, p any) error {
 	raw = bytes.TrimSpace(raw)
@@ -390,7 +386,7 @@ func decodeParams(raw json.RawMessage, p any) error {
 // flagFields are the JSON fields of the flags that the kinds' Validate
 // errors name.
 var flagFields = []struct{ flag, field string }{
-	{"--node-budget", "node_budget"}, {"--cell-time", "cell_seconds"}, {"--tt-mb", "tt_mb"},
+	{"--method", "method"}, {"--certificate-positions", "certificate_positions"}, {"--node-budget", "node_budget"}, {"--cell-time", "cell_seconds"}, {"--tt-mb", "tt_mb"},
 	{"--games-per-task", "games_per_task"}, {"--games", "games"}, {"--boards", "boards"},
 	{"--algorithms", "algorithms"}, {"--exact", "exact"}, {"--k", "ks"}, {"-x", "x"}, {"-o", "o"},
 }
@@ -411,96 +407,72 @@ func fieldNames(err error) string {
 	return msg
 }
 
-// has tells whether the parameters raw name field.
+// has tells whether the parameters raw give field a value: null, which
+// leaves a field as it was when decoded, gives none.
 func has(raw json.RawMessage, field string) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return false
 	}
-	_, ok := m[field]
-	return ok
+	v, ok := m[field]
+	return ok && string(v) != "null"
 }
 
-// defaultK is the k that analyze gives a board when --k is left out.
+// defaultK gives a board whose parameters raw leave k out the kind's
+// default k, as analyze does without --k.
 func defaultK(raw json.RawMessage, rows, cols int, k *int) {
 	if !has(raw, "k") {
-		*k = min(rows, cols)
+		*k = mnk.DefaultK(rows, cols)
 	}
 }
 
-// countParams are analyze mnk count's: --board 3x3, --k min(R,C),
-// --split-depth -1.
-func countParams(raw json.RawMessage) (any, error) {
-	p := mnk.CountParams{Rows: 3, Cols: 3, SplitDepth: -1}
+// countSpec is the spec of analyze mnk count's job.
+func countSpec(raw json.RawMessage) (job.Spec, error) {
+	p := mnk.DefaultCountParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+		return job.Spec{}, err
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
-	_, err := p.Validate()
-	return p, err
+	return p.Spec()
 }
 
-// solveParams are analyze mnk solve's: --method auto, --split-depth -1,
-// --tt-mb 64.
-func solveParams(raw json.RawMessage) (any, error) {
-	p := mnk.SolveParams{Rows: 3, Cols: 3, SplitDepth: -1, TTMB: mnk.DefaultTTMB, Method: mnk.MethodAuto}
+// solveSpec is the spec of analyze mnk solve's job. The certificate is a
+// file that analyze writes (--certificate), which the page does not
+// offer: it is not asked for.
+func solveSpec(raw json.RawMessage) (job.Spec, error) {
+	p := mnk.DefaultSolveParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+		return job.Spec{}, err
+	}
+	if p.Certificate {
+		return job.Spec{}, errors.New("certificate is a file that analyze writes (analyze mnk solve --certificate FILE): the job's page does not offer it")
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
-	switch p.Method {
-	case mnk.MethodPNS, mnk.MethodAlphaBeta, mnk.MethodAuto:
-	default:
-		return nil, fmt.Errorf("method %q: want pns, alphabeta or auto", p.Method)
-	}
-	if p.TTMB < 1 {
-		return nil, fmt.Errorf("tt_mb %d: want 1 or more", p.TTMB)
-	}
-	_, err := p.Validate()
-	return p, err
+	return p.Spec()
 }
 
-// sweepParams are analyze mnk sweep's defaults: the default grid, every
-// rung built, 50,000,000 nodes and 3 minutes a cell, tables of 64 MB. The
-// page draws the chart from the report, so the files that analyze writes
-// (csv, chart) are not asked for.
-func sweepParams(raw json.RawMessage) (any, error) {
-	p := mnk.SweepParams{
-		// Copies: decoding reuses a slice's array, which must not be the defaults'.
-		Boards: slices.Clone(mnk.DefaultSweepBoards), Ks: slices.Clone(mnk.DefaultSweepKs),
-		Algorithms: mnk.DefaultSweepAlgorithms(), NodeBudget: mnk.DefaultSweepNodeBudget,
-		CellSeconds: mnk.DefaultSweepCellTime.Seconds(), TTMB: mnk.DefaultSweepTTMB,
-	}
+// sweepSpec is the spec of analyze mnk sweep's job. The page draws the
+// chart from the report, so the files that analyze writes (csv, chart)
+// are not asked for.
+func sweepSpec(raw json.RawMessage) (job.Spec, error) {
+	p := mnk.DefaultSweepParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+		return job.Spec{}, err
 	}
-	switch {
-	case p.CSV || p.Chart != "":
-		return nil, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
-	case len(p.Boards) == 0:
-		return nil, errors.New("boards: want a list such as [\"3x3\", \"4x4\"]")
-	case len(p.Ks) == 0:
-		return nil, errors.New("ks: want a list such as [3, 4]")
-	case len(p.Algorithms) == 0:
-		return nil, errors.New("algorithms: want a list such as [\"minimax\", \"alphabeta\"]")
-	case p.NodeBudget == 0:
-		return nil, errors.New("node_budget 0: want 1 or more nodes")
-	case !(p.CellSeconds >= 0): // NaN too
-		return nil, fmt.Errorf("cell_seconds %v: want 0 (no limit) or more", p.CellSeconds)
+	if p.CSV || p.Chart != "" {
+		return job.Spec{}, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
 	}
-	return p, p.Validate()
+	return p.Spec()
 }
 
-// simulateParams are analyze mnk simulate's: random against random, 1,000
-// games, seed 1.
-func simulateParams(raw json.RawMessage) (any, error) {
-	p := mnk.SimulateParams{Rows: 3, Cols: 3, X: "random", O: "random", Games: 1000, Seed: 1}
+// simulateSpec is the spec of analyze mnk simulate's job.
+func simulateSpec(raw json.RawMessage) (job.Spec, error) {
+	p := mnk.DefaultSimulateParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return nil, err
+		return job.Spec{}, err
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
-	_, _, err := p.Validate()
-	return p, err
+	return p.Spec()
 }
 
 // submitSudoku submits a Sudoku corpus solve of an uploaded file

@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -175,17 +176,18 @@ func TestJobsAPI(t *testing.T) {
 		for _, c := range []struct{ kind, params, want string }{
 			{"mnk.solve", `{}`, `{"rows":3,"cols":3,"k":3,"split_depth":-1,"tt_mb":64,"method":"auto"}`},
 			{"mnk.simulate", `{"games": 10}`, `{"rows":3,"cols":3,"k":3,"x":"random","o":"random","games":10,"seed":1}`},
+			{"mnk.count", `{"rows": 4, "cols": 4, "k": null}`, `{"rows":4,"cols":4,"k":4,"split_depth":-1}`},
 		} {
-			p, err := submitKinds[c.kind](json.RawMessage(c.params))
+			spec, err := submitKinds[c.kind](json.RawMessage(c.params))
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.kind, c.params, err)
 			}
-			if got, _ := json.Marshal(p); string(got) != c.want {
+			if got := spec.Params; string(got) != c.want {
 				t.Errorf("%s %s: params %s, want analyze's %s", c.kind, c.params, got, c.want)
 			}
 		}
 		before := strings.Join(mnk.DefaultSweepBoards, ",")
-		if _, err := sweepParams(json.RawMessage(`{"boards": ["3x3"]}`)); err != nil {
+		if _, err := sweepSpec(json.RawMessage(`{"boards": ["3x3"]}`)); err != nil {
 			t.Fatal(err)
 		}
 		if after := strings.Join(mnk.DefaultSweepBoards, ","); after != before {
@@ -242,6 +244,8 @@ func TestJobsAPI(t *testing.T) {
 			{`{"kind": "mnk.count", "params": [1]}`, 400, "want an object"},
 			{`{"kind": "mnk.solve", "params": {"method": "guess"}}`, 400, `method "guess"`},
 			{`{"kind": "mnk.solve", "params": {"tt_mb": 0}}`, 400, "tt_mb 0"},
+			{`{"kind": "mnk.solve", "params": {"certificate": true, "certificate_positions": 100}}`, 400, "certificate is a file that analyze writes"},
+			{`{"kind": "mnk.solve", "params": {"certificate_positions": 100}}`, 400, "certificate_positions 100: only with --certificate"},
 			{`{"kind": "mnk.sweep", "params": {"ks": []}}`, 400, "ks: want"},
 			{`{"kind": "mnk.sweep", "params": {"ks": [0]}}`, 400, "ks 0"},
 			{`{"kind": "mnk.sweep", "params": {"boards": ["3x3"], "chart": "svg"}}`, 400, "chart"},
@@ -291,6 +295,34 @@ func TestJobsAPI(t *testing.T) {
 		apiErrorOf(t, w)
 		if w := do(t, s, "GET", "/jobs/20261201-120000-abcdef", ""); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "no job") {
 			t.Errorf("GET /jobs/ of an unknown job: %d, want 404 and a page saying so", w.Code)
+		}
+	})
+
+	t.Run("refused boards", func(t *testing.T) {
+		// The table that the kinds and analyze mnk share: the same board,
+		// refused with the kind's message, word for word.
+		data, err := os.ReadFile("../../pkg/tasks/mnk/testdata/refused_boards.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []struct {
+			Kind   string          `json:"kind"`
+			Params json.RawMessage `json:"params"`
+			Error  string          `json:"error"`
+		}
+		if err := json.Unmarshal(data, &cases); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			body := fmt.Sprintf(`{"kind": %q, "params": %s}`, c.Kind, c.Params)
+			w := do(t, s, "POST", "/api/jobs", body)
+			if w.Code != http.StatusBadRequest {
+				t.Errorf("POST /api/jobs %s: %d %s, want 400", body, w.Code, w.Body)
+				continue
+			}
+			if msg, want := apiErrorOf(t, w), c.Kind+" params: "+c.Error; msg != want {
+				t.Errorf("POST /api/jobs %s: error %q, want %q", body, msg, want)
+			}
 		}
 	})
 

@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,6 +113,57 @@ func TestSolveRerunUsesCaches(t *testing.T) {
 	runJob(t, c.Broker, "mnk.solve", p, &deeper)
 	if deeper.PositionCacheHits == 0 || deeper.Value != first.Value {
 		t.Errorf("split 2 after split 1: %d proven positions reused, value %s (want %s)", deeper.PositionCacheHits, deeper.Value, first.Value)
+	}
+}
+
+// TestSolveCertificateOutput: a solve job with a certificate, on a cluster
+// of two workers, writes as its output "certificate" the bytes that one
+// extraction in this process writes (through a result message, the object
+// store and the report's check), which verify; a rerun takes it from the
+// cache.
+func TestSolveCertificateOutput(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 2)
+	for _, g := range []struct {
+		m, n, k int
+		method  string
+	}{{4, 4, 4, mnktasks.MethodAlphaBeta}, {5, 5, 4, mnktasks.MethodPNS}} {
+		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
+			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
+		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
+		game := mnk.MustNew(g.m, g.n, g.k)
+		var cert *mnk.Certificate
+		var err error
+		if g.method == mnktasks.MethodPNS {
+			cert, err = mnk.NewProofCertificate(context.Background(), mnk.NewProofSolver(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		} else {
+			cert, err = mnk.NewCertificate(context.Background(), mnk.NewSolver(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		cert.WriteTo(&want)
+		for run, rerun := range []bool{false, true} {
+			var rep solveReport
+			j := runJob(t, c.Broker, "mnk.solve", p, &rep)
+			got := download(t, c.Broker, j, "certificate")
+			if got != want.String() {
+				t.Errorf("%s run %d: the job's certificate (%d bytes) differs from this process's (%d bytes)", label, run, len(got), want.Len())
+			}
+			read, err := mnk.ReadCertificate(strings.NewReader(got))
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			if _, err := read.Verify(context.Background()); err != nil || read.Value.String() != rep.Value || rep.Value != "draw" {
+				t.Errorf("%s: verify %v, value %s, report %s; want a proven draw", label, err, read.Value, rep.Value)
+			}
+			if rep.Certificate == nil || rep.Certificate.Bytes != want.Len() {
+				t.Errorf("%s: report's certificate %+v, want one of %d bytes", label, rep.Certificate, want.Len())
+			}
+			if rerun && rep.CacheHits < int64(rep.Tasks) {
+				t.Errorf("%s rerun: %d cache hits for %d tasks, want every task from the cache", label, rep.CacheHits, rep.Tasks)
+			}
+		}
 	}
 }
 

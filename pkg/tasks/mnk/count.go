@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -50,6 +51,22 @@ type CountParams struct {
 	SplitDepth int `json:"split_depth"`
 }
 
+// DefaultCountParams are what a count takes for the parameters it is not
+// given: the default board (DefaultRows x DefaultCols, its DefaultK) and
+// an automatic split.
+func DefaultCountParams() CountParams {
+	return CountParams{Rows: DefaultRows, Cols: DefaultCols, K: DefaultK(DefaultRows, DefaultCols), SplitDepth: -1}
+}
+
+// Spec checks the parameters of a new job, as analyze mnk count and the
+// web's jobs API submit it, and returns the job's spec.
+func (p CountParams) Spec() (job.Spec, error) {
+	if _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Count{}.Name(), p)
+}
+
 // Validate checks the parameters and returns the game.
 func (p CountParams) Validate() (*mnk.Game, error) {
 	g, err := newGame(p.Rows, p.Cols, p.K, MaxCountCells, "exact counting", "4x4, 3x5, 2x8")
@@ -71,21 +88,6 @@ func (Count) Name() string { return "mnk.count" }
 
 // Version implements tasks.Kind.
 func (Count) Version() int { return 1 }
-
-// newGame makes the game of a job's parameters; maxCells > 0 limits its
-// size for what the job does (e.g. "exact counting"), naming boards that fit.
-// Its errors are usage errors.
-func newGame(rows, cols, k, maxCells int, what, fits string) (*mnk.Game, error) {
-	g, err := mnk.New(rows, cols, k)
-	if err != nil {
-		return nil, tasks.Invalid("%v", err)
-	}
-	if maxCells > 0 && g.Cells() > maxCells {
-		return nil, tasks.Invalid("board %dx%d has %d cells: %s is limited to boards of at most %d cells (e.g. %s)",
-			rows, cols, g.Cells(), what, maxCells, fits)
-	}
-	return g, nil
-}
 
 // positionKey is the cache key of a position under a game's prefix.
 func positionKey(prefix []byte, p mnk.Position) []byte {

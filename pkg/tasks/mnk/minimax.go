@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -35,9 +36,18 @@ type MinimaxParams struct {
 	DepthScore bool   `json:"depth_score,omitempty"`
 }
 
+// Spec checks the parameters of a new job, as analyze mnk minimax submits
+// it, and returns the job's spec.
+func (p MinimaxParams) Spec() (job.Spec, error) {
+	if _, _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Minimax{}.Name(), p)
+}
+
 // Validate checks the parameters and returns the game and the position.
 func (p MinimaxParams) Validate() (*mnk.Game, mnk.Position, error) {
-	g, err := newGame(p.Rows, p.Cols, p.K, 0, "", "")
+	g, err := NewGame(p.Rows, p.Cols, p.K)
 	if err != nil {
 		return nil, mnk.Position{}, err
 	}

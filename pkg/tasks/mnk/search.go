@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -96,8 +97,17 @@ func trimSentinel(err error) string {
 // mnk.MaxSide on a side.
 func (p SearchParams) Big() bool { return p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide }
 
-// Check checks the parameters, for a board of any size.
-func (p SearchParams) Check() error {
+// Spec checks the parameters of a new job, as analyze mnk search submits
+// it, and returns the job's spec.
+func (p SearchParams) Spec() (job.Spec, error) {
+	if err := p.check(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Search{}.Name(), p)
+}
+
+// check checks the parameters, for a board of any size.
+func (p SearchParams) check() error {
 	if p.Big() {
 		_, _, err := p.validateBig()
 		return err
@@ -109,7 +119,7 @@ func (p SearchParams) Check() error {
 // Validate checks the parameters of a search on a board of at most
 // mnk.MaxSide on a side and returns the game and the position.
 func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
-	g, err := newGame(p.Rows, p.Cols, p.K, 0, "", "")
+	g, err := NewGame(p.Rows, p.Cols, p.K)
 	if err != nil {
 		return nil, mnk.Position{}, err
 	}
@@ -122,9 +132,9 @@ func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
 
 // validateBig is Validate for a bigger board.
 func (p SearchParams) validateBig() (*mnk.BigGame, mnk.BigPosition, error) {
-	g, err := mnk.NewBig(p.Rows, p.Cols, p.K)
+	g, err := newBigGame(p.Rows, p.Cols, p.K)
 	if err != nil {
-		return nil, nil, tasks.Invalid("%v", err)
+		return nil, nil, err
 	}
 	pos, err := startPosition[mnk.BigPosition](g, p.Moves, p.Position)
 	if err != nil {
@@ -160,7 +170,7 @@ func (Search) Version() int { return 3 }
 // Plan implements tasks.Kind. A search under a time budget goes as deep as
 // the machine allows, so its task is volatile: its result is not cached.
 func (Search) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
-	check := func(p SearchParams) (*mnk.Game, mnk.Position, error) { return nil, mnk.Position{}, p.Check() }
+	check := func(p SearchParams) (*mnk.Game, mnk.Position, error) { return nil, mnk.Position{}, p.check() }
 	timed := func(p SearchParams) bool { return p.TimeSeconds > 0 }
 	return planOne(raw, "mnk.search", "search", check, timed, func() tasks.Report { return &SearchReport{} })
 }

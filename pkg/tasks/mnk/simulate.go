@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -51,12 +52,29 @@ type SimulateParams struct {
 	Exact        bool `json:"exact,omitempty"`
 }
 
+// DefaultSimulateParams are what a simulation takes for the parameters it
+// is not given: the default board (DefaultRows x DefaultCols, its
+// DefaultK), random against random, 1,000 games, seed 1, the games split
+// automatically.
+func DefaultSimulateParams() SimulateParams {
+	return SimulateParams{Rows: DefaultRows, Cols: DefaultCols, K: DefaultK(DefaultRows, DefaultCols), X: "random", O: "random", Games: 1000, Seed: 1}
+}
+
+// Spec checks the parameters of a new job, as analyze mnk simulate and
+// the web's jobs API submit it, and returns the job's spec.
+func (p SimulateParams) Spec() (job.Spec, error) {
+	if _, _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Simulate{}.Name(), p)
+}
+
 // Validate checks the parameters and returns the game and the players.
 func (p SimulateParams) Validate() (*mnk.Game, [2]player.Spec, error) {
 	var specs [2]player.Spec
-	g, err := mnk.New(p.Rows, p.Cols, p.K)
+	g, err := NewGame(p.Rows, p.Cols, p.K)
 	if err != nil {
-		return nil, specs, tasks.Invalid("%v", err)
+		return nil, specs, err
 	}
 	for i, s := range []string{p.X, p.O} {
 		flag := []string{"-x", "-o"}[i]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -76,6 +77,12 @@ type SolveParams struct {
 	// MethodPNS, or MethodAuto to pick by the board and k (see
 	// SolveParams.Resolve).
 	Method string `json:"method,omitempty"`
+	// Certificate asks for the strategies that prove the value, as the
+	// job's output "certificate" (the text of mnk.Certificate.WriteTo,
+	// which analyze mnk verify reads; see certificate.go), of at most
+	// CertificatePositions positions visited.
+	Certificate          bool `json:"certificate,omitempty"`
+	CertificatePositions int  `json:"certificate_positions,omitempty"`
 }
 
 // The methods of an "mnk.solve" job.
@@ -100,13 +107,53 @@ func (p SolveParams) Resolve() string {
 	return MethodAlphaBeta
 }
 
+// DefaultSolveParams are what a solve takes for the parameters it is not
+// given: the default board (DefaultRows x DefaultCols, its DefaultK), the
+// split at the root moves, a table of DefaultTTMB per worker process and
+// the method picked by the board (MethodAuto).
+func DefaultSolveParams() SolveParams {
+	return SolveParams{Rows: DefaultRows, Cols: DefaultCols, K: DefaultK(DefaultRows, DefaultCols), SplitDepth: -1, TTMB: DefaultTTMB, Method: MethodAuto}
+}
+
+// Spec checks the parameters of a new job, as analyze mnk solve and the
+// web's jobs API submit it, and returns the job's spec. A new job names
+// its table's size and its method: the zero values that Validate takes
+// for the defaults are for records, not for what a user asks.
+func (p SolveParams) Spec() (job.Spec, error) {
+	switch {
+	case p.Method == "":
+		return job.Spec{}, methodError(p.Method)
+	case p.TTMB == 0:
+		return job.Spec{}, ttmbError(p.TTMB)
+	}
+	if _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Solve{}.Name(), p)
+}
+
+func methodError(m string) error {
+	return tasks.Invalid("--method %q: want %s, %s or %s", m, MethodPNS, MethodAlphaBeta, MethodAuto)
+}
+
+func ttmbError(mb int) error {
+	return tasks.Invalid("--tt-mb %d: want 1 to %d MB per worker process", mb, MaxTTMB)
+}
+
 // Validate checks the parameters and returns the game.
 func (p SolveParams) Validate() (*mnk.Game, error) {
 	var g *mnk.Game
 	var err error
 	switch {
 	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
-		return nil, tasks.Invalid("method %q: want %s, %s or %s", p.Method, MethodPNS, MethodAlphaBeta, MethodAuto)
+		return nil, methodError(p.Method)
+	case p.Certificate && p.CertificatePositions < 1:
+		return nil, tasks.Invalid("--certificate-positions %d: want 1 or more", p.CertificatePositions)
+	case !p.Certificate && p.CertificatePositions != 0:
+		return nil, tasks.Invalid("--certificate-positions %d: only with --certificate", p.CertificatePositions)
+	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > mnk.MaxSolveCells:
+		return nil, tasks.Invalid("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)",
+			mnk.MaxSolveCells, p.Rows, p.Cols)
 	case p.Resolve() == MethodPNS:
 		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
 	default:
@@ -120,7 +167,7 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
 	}
 	if p.TTMB < 0 || p.TTMB > MaxTTMB {
-		return nil, tasks.Invalid("transposition table of %d MB: want 1 to %d per worker (0: the default, %d)", p.TTMB, MaxTTMB, DefaultTTMB)
+		return nil, ttmbError(p.TTMB)
 	}
 	return g, nil
 }
@@ -137,15 +184,18 @@ func (Solve) Version() int { return 1 }
 // solveTask is the payload of one task: a canonical position at the split
 // depth, the table size to solve it with, and the method (empty for
 // alpha-beta, so that the payloads, and the results cached by them, of
-// alpha-beta tasks are those of the jobs before pns).
+// alpha-beta tasks are those of the jobs before pns). With
+// CertificatePositions, the task builds the certificate of the position
+// (the empty board) instead, of at most that many positions.
 type solveTask struct {
-	Rows   int    `json:"rows"`
-	Cols   int    `json:"cols"`
-	K      int    `json:"k"`
-	X      uint64 `json:"x"`
-	O      uint64 `json:"o"`
-	TTMB   int    `json:"tt_mb"`
-	Method string `json:"method,omitempty"`
+	Rows                 int    `json:"rows"`
+	Cols                 int    `json:"cols"`
+	K                    int    `json:"k"`
+	X                    uint64 `json:"x"`
+	O                    uint64 `json:"o"`
+	TTMB                 int    `json:"tt_mb"`
+	Method               string `json:"method,omitempty"`
+	CertificatePositions int    `json:"certificate_positions,omitempty"`
 }
 
 // solveResult is what a task returns: the exact value of its position for
@@ -179,8 +229,9 @@ type solvePlan struct {
 	params SolveParams
 	split  int
 	layers [][]node
-	tasks  []tasks.Task
-	where  []int // task index -> node in the last layer
+	all    []tasks.Task // the certificate's task, if asked for, then tasks
+	tasks  []tasks.Task // the solve tasks
+	where  []int        // task index -> node in the last layer
 }
 
 func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
@@ -222,18 +273,25 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 	if p.Resolve() == MethodPNS {
 		method = MethodPNS
 	}
+	if p.Certificate {
+		// First: it proves the root again, about as long as the whole
+		// solve on one worker, and the longest task.
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, CertificatePositions: p.CertificatePositions})
+		sp.all = append(sp.all, tasks.Task{ID: certificateTask, Payload: payload})
+	}
 	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
 	for ti, i := range sp.where {
 		n := &last[i]
 		n.task = ti
 		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method})
-		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
+		sp.all = append(sp.all, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
+	sp.tasks = sp.all[len(sp.all)-len(sp.where):]
 	return sp
 }
 
 // Tasks implements tasks.Plan.
-func (sp *solvePlan) Tasks() []tasks.Task { return sp.tasks }
+func (sp *solvePlan) Tasks() []tasks.Task { return sp.all }
 
 // SolveReport is the report of an "mnk.solve" job. Values are for the
 // first player; cells are [row, col].
@@ -259,6 +317,8 @@ type SolveReport struct {
 	// PositionCacheHits counts positions whose value came from a worker's
 	// persistent store of proven positions.
 	PositionCacheHits uint64 `json:"position_cache_hits"`
+	// Certificate describes the certificate, when the job asked for one.
+	Certificate *SolveCertificate `json:"certificate,omitempty"`
 	// TaskSeconds is the sum of the tasks' times, about what one worker
 	// would have taken; Speedup is TaskSeconds over the job's elapsed
 	// seconds. When the
@@ -280,7 +340,22 @@ type SolveTaskDetail struct {
 }
 
 // Report implements tasks.Plan.
-func (sp *solvePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, error) {
+func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report, error) {
+	rep, err := sp.solveReport(sum)
+	if err != nil {
+		return nil, err
+	}
+	if sp.params.Certificate {
+		if err := sp.certificate(ctx, sum, rep); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// solveReport is the report of the solve tasks: the value, the best moves
+// and the principal variation, by negamax over the top of the tree.
+func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
 	g := sp.g
 	rep := &SolveReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Method: sp.params.Resolve(),
@@ -465,6 +540,11 @@ func (r *SolveReport) Text() string {
 		row("table hits", "%s", tasks.Thousands(r.TTHits))
 	}
 	row("split depth", "%d", r.SplitDepth)
+	if c := r.Certificate; c != nil {
+		row("certificate", "%d strategies, %s moves, %s pairings, %s bytes, in %.1f s; verified (%s positions)",
+			c.Strategies, tasks.Thousands(uint64(c.Moves)), tasks.Thousands(uint64(c.Pairings)), tasks.Thousands(uint64(c.Bytes)),
+			c.Seconds, tasks.Thousands(uint64(c.Positions)))
+	}
 	var most SolveTaskDetail
 	for _, t := range r.TaskDetails {
 		if t.Nodes > most.Nodes {
@@ -563,6 +643,9 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	pos := mnk.Position{X: t.X, O: t.O}
 	if err := g.Valid(pos); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
+	}
+	if t.CertificatePositions > 0 {
+		return runCertificate(ctx, g, pos, t)
 	}
 	table, proof := r.tables.get(t, g)
 	if proof != nil {

@@ -3,15 +3,16 @@ package mnk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -101,18 +102,14 @@ func (b SweepBoard) String() string { return fmt.Sprintf("%dx%d", b.Rows, b.Cols
 // Cells is the board's number of cells.
 func (b SweepBoard) Cells() int { return b.Rows * b.Cols }
 
-var sweepBoardRE = regexp.MustCompile(`^([0-9]+)x([0-9]+)$`)
-
-// ParseSweepBoard reads "RxC".
+// ParseSweepBoard reads "RxC", a board of up to mnk.MaxSide on a side.
 func ParseSweepBoard(s string) (SweepBoard, error) {
-	m := sweepBoardRE.FindStringSubmatch(s)
-	if m == nil {
-		return SweepBoard{}, fmt.Errorf("%q: want RxC, e.g. 4x5", s)
+	r, c, err := ParseBoard(s)
+	if err != nil {
+		return SweepBoard{}, err
 	}
-	r, err1 := strconv.Atoi(m[1])
-	c, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || r < 1 || c < 1 || r > mnk.MaxSide || c > mnk.MaxSide {
-		return SweepBoard{}, fmt.Errorf("%s: rows and columns must be 1 to %d", s, mnk.MaxSide)
+	if r < 1 || c < 1 || r > mnk.MaxSide || c > mnk.MaxSide {
+		return SweepBoard{}, errors.New(sizeRule(r, c, mnk.MaxSide))
 	}
 	return SweepBoard{r, c}, nil
 }
@@ -140,6 +137,37 @@ type sweepGrid struct {
 	boards  []SweepBoard
 	cells   []sweepCell
 	skipped []SweepSkip
+}
+
+// DefaultSweepParams are what a sweep takes for the parameters it is not
+// given: the default grid (DefaultSweepBoards, DefaultSweepKs), every rung
+// built, and the default budgets and table.
+func DefaultSweepParams() SweepParams {
+	return SweepParams{
+		// Copies: decoding into a slice reuses its array, which must not
+		// be the defaults'.
+		Boards: slices.Clone(DefaultSweepBoards), Ks: slices.Clone(DefaultSweepKs), Algorithms: DefaultSweepAlgorithms(),
+		NodeBudget: DefaultSweepNodeBudget, CellSeconds: DefaultSweepCellTime.Seconds(), TTMB: DefaultSweepTTMB,
+	}
+}
+
+// Spec checks the parameters of a new job, as analyze mnk sweep and the
+// web's jobs API submit it, and returns the job's spec. A new job names its
+// lists: the empty lists that Validate takes for the defaults are for
+// records, not for what a user asks.
+func (p SweepParams) Spec() (job.Spec, error) {
+	switch {
+	case len(p.Boards) == 0:
+		return job.Spec{}, tasks.Invalid("--boards: want a list such as 3x3,4x4")
+	case len(p.Ks) == 0:
+		return job.Spec{}, tasks.Invalid("--k: want a list such as 3,4,5")
+	case len(p.Algorithms) == 0:
+		return job.Spec{}, tasks.Invalid("--algorithms: want a list such as minimax,alphabeta")
+	}
+	if err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	return spec(Sweep{}.Name(), p)
 }
 
 // Validate checks the parameters. Its errors name the flag at fault.

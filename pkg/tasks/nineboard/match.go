@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -42,6 +43,19 @@ type MatchParams struct {
 	Variant string `json:"variant"`
 	// GamesPerTask splits the games; 0 chooses about 32 tasks.
 	GamesPerTask int `json:"games_per_task,omitempty"`
+}
+
+// Spec checks the parameters of a new job, as analyze nineboard match
+// submits it, and returns the job's spec.
+func (p MatchParams) Spec() (job.Spec, error) {
+	if _, _, _, err := p.Validate(); err != nil {
+		return job.Spec{}, err
+	}
+	params, err := json.Marshal(p)
+	if err != nil {
+		return job.Spec{}, fmt.Errorf("encode the parameters of %s: %w", Match{}.Name(), err)
+	}
+	return job.Spec{Kind: Match{}.Name(), Params: params}, nil
 }
 
 // Validate checks the parameters.

@@ -1,0 +1,204 @@
+package mnk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
+	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
+)
+
+// certificateJob runs a solve job that asks for a certificate and returns
+// its report and its output "certificate".
+func certificateJob(t *testing.T, p SolveParams, env tasks.Env, sum tasks.Summary) (*SolveReport, []byte) {
+	t.Helper()
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out taskstest.Outputs
+	sum.Outputs = &out
+	rep := taskstest.RunPlan(t, Solve{}, plan, env, sum).(*SolveReport)
+	cert, _ := out.Get("certificate")
+	return rep, cert
+}
+
+// TestSolveCertificate: the certificate of a solve job is, byte for byte,
+// the one its method's extraction writes from the root on a table of the
+// job's size in one process (what analyze mnk solve --certificate wrote
+// when it solved the game a second time itself), it verifies, and the
+// report describes it; the solve tasks are those of the job without it.
+func TestSolveCertificate(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		method  string
+		value   string
+	}{
+		{3, 3, 3, MethodAlphaBeta, "draw"}, {3, 3, 3, MethodPNS, "draw"},
+		{4, 4, 3, MethodAlphaBeta, "win"}, {4, 4, 3, MethodPNS, "win"},
+		{4, 4, 4, MethodAlphaBeta, "draw"}, {4, 4, 4, MethodPNS, "draw"},
+		{3, 4, 3, MethodAuto, "win"}, {5, 5, 4, MethodPNS, "draw"},
+	} {
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: -1, TTMB: 16, Method: c.method, Certificate: true, CertificatePositions: DefaultCertificatePositions}
+		rep, got := certificateJob(t, p, tasks.Env{}, tasks.Summary{})
+		name := fmt.Sprintf("%d,%d,%d %s", c.m, c.n, c.k, c.method)
+
+		g := mnk.MustNew(c.m, c.n, c.k)
+		var cert *mnk.Certificate
+		var err error
+		if p.Resolve() == MethodPNS {
+			cert, err = mnk.NewProofCertificate(context.Background(), mnk.NewProofSolver(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		} else {
+			cert, err = mnk.NewCertificate(context.Background(), mnk.NewSolver(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var want bytes.Buffer
+		cert.WriteTo(&want)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: the job's certificate (%d bytes) differs from the extraction's in one process (%d bytes)", name, len(got), want.Len())
+		}
+		read, err := mnk.ReadCertificate(bytes.NewReader(got))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		positions, err := read.Verify(context.Background())
+		if err != nil || read.Value.String() != c.value || rep.Value != c.value {
+			t.Errorf("%s: verify: %s, %v; report %s; want %s, proven", name, read.Value, err, rep.Value, c.value)
+		}
+		wantDesc := SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(), Bytes: want.Len(), Positions: positions}
+		if d := rep.Certificate; d == nil || d.Seconds <= 0 {
+			t.Errorf("%s: report's certificate %+v, want one that took some time", name, d)
+		} else if wantDesc.Seconds = d.Seconds; *d != wantDesc {
+			t.Errorf("%s: report's certificate %+v, want %+v", name, *d, wantDesc)
+		}
+		if !strings.Contains(rep.Text(), "verified") {
+			t.Errorf("%s: the report's text does not tell of the certificate:\n%s", name, rep.Text())
+		}
+
+		// The same solve tasks, and a report of the same value, without
+		// the certificate.
+		p.Certificate, p.CertificatePositions = false, 0
+		plain, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, _ := Solve{}.Plan(context.Background(), mustJSON(SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: -1, TTMB: 16, Method: c.method,
+			Certificate: true, CertificatePositions: DefaultCertificatePositions}), tasks.PlanEnv{})
+		if a, b := plain.Tasks(), with.Tasks(); len(b) != len(a)+1 || b[0].ID != certificateTask || !sameTasks(a, b[1:]) {
+			t.Errorf("%s: tasks with a certificate %d, without %d: want the same solve tasks and the certificate's first", name, len(b), len(a))
+		}
+	}
+}
+
+func sameTasks(a, b []tasks.Task) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || !bytes.Equal(a[i].Payload, b[i].Payload) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSolveCertificateRefused: a certificate that grows past its positions
+// fails its task for good, saying so, and the report, which then has no
+// certificate to write, fails with the reason; a certificate that does not
+// verify, is of another game, or proves another value than the solve
+// tasks found fails the report too.
+func TestSolveCertificateRefused(t *testing.T) {
+	ctx := context.Background()
+	p := SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: -1, TTMB: 16, Method: MethodAlphaBeta, Certificate: true, CertificatePositions: 1000}
+	plan, err := Solve{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Solve{}.NewRunner(tasks.Env{})
+	_, err = r.Run(ctx, plan.Tasks()[0].Payload)
+	if !errors.Is(err, tasks.ErrPermanent) || !strings.Contains(err.Error(), "certificate too big: more than 1000 positions (--certificate-positions)") {
+		t.Fatalf("a certificate past its positions: %v, want a permanent failure naming --certificate-positions", err)
+	}
+	sp := plan.(*solvePlan)
+	for _, st := range sp.tasks {
+		out, err := r.Run(ctx, st.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Merge(st.ID, out.Data)
+	}
+	failed := tasks.Summary{Failures: []job.Failure{{Task: certificateTask, Reason: err.Error()}}}
+	if _, err := plan.Report(ctx, failed); err == nil || !strings.Contains(err.Error(), "task certificate failed: certificate too big") {
+		t.Errorf("report without its certificate: %v, want an error with the task's reason", err)
+	}
+
+	// 4,4,4 is a draw; the certificate task's result is replaced.
+	text := func(rows, cols, k int) string {
+		cert, err := mnk.NewProofCertificate(ctx, mnk.NewProofSolver(mnk.MustNew(rows, cols, k), 16<<20), mnk.Position{}, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		cert.WriteTo(&b)
+		return b.String()
+	}
+	draw := text(4, 4, 4)
+	for _, c := range []struct{ name, text, want string }{
+		{"a value its strategies do not prove", strings.Replace(draw, "value draw", "value win", 1), "needs a strategy of X to win"},
+		{"another game's", text(4, 4, 3), "not of 4,4,4"},
+		{"not a certificate", "wopr mnk certificate 9\n", "not a wopr mnk certificate"},
+	} {
+		data, err := certificateData([]byte(c.text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.Results[certificateTask] = data
+		if _, err := plan.Report(ctx, tasks.Summary{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: report %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	sp.Results[certificateTask] = []byte(`{"bytes": 5, "text": "AAAA"}`)
+	if _, err := plan.Report(ctx, tasks.Summary{}); err == nil || !strings.Contains(err.Error(), "the certificate's text") {
+		t.Errorf("a damaged text: report %v, want an error", err)
+	}
+
+	// A proof of the draw, but solve results that claim every reply of O
+	// loses (so X wins): the two disagree.
+	data, err := certificateData([]byte(draw), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Results[certificateTask] = data
+	for _, st := range sp.tasks {
+		sp.Results[st.ID] = mustJSON(solveResult{Value: mnk.Loss})
+	}
+	if _, err := plan.Report(ctx, tasks.Summary{}); err == nil || !strings.Contains(err.Error(), "the job found win, the strategies prove draw") {
+		t.Errorf("a certificate against the solve tasks: report %v, want an error saying both", err)
+	}
+}
+
+// The certificate goes with a solve job's own parameters: positions with
+// it only, at least one, and alpha-beta's board limit said for it.
+func TestSolveCertificateParams(t *testing.T) {
+	for _, c := range []struct {
+		p    SolveParams
+		want string
+	}{
+		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Certificate: true}, "--certificate-positions 0: want 1 or more"},
+		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, CertificatePositions: 5}, "--certificate-positions 5: only with --certificate"},
+		{SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAlphaBeta, Certificate: true, CertificatePositions: 5},
+			"--certificate with --method alphabeta takes boards of up to 36 cells, not 7x7"},
+	} {
+		if _, err := (Solve{}).Plan(context.Background(), mustJSON(c.p), tasks.PlanEnv{}); !errors.Is(err, tasks.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an invalid-parameters error containing %q", c.p, err, c.want)
+		}
+	}
+}
