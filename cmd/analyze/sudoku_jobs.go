@@ -10,8 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/internal/broker"
-	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
 	"github.com/woprlabs/wopr/pkg/job"
@@ -109,7 +107,7 @@ func sudokuSolveCommand() *cli.Command {
 					return nil
 				}
 			}
-			return corpusJob(c, sudoku.Solve{}.Name(), sudoku.AutoChunk, check)
+			return corpusJob(c, sudoku.Solve{}.Name(), check)
 		},
 	}
 }
@@ -125,17 +123,17 @@ func corpusFlags() []cli.Flag {
 
 // corpusJob runs a job of kind over the puzzle files named on the command
 // line (sudoku solve, sudoku rate): it checks them and the corpus flags,
-// sizes the tasks with autoChunk (from the inputs' bytes) unless --chunk
-// is given, uploads the inputs in the pieces of their tasks as it reads
-// them (sudoku.UploadCorpus), and has check, if set, judge the report. Of a damaged input, the
-// job runs on the lines before the damage, its report and outputs are
-// written, and the command fails.
-func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check func(report []byte) error) error {
+// has the kind upload them and build the job (sudoku.SubmitCorpus), and
+// has check, if set, judge the report. Of a damaged input, the job runs
+// on the lines before the damage, its report and outputs are written, and
+// the command fails.
+func corpusJob(c *cli.Context, kind string, check func(report []byte) error) error {
 	files := c.Args().Slice()
 	if len(files) == 0 {
 		return usagef("sudoku %s: name at least one puzzle file", c.Command.Name)
 	}
-	for _, f := range files {
+	sources := make([]sudoku.Source, len(files))
+	for i, f := range files {
 		st, err := os.Stat(f)
 		if err != nil {
 			return usagef("%s: cannot read: %v", f, err)
@@ -143,6 +141,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		if st.IsDir() {
 			return usagef("%s: is a directory, want a puzzle file", f)
 		}
+		sources[i] = sudoku.FileSource(f)
 	}
 	if err := outputPaths(c, files, "out", "rejects"); err != nil {
 		return err
@@ -155,14 +154,6 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		return err
 	}
 	o.Outputs, o.Check = map[string]string{}, check
-	o.Finished = func(ctx context.Context, b *broker.Broker, j *job.Record) error {
-		jobs, err := b.ListJobs(ctx)
-		if err != nil {
-			return err
-		}
-		_, err = sudoku.ReleaseInputs(ctx, b, j, jobs)
-		return err
-	}
 	p := sudoku.SolveParams{Chunk: c.Int("chunk")}
 	if path := c.String("out"); path != "" {
 		o.Outputs["out"], p.Out = path, true
@@ -170,98 +161,16 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 	if path := c.String("rejects"); path != "" {
 		o.Outputs["rejects"], p.Rejects = path, true
 	}
-	// The inputs' size, for the chunks, while the cluster starts.
-	sized := make(chan sizeResult, 1)
-	go func() {
-		n, err := corpusSize(files, autoChunk)
-		sized <- sizeResult{n, err}
-	}()
 	var damaged error
-	err = client.RunWith(c.Context, o, func(ctx context.Context, b tasks.Inputs) (job.Spec, error) {
-		size := <-sized
-		if size.err != nil {
-			return job.Spec{}, size.err
+	err = client.RunWith(c.Context, o, func(ctx context.Context, in tasks.Inputs) (job.Spec, error) {
+		spec, d, err := sudoku.SubmitCorpus(ctx, in, kind, sources, p)
+		if errors.Is(err, tasks.ErrInvalid) {
+			return job.Spec{}, usagef("%v", err)
 		}
-		if p.Chunk == 0 {
-			p.Chunk = autoChunk(size.n)
-		}
-		var damages []error
-		for _, f := range files {
-			r, err := infile.Open(f)
-			if err != nil {
-				return job.Spec{}, readError(f, err)
-			}
-			in, err := sudoku.UploadCorpus(ctx, f, r, p.Chunk, pieceStore(b, f, r))
-			r.Close()
-			switch {
-			case errors.As(err, new(*infile.DamagedError)):
-				damages = append(damages, err)
-			case errors.Is(err, tasks.ErrInvalid):
-				return job.Spec{}, usagef("%v", err)
-			case err != nil:
-				return job.Spec{}, fmt.Errorf("%s: %w", f, err)
-			}
-			p.Inputs = append(p.Inputs, in)
-		}
-		damaged = errors.Join(damages...)
-		params, err := json.Marshal(p)
-		return job.Spec{Kind: kind, Params: params}, err
+		damaged = d
+		return spec, err
 	})
 	return errors.Join(damaged, err)
-}
-
-// pieceStore is how UploadCorpus stores the pieces of file, which r
-// reads: on the embedded default, the pieces of a plain file stay in it,
-// where its workers read them (broker.Broker.UploadFileRange); otherwise
-// each is stored.
-func pieceStore(b tasks.Inputs, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
-	st, err := os.Stat(file)
-	path, aerr := filepath.Abs(file)
-	if !b.Lends() || r.Compressed() || err != nil || !st.Mode().IsRegular() || aerr != nil {
-		return sudoku.Stored(b.UploadContent)
-	}
-	return func(ctx context.Context, data []byte, at int64) (string, error) {
-		return b.UploadFileRange(ctx, data, path, at)
-	}
-}
-
-type sizeResult struct {
-	n   int
-	err error
-}
-
-// corpusSize is the size of the text of files for autoChunk: the sizes of
-// plain files, and the text of compressed ones, decompressed until
-// autoChunk no longer grows with it (a file is read twice only while it is
-// small).
-func corpusSize(files []string, autoChunk func(total int) int) (int, error) {
-	most := autoChunk(1 << 50)
-	total := 0
-	for _, f := range files {
-		r, err := infile.Open(f)
-		if err != nil {
-			return 0, readError(f, err)
-		}
-		if !r.Compressed() {
-			st, err := os.Stat(f)
-			r.Close()
-			if err != nil {
-				return 0, readError(f, err)
-			}
-			total += int(st.Size())
-			continue
-		}
-		buf := make([]byte, 256<<10)
-		for autoChunk(total) < most {
-			n, err := r.Read(buf)
-			total += n
-			if err != nil {
-				break // damage is reported by the upload
-			}
-		}
-		r.Close()
-	}
-	return total, nil
 }
 
 func sudokuGenerateCommand() *cli.Command {

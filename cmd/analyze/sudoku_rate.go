@@ -24,12 +24,7 @@ func sudokuRateCommand() *cli.Command {
 		OnUsageError: onUsageError,
 		Flags:        append(corpusFlags(), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			// Rating runs at hundreds to thousands of puzzles/s up to 6.0
-			// and takes up to seconds a puzzle with forcing chains
-			// (BenchmarkRate in pkg/engine/sudoku/rating), solving at about
-			// 125,000: small chunks.
-			chunk := func(total int) int { return min(sudoku.AutoChunk(total), 100) }
-			return corpusJob(c, sudoku.Rate{}.Name(), chunk, nil)
+			return corpusJob(c, sudoku.Rate{}.Name(), nil)
 		},
 	}
 }

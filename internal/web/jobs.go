@@ -477,9 +477,11 @@ func simulateSpec(raw json.RawMessage) (job.Spec, error) {
 
 // submitSudoku submits a Sudoku corpus solve of an uploaded file
 // (multipart/form-data: "file", and "chunk", the puzzles per task, 0 or
-// left out for analyze's choice by the size), as analyze sudoku solve FILE
-// does: the file's text (decompressed if it is gzip or zstd) is uploaded
-// to the cluster, named by its content, and the job names the file.
+// left out for analyze's choice by the size) through the kind's submit
+// side, as analyze sudoku solve FILE does (sudoku.SubmitCorpus): the
+// file's text (decompressed if it is gzip or zstd) is uploaded to the
+// cluster, named by its content, and the job names the file. Parameters
+// that the kind refuses (tasks.ErrInvalid) are a bad request.
 func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+64<<10)
 	mr, err := r.MultipartReader()
@@ -525,8 +527,7 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if s := strings.TrimSpace(string(v)); s != "" {
-				chunk, err = strconv.Atoi(s)
-				if err != nil || chunk < 0 || chunk > sudoku.MaxChunk {
+				if chunk, err = strconv.Atoi(s); err != nil {
 					writeError(w, http.StatusBadRequest, fmt.Sprintf("chunk %q: want 1 to %d puzzles per task (0 or empty: by the file's size)", s, sudoku.MaxChunk))
 					return
 				}
@@ -548,23 +549,15 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	raw = nil
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
-	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, b tasks.Inputs) (job.Spec, error) {
-		p := sudoku.SolveParams{Chunk: chunk}
-		if p.Chunk == 0 {
-			p.Chunk = sudoku.AutoChunk(len(text))
-		}
-		// Cut and stored as analyze sudoku solve stores a file.
-		in, err := sudoku.UploadCorpus(ctx, name, bytes.NewReader(text), p.Chunk, sudoku.Stored(b.UploadContent))
-		if err != nil {
-			return job.Spec{}, fmt.Errorf("%s: %w", name, err)
-		}
-		p.Inputs = []sudoku.Input{in}
-		if err := p.Validate(); err != nil {
-			return job.Spec{}, err
-		}
-		params, err := json.Marshal(p)
-		return job.Spec{Kind: sudoku.Solve{}.Name(), Params: params}, err
+	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, in tasks.Inputs) (job.Spec, error) {
+		// The job that analyze sudoku solve FILE makes of the same text.
+		spec, _, err := sudoku.SubmitCorpus(ctx, in, sudoku.Solve{}.Name(), []sudoku.Source{sudoku.TextSource(name, text)}, sudoku.SolveParams{Chunk: chunk})
+		return spec, err
 	})
+	if errors.Is(err, tasks.ErrInvalid) {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	if err != nil {
 		status, msg := s.clusterError(err, "")
 		writeError(w, status, msg)

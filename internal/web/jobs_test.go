@@ -365,6 +365,8 @@ func TestJobsAPI(t *testing.T) {
 			{"p.txt", "", []byte(corpus), "x", "chunk"},
 			{"p.txt", "", []byte(corpus), "3001", "chunk"},
 			{"p.txt.gz", "", gz.Bytes()[:gz.Len()-9], "", "damaged"},
+			// The kind's refusal (tasks.ErrInvalid) names the line.
+			{"g.txt", "", []byte(strings.Repeat(".", 81) + "\n123456789\n" + strings.Repeat("# c\n", 500_000)), "", "g.txt:1: the 2 puzzles from this line"},
 			{"", "", nil, "", "no file"},
 			{"", "application/json", []byte(`{}`), "", "multipart"},
 		} {

@@ -53,11 +53,6 @@ type Options struct {
 	// Check, if set, judges a finished job's JSON report after it was
 	// printed (e.g. --strict: any reject is an error).
 	Check func(report []byte) error
-	// Finished, if set, is called on the embedded default once a job is
-	// done and its outputs are written, before the cluster closes: to
-	// delete from the store what only the job needed (the pieces of its
-	// inputs, sudoku.ReleaseInputs). Its error is told on Stderr.
-	Finished func(ctx context.Context, b *broker.Broker, j *job.Record) error
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -67,6 +62,10 @@ type Options struct {
 	// MetricsAddr, if set, is where an embedded cluster that runs a job
 	// serves its metrics, /healthz and /readyz (HOST:PORT).
 	MetricsAddr string
+
+	// ran tells that this client submitted or resumed the job it follows
+	// (RunWith): once the job is done, it releases the job's inputs.
+	ran bool
 }
 
 // DefaultDataDir is the per-user directory the embedded cluster keeps its
@@ -213,6 +212,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 	if err != nil {
 		return err
 	}
+	o.ran = true
 
 	// The same job unfinished (interrupted, detached, or another user's):
 	// resume it (embedded) or follow it (cluster) rather than run it twice.
@@ -402,8 +402,8 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
 	}
-	if s.cluster != nil && o.Finished != nil {
-		if err := o.Finished(ctx, s.b, j); err != nil {
+	if s.cluster != nil && o.ran {
+		if err := s.releaseInputs(ctx, j); err != nil {
 			fmt.Fprintf(o.Stderr, "analyze: job %s: its inputs stay in the store (for 14 days): %v\n", j.ID, err)
 		}
 	}
@@ -419,6 +419,23 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		outs[i].f = nil
 	}
 	return nil
+}
+
+// releaseInputs has the kind of job j, done, delete from the store what
+// only j needed of its inputs (tasks.ReleasesInputs), before the session
+// closes. Only on the embedded default, whose store no other client
+// shares.
+func (s *session) releaseInputs(ctx context.Context, j *job.Record) error {
+	k, _ := tasks.Lookup(j.Spec.Kind)
+	r, ok := k.(tasks.ReleasesInputs)
+	if !ok {
+		return nil
+	}
+	jobs, err := s.b.ListJobs(ctx)
+	if err != nil {
+		return err
+	}
+	return r.ReleaseInputs(ctx, s.b, j, jobs)
 }
 
 // replaceable tells whether an output may be written by renaming a new

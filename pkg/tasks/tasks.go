@@ -81,6 +81,28 @@ type Inputs interface {
 	Lends() bool
 }
 
+// InputStore is where a job's submit side stored its inputs (Inputs), as
+// a kind that deletes them once the job is done sees it (ReleasesInputs).
+type InputStore interface {
+	// PurgePieces deletes every piece of every input at once.
+	PurgePieces(ctx context.Context) error
+	// DeleteContent deletes what was stored under name.
+	DeleteContent(ctx context.Context, name string) error
+}
+
+// ReleasesInputs is a Kind whose jobs' inputs may be deleted once a job is
+// done: inputs named by their content, which no finished job reads again
+// (the same job run again uploads them again). The client that ran job j
+// calls ReleaseInputs once j is done and its outputs are written, only
+// where no other client shares the store (the embedded default: a client
+// that uploads inputs meanwhile, for a job not yet submitted, would lose
+// them), with every job of the store in jobs. The kind deletes what j
+// stored that no job of jobs may read again; an error leaves the rest of
+// the inputs to the store's time to live.
+type ReleasesInputs interface {
+	ReleaseInputs(ctx context.Context, store InputStore, j *job.Record, jobs []*job.Record) error
+}
+
 // Plan is a job split into tasks, and knows how to merge their results.
 //
 // The runtime calls Merge exactly once for the result of every task that

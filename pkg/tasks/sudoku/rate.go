@@ -31,6 +31,13 @@ type Rate struct{}
 // Name implements tasks.Kind.
 func (Rate) Name() string { return "sudoku.rate" }
 
+// maxRateChunk bounds the chunk that SubmitCorpus chooses for a rating
+// job: rating runs at hundreds to thousands of puzzles/s up to 6.0 and
+// takes up to seconds a puzzle with forcing chains (BenchmarkRate in
+// pkg/engine/sudoku/rating), solving at about 125,000, so its tasks are
+// small.
+const maxRateChunk = 100
+
 // Version implements tasks.Kind.
 func (Rate) Version() int { return 2 }
 

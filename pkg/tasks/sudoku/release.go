@@ -7,20 +7,25 @@ import (
 	"fmt"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // corpusKinds are the kinds whose parameters are SolveParams.
 var corpusKinds = map[string]bool{Solve{}.Name(): true, Rate{}.Name(): true}
 
-// InputStore is where UploadCorpus stored a corpus (broker.Broker).
-type InputStore interface {
-	// PurgePieces deletes every piece of every input at once.
-	PurgePieces(ctx context.Context) error
-	// DeleteContent deletes what was stored under name.
-	DeleteContent(ctx context.Context, name string) error
+// ReleaseInputs implements tasks.ReleasesInputs (see releaseInputs).
+func (Solve) ReleaseInputs(ctx context.Context, store tasks.InputStore, j *job.Record, jobs []*job.Record) error {
+	_, err := releaseInputs(ctx, store, j, jobs)
+	return err
 }
 
-// ReleaseInputs deletes what UploadCorpus stored for corpus job j, done,
+// ReleaseInputs implements tasks.ReleasesInputs (see releaseInputs).
+func (Rate) ReleaseInputs(ctx context.Context, store tasks.InputStore, j *job.Record, jobs []*job.Record) error {
+	_, err := releaseInputs(ctx, store, j, jobs)
+	return err
+}
+
+// releaseInputs deletes what UploadCorpus stored for corpus job j, done,
 // once no job of jobs (every job of the store) is unfinished, and tells
 // whether it did: every piece at once (the pieces are named by their
 // content, and two jobs of the same text share them, so only when no job
@@ -29,10 +34,8 @@ type InputStore interface {
 // (and is answered from the coordinator's cache of results), while a job
 // not finished reads them when it is resumed, by its command or by analyze
 // report --wait; with one in the store, everything stays for the bucket's
-// time to live. Only a process that no other client shares the store with
-// may call it (the embedded default): a client that uploads pieces
-// meanwhile, for a job not yet submitted, would lose them.
-func ReleaseInputs(ctx context.Context, store InputStore, j *job.Record, jobs []*job.Record) (bool, error) {
+// time to live.
+func releaseInputs(ctx context.Context, store tasks.InputStore, j *job.Record, jobs []*job.Record) (bool, error) {
 	if j.State != job.Done || !corpusKinds[j.Spec.Kind] {
 		return false, nil
 	}

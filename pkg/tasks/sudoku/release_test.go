@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// releaseStore records what ReleaseInputs deletes.
+// releaseStore records what releaseInputs deletes.
 type releaseStore struct {
 	purged  bool
 	deleted []string
@@ -22,7 +23,7 @@ func (s *releaseStore) DeleteContent(_ context.Context, name string) error {
 	return nil
 }
 
-// ReleaseInputs purges the pieces and deletes the lists of a done corpus
+// releaseInputs purges the pieces and deletes the lists of a done corpus
 // job's inputs when no job is unfinished; it deletes nothing beside an
 // unfinished job (of any kind), for a job not done, or of another kind.
 func TestReleaseInputs(t *testing.T) {
@@ -45,7 +46,7 @@ func TestReleaseInputs(t *testing.T) {
 		{"of another kind", record("a", job.Done, "mnk.count"), nil, false},
 	} {
 		s := &releaseStore{}
-		released, err := ReleaseInputs(context.Background(), s, tc.done, append(tc.others, tc.done))
+		released, err := releaseInputs(context.Background(), s, tc.done, append(tc.others, tc.done))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,6 +56,17 @@ func TestReleaseInputs(t *testing.T) {
 		}
 		if released != tc.want || s.purged != tc.want || !slices.Equal(s.deleted, want) {
 			t.Errorf("%s: released %v, pieces purged %v, deleted %v; want %v, %v, %v", tc.name, released, s.purged, s.deleted, tc.want, tc.want, want)
+		}
+	}
+}
+
+// The corpus kinds, as the client finds them by a job's kind, release
+// their inputs (tasks.ReleasesInputs).
+func TestCorpusKindsReleaseInputs(t *testing.T) {
+	for kind := range corpusKinds {
+		k, ok := tasks.Lookup(kind)
+		if _, releases := k.(tasks.ReleasesInputs); !ok || !releases {
+			t.Errorf("kind %s: registered %v, releases its inputs %v; want both", kind, ok, releases)
 		}
 	}
 }

@@ -81,15 +81,27 @@ type SolveParams struct {
 // Validate checks the parameters.
 func (p SolveParams) Validate() error {
 	if len(p.Inputs) == 0 {
-		return tasks.Invalid("sudoku solve: no input files")
+		return errNoInputs
 	}
-	if p.Chunk < 0 || p.Chunk > MaxChunk {
-		return tasks.Invalid("chunk %d: want 1 to %d puzzles per task (0: %d)", p.Chunk, MaxChunk, DefaultChunk)
+	if err := checkChunk(p.Chunk, strconv.Itoa(DefaultChunk)); err != nil {
+		return err
 	}
 	for _, in := range p.Inputs {
 		if in.Object == "" {
 			return tasks.Invalid("input %s was not uploaded", in.File)
 		}
+	}
+	return nil
+}
+
+// errNoInputs is the error of a corpus job without inputs.
+var errNoInputs = tasks.Invalid("sudoku solve: no input files")
+
+// checkChunk checks a corpus job's chunk (SolveParams.Chunk); zero says
+// what 0 means.
+func checkChunk(chunk int, zero string) error {
+	if chunk < 0 || chunk > MaxChunk {
+		return tasks.Invalid("chunk %d: want 1 to %d puzzles per task (0: %s)", chunk, MaxChunk, zero)
 	}
 	return nil
 }
