@@ -62,7 +62,7 @@ func writeReference(w io.Writer, app *cli.App) error {
 	for _, s := range sections {
 		b.WriteString(s)
 	}
-	b.WriteString("## Cluster flags\n\nThe commands that run or look at jobs take these flags, and say so under their own.\n\n")
+	b.WriteString("## Cluster flags\n\nThe commands that run or look at jobs take these flags: each says which under its own.\n\n")
 	b.WriteString("| flag | meaning | default |\n|---|---|---|\n")
 	for _, n := range sharedOrder {
 		b.WriteString(shared[n])
@@ -85,12 +85,12 @@ func anchor(heading string) string {
 	}, strings.ToLower(heading))
 }
 
-// isClusterFlag reports whether name is one of clusterFlags, the flags of
-// every command that runs or looks at jobs: the reference lists them once,
-// under "Cluster flags", and a command's table leaves out those it has as
-// listed there.
+// isClusterFlag reports whether name is one of jobFlags, the flags of the
+// commands that run or look at jobs (clusterFlags, and those of running
+// one): the reference lists them once, under "Cluster flags", and a
+// command's table leaves out those it has as listed there.
 func isClusterFlag(name string) bool {
-	return slices.ContainsFunc(clusterFlags(), func(f cli.Flag) bool { return f.Names()[0] == name })
+	return slices.ContainsFunc(jobFlags(), func(f cli.Flag) bool { return f.Names()[0] == name })
 }
 
 // hasFlag reports whether c has a visible flag called name.
@@ -136,10 +136,16 @@ func section(name string, c *cli.Command, shared map[string]string) string {
 	cluster := slices.ContainsFunc(flags, func(f cli.Flag) bool {
 		return f.Names()[0] == "nats" && flagRow(f) == shared["nats"]
 	})
-	var rows []string
+	var rows, left []string
+	connection := false // a credential or TLS flag left to that section
 	for _, f := range flags {
 		row := flagRow(f)
 		if cluster && row == shared[f.Names()[0]] {
+			if n := f.Names()[0]; strings.HasPrefix(n, "nats-") || strings.HasPrefix(n, "tls-") {
+				connection = true
+			} else {
+				left = append(left, "`--"+n+"`")
+			}
 			continue
 		}
 		rows = append(rows, row)
@@ -150,7 +156,11 @@ func section(name string, c *cli.Command, shared map[string]string) string {
 		b.WriteString("\n")
 	}
 	if cluster {
-		b.WriteString("And the [cluster flags](#cluster-flags): `--nats`, `--data`, `--json`, `--quiet`, and the NATS credentials and TLS.\n\n")
+		fmt.Fprintf(&b, "And the [cluster flags](#cluster-flags) %s", strings.Join(left, ", "))
+		if connection {
+			b.WriteString(", with the NATS credentials and TLS")
+		}
+		b.WriteString(".\n\n")
 	}
 	return b.String()
 }
