@@ -46,7 +46,21 @@ func writeReference(w io.Writer, app *cli.App) error {
 				continue
 			}
 			name := strings.TrimSpace(prefix + " " + c.Name)
-			fmt.Fprintf(&b, "- [`%s`](#%s): %s\n", name, anchor(name), c.Usage)
+			if prefix == "analyze" {
+				// The list of commands: a line per command of analyze,
+				// its subcommands linked by name.
+				fmt.Fprintf(&b, "- [`%s`](#%s): %s", name, anchor(name), c.Usage)
+				var subs []string
+				for _, sc := range c.Subcommands {
+					if !sc.Hidden {
+						subs = append(subs, fmt.Sprintf("[`%s`](#%s)", sc.Name, anchor(name+" "+sc.Name)))
+					}
+				}
+				if len(subs) > 0 {
+					fmt.Fprintf(&b, ": %s", strings.Join(subs, ", "))
+				}
+				b.WriteString("\n")
+			}
 			for _, f := range sortedFlags(c) {
 				if n := f.Names()[0]; isClusterFlag(n) && shared[n] == "" && hasFlag(c, "nats") {
 					shared[n] = flagRow(f)
