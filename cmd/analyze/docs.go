@@ -24,7 +24,8 @@ func docsCommand() *cli.Command {
 }
 
 // writeReference writes the reference of app: a section per command with
-// its synopsis, description and flags, in the order of the help.
+// its synopsis, description and flags, in the order of the help, then the
+// cluster flags that every job command shares, listed once.
 func writeReference(w io.Writer, app *cli.App) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# analyze: command-line reference\n\n")
@@ -37,22 +38,50 @@ func writeReference(w io.Writer, app *cli.App) error {
 	b.WriteString("## Commands\n\n")
 	var walk func(prefix string, cmds []*cli.Command)
 	var sections []string
+	shared := map[string]string{} // a cluster flag's row, as the first command that has it writes it
+	var sharedOrder []string
 	walk = func(prefix string, cmds []*cli.Command) {
 		for _, c := range cmds {
 			if c.Hidden {
 				continue
 			}
 			name := strings.TrimSpace(prefix + " " + c.Name)
-			fmt.Fprintf(&b, "- [`%s`](#%s): %s\n", name, anchor(name), c.Usage)
-			sections = append(sections, section(name, c))
+			if prefix == "analyze" {
+				// The list of commands: a line per command of analyze,
+				// its subcommands linked by name.
+				fmt.Fprintf(&b, "- [`%s`](#%s): %s", name, anchor(name), c.Usage)
+				var subs []string
+				for _, sc := range c.Subcommands {
+					if !sc.Hidden {
+						subs = append(subs, fmt.Sprintf("[`%s`](#%s)", sc.Name, anchor(name+" "+sc.Name)))
+					}
+				}
+				if len(subs) > 0 {
+					fmt.Fprintf(&b, ": %s", strings.Join(subs, ", "))
+				}
+				b.WriteString("\n")
+			}
+			for _, f := range sortedFlags(c) {
+				if n := f.Names()[0]; isClusterFlag(n) && shared[n] == "" && hasFlag(c, "nats") {
+					shared[n] = flagRow(f)
+					sharedOrder = append(sharedOrder, n)
+				}
+			}
+			sections = append(sections, section(name, c, shared))
 			walk(name, c.Subcommands)
 		}
 	}
 	walk("analyze", app.Commands)
-	b.WriteString("\n")
+	b.WriteString("- [Cluster flags](#cluster-flags): where jobs run, the NATS connection's credentials and TLS, the output\n\n")
 	for _, s := range sections {
 		b.WriteString(s)
 	}
+	b.WriteString("## Cluster flags\n\nThe commands that run or look at jobs take these flags: each says which under its own.\n\n")
+	b.WriteString("| flag | meaning | default |\n|---|---|---|\n")
+	for _, n := range sharedOrder {
+		b.WriteString(shared[n])
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -70,8 +99,35 @@ func anchor(heading string) string {
 	}, strings.ToLower(heading))
 }
 
-// section documents one command.
-func section(name string, c *cli.Command) string {
+// isClusterFlag reports whether name is one of jobFlags, the flags of the
+// commands that run or look at jobs (clusterFlags, and those of running
+// one): the reference lists them once, under "Cluster flags", and a
+// command's table leaves out those it has as listed there.
+func isClusterFlag(name string) bool {
+	return slices.ContainsFunc(jobFlags(), func(f cli.Flag) bool { return f.Names()[0] == name })
+}
+
+// hasFlag reports whether c has a visible flag called name.
+func hasFlag(c *cli.Command, name string) bool {
+	return slices.ContainsFunc(c.VisibleFlags(), func(f cli.Flag) bool { return f.Names()[0] == name })
+}
+
+// sortedFlags returns a command's visible flags by name.
+func sortedFlags(c *cli.Command) []cli.Flag {
+	flags := c.VisibleFlags()
+	slices.SortStableFunc(flags, func(x, y cli.Flag) int { return strings.Compare(x.Names()[0], y.Names()[0]) })
+	return flags
+}
+
+// flagRow is a flag's line of a table of flags.
+func flagRow(f cli.Flag) string {
+	names, placeholder, usage := flagText(f)
+	return fmt.Sprintf("| `%s%s` | %s | %s |\n", names, placeholder, cell(usage), cell(flagDefault(f)))
+}
+
+// section documents one command; a flag whose row is the one in shared is
+// left to the section of cluster flags.
+func section(name string, c *cli.Command, shared map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n%s\n\n", name, c.Usage)
 	synopsis := name
@@ -88,17 +144,38 @@ func section(name string, c *cli.Command) string {
 	if c.Description != "" {
 		fmt.Fprintf(&b, "```text\n%s\n```\n\n", strings.TrimSpace(c.Description))
 	}
-	flags := c.VisibleFlags()
-	if len(flags) == 0 {
-		return b.String()
-	}
-	slices.SortStableFunc(flags, func(x, y cli.Flag) int { return strings.Compare(x.Names()[0], y.Names()[0]) })
-	b.WriteString("| flag | meaning | default |\n|---|---|---|\n")
+	flags := sortedFlags(c)
+	// Only a command that reaches a cluster (it has --nats as listed
+	// there) leaves its cluster flags to that section.
+	cluster := slices.ContainsFunc(flags, func(f cli.Flag) bool {
+		return f.Names()[0] == "nats" && flagRow(f) == shared["nats"]
+	})
+	var rows, left []string
+	connection := false // a credential or TLS flag left to that section
 	for _, f := range flags {
-		names, placeholder, usage := flagText(f)
-		fmt.Fprintf(&b, "| `%s%s` | %s | %s |\n", names, placeholder, cell(usage), cell(flagDefault(f)))
+		row := flagRow(f)
+		if cluster && row == shared[f.Names()[0]] {
+			if n := f.Names()[0]; strings.HasPrefix(n, "nats-") || strings.HasPrefix(n, "tls-") {
+				connection = true
+			} else {
+				left = append(left, "`--"+n+"`")
+			}
+			continue
+		}
+		rows = append(rows, row)
 	}
-	b.WriteString("\n")
+	if len(rows) > 0 {
+		b.WriteString("| flag | meaning | default |\n|---|---|---|\n")
+		b.WriteString(strings.Join(rows, ""))
+		b.WriteString("\n")
+	}
+	if cluster {
+		fmt.Fprintf(&b, "And the [cluster flags](#cluster-flags) %s", strings.Join(left, ", "))
+		if connection {
+			b.WriteString(", with the NATS credentials and TLS")
+		}
+		b.WriteString(".\n\n")
+	}
 	return b.String()
 }
 

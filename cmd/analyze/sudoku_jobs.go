@@ -84,7 +84,8 @@ func sudokuSolveCommand() *cli.Command {
 			"the reason. --rejects gets FILE:LINE: outcome: reason for every puzzle not uniquely solved.\n" +
 			"Interrupted, the same command with the same --data resumes, reusing finished chunks.\n" +
 			"FILEs are read, uploaded and solved a chunk at a time and the outputs written as results come,\n" +
-			"so a corpus larger than memory runs in about 200 MB. Without --nats the workers read the chunks\n" +
+			"so a corpus larger than memory runs (a hundred million puzzles peaked at 363 MB: see\n" +
+			"docs/benchmarks.md). Without --nats the workers read the chunks\n" +
 			"of a plain FILE from FILE itself: do not change it until its job is done (a resumed job whose\n" +
 			"FILE changed fails, naming the bytes); a compressed FILE's text is held in the store under\n" +
 			"--data (about 82 bytes a puzzle) until the job is done. Cached results take 41 bytes a puzzle.\n\n" +

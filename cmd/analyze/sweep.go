@@ -29,7 +29,7 @@ func mnkSweepCommand() *cli.Command {
 			"report is the same whatever the workers, and a rerun is answered from the cache.\n" +
 			"docs/where-search-stops.md is the default sweep's study.\n\n" +
 			"Examples:\n" +
-			"   analyze mnk sweep --chart sweep.svg                   # the default grid: 102 cells, minutes on 2 cores\n" +
+			"   analyze mnk sweep --chart sweep.svg                   # the default grid: 119 cells, minutes on 2 cores\n" +
 			"   analyze mnk sweep --boards 3x3,3x4,4x4 --k 3,4 --algorithms minimax,alphabeta,tt --csv sweep.csv",
 		OnUsageError: onUsageError,
 		Flags: append([]cli.Flag{
