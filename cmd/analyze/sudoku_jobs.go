@@ -156,11 +156,11 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 	}
 	o.Outputs, o.Check = map[string]string{}, check
 	o.Finished = func(ctx context.Context, b *broker.Broker, j *job.Record) error {
-		jobs, err := b.ListJobs(ctx)
+		jobs, err := b.Jobs().List(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = sudoku.ReleaseInputs(ctx, b, j, jobs)
+		_, err = sudoku.ReleaseInputs(ctx, b.Objects(), j, jobs)
 		return err
 	}
 	p := sudoku.SolveParams{Chunk: c.Int("chunk")}
@@ -212,7 +212,7 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 
 // pieceStore is how UploadCorpus stores the pieces of file, which r
 // reads: on the embedded default, the pieces of a plain file stay in it,
-// where its workers read them (broker.Broker.UploadFileRange); otherwise
+// where its workers read them (broker.Objects.UploadFileRange); otherwise
 // each is stored.
 func pieceStore(b tasks.Inputs, file string, r *infile.Reader) func(context.Context, []byte, int64) (string, error) {
 	st, err := os.Stat(file)

@@ -6,8 +6,8 @@ import (
 	"sync"
 )
 
-// handoff passes outputs between the parts of one process that share a
-// Broker (the embedded default: the client and the coordinator) through
+// handoff passes outputs between the parts of one process that share
+// Objects (the embedded default: the client and the coordinator) through
 // the client's files, so that they make no round trip through the object
 // store: the client names the file that an output object is to be written
 // to (Sink) before its job runs, and the coordinator's writes of that
@@ -19,16 +19,16 @@ type handoff struct {
 	sinks map[string]*os.File // output object -> the client's file
 }
 
-// EnableHandoff makes this Broker hand outputs over to the files of a
-// client in the same process (see handoff). Only for a Broker whose
-// outputs are read by a client in its process: the embedded default.
-func (b *Broker) EnableHandoff() { b.handoff = &handoff{sinks: map[string]*os.File{}} }
+// EnableHandoff makes these Objects hand outputs over to the files of a
+// client in the same process (see handoff). Only for Objects whose
+// outputs are read by a client in their process: the embedded default.
+func (o *Objects) EnableHandoff() { o.handoff = &handoff{sinks: map[string]*os.File{}} }
 
 // Sink has the writes of the output object name go to f, from its start,
 // until Unsink, and tells whether they will: false without the handoff
 // (the output is then in the object store).
-func (b *Broker) Sink(name string, f *os.File) bool {
-	h := b.handoff
+func (o *Objects) Sink(name string, f *os.File) bool {
+	h := o.handoff
 	if h == nil {
 		return false
 	}
@@ -39,8 +39,8 @@ func (b *Broker) Sink(name string, f *os.File) bool {
 }
 
 // Unsink forgets the file of the output object name.
-func (b *Broker) Unsink(name string) {
-	if h := b.handoff; h != nil {
+func (o *Objects) Unsink(name string) {
+	if h := o.handoff; h != nil {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		delete(h.sinks, name)

@@ -56,18 +56,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // refPrefix starts the keys of the places of pieces in the bucket.
 const refPrefix = "at."
 
-// EnableLender has the client of this Broker name the pieces of its files
-// by their place (UploadFileRange) and its readers read them there. Only
-// for a Broker whose cluster no process on another machine joins: the
-// embedded default that does not listen.
-func (b *Broker) EnableLender() { b.lender = &lender{places: map[string]filePlace{}} }
+// EnableLender has the client of these Objects name the pieces of its
+// files by their place (UploadFileRange) and their readers read them
+// there. Only for Objects whose cluster no process on another machine
+// joins: the embedded default that does not listen.
+func (o *Objects) EnableLender() { o.lender = &lender{places: map[string]filePlace{}} }
 
-// ShareLender has this Broker's readers (a worker's, in the process of
-// from) find the places that from's client recorded in memory.
-func (b *Broker) ShareLender(from *Broker) { b.lender = from.lender }
+// ShareLender has the readers of these Objects (a worker's, in the
+// process of from) find the places that from's client recorded in memory.
+func (o *Objects) ShareLender(from *Objects) { o.lender = from.lender }
 
 // Lends tells whether UploadFileRange leaves pieces in their files.
-func (b *Broker) Lends() bool { return b.lender != nil }
+func (o *Objects) Lends() bool { return o.lender != nil }
 
 // UploadFileRange names data, bytes at to at+len(data) of the file path,
 // as UploadContent does. With the lender it records where data is instead
@@ -75,9 +75,9 @@ func (b *Broker) Lends() bool { return b.lender != nil }
 // a message, it is UploadContent. path should be absolute: readers in
 // other processes look for it there. It may be called from several
 // goroutines at once.
-func (b *Broker) UploadFileRange(ctx context.Context, data []byte, path string, at int64) (string, error) {
-	if b.lender == nil || at < 0 || !b.fitsPiece(data) {
-		return b.UploadContent(ctx, data)
+func (o *Objects) UploadFileRange(ctx context.Context, data []byte, path string, at int64) (string, error) {
+	if o.lender == nil || at < 0 || !o.fitsPiece(data) {
+		return o.UploadContent(ctx, data)
 	}
 	key := contentKey(data)
 	p := filePlace{Path: path, Offset: at, Length: len(data), CRC: crc32.Checksum(data, castagnoli)}
@@ -86,12 +86,12 @@ func (b *Broker) UploadFileRange(ctx context.Context, data []byte, path string, 
 		return "", err
 	}
 	// Put, not Create: the last place recorded wins, for a file that moved.
-	if _, err := b.pieces.Put(ctx, refPrefix+key, ref); err != nil {
+	if _, err := o.pieces.Put(ctx, refPrefix+key, ref); err != nil {
 		return "", fmt.Errorf("store the place of piece %s: %w", key, err)
 	}
-	b.lender.mu.Lock()
-	b.lender.places[key] = p
-	b.lender.mu.Unlock()
+	o.lender.mu.Lock()
+	o.lender.places[key] = p
+	o.lender.mu.Unlock()
 	return piecePrefix + key, nil
 }
 
@@ -127,9 +127,9 @@ func (l *lender) forgetAll() {
 // getPiece reads the piece key: from its place recorded in memory, from
 // the bucket, or from its place recorded in the bucket, in that order.
 // The first error is the one returned when all fail.
-func (o objects) getPiece(ctx context.Context, key string) ([]byte, error) {
+func (o *Objects) getPiece(ctx context.Context, key string) ([]byte, error) {
 	var placeErr error
-	if p, ok := o.l.place(key); ok {
+	if p, ok := o.lender.place(key); ok {
 		data, err := p.read()
 		if err == nil {
 			return data, nil

@@ -23,10 +23,10 @@ func TestFileRangePieces(t *testing.T) {
 	ctx := context.Background()
 	url := startServer(t, nil).ClientURL()
 	client, worker, other := openOn(t, url), openOn(t, url), openOn(t, url)
-	client.EnableLender()
-	worker.ShareLender(client)
-	if !client.Lends() || !worker.Lends() || other.Lends() {
-		t.Fatalf("lends: client %v, worker %v, other %v", client.Lends(), worker.Lends(), other.Lends())
+	client.Objects().EnableLender()
+	worker.Objects().ShareLender(client.Objects())
+	if !client.Objects().Lends() || !worker.Objects().Lends() || other.Objects().Lends() {
+		t.Fatalf("lends: client %v, worker %v, other %v", client.Objects().Lends(), worker.Objects().Lends(), other.Objects().Lends())
 	}
 	path := filepath.Join(t.TempDir(), "corpus.txt")
 	text := []byte("first line\nthe piece\nlast line\n")
@@ -36,11 +36,11 @@ func TestFileRangePieces(t *testing.T) {
 	at := int64(len("first line\n"))
 	piece := []byte("the piece\n")
 	want := piecePrefix + contentKey(piece)
-	name, err := client.UploadFileRange(ctx, piece, path, at)
+	name, err := client.Objects().UploadFileRange(ctx, piece, path, at)
 	if err != nil || name != want {
 		t.Fatalf("UploadFileRange: %s, %v; want %s", name, err, want)
 	}
-	if _, err := client.pieces.Get(ctx, contentKey(piece)); !errors.Is(err, jetstream.ErrKeyNotFound) {
+	if _, err := client.objects.pieces.Get(ctx, contentKey(piece)); !errors.Is(err, jetstream.ErrKeyNotFound) {
 		t.Fatalf("the piece was stored: %v", err)
 	}
 	read := func(b *Broker) ([]byte, error) { return b.Objects().Get(ctx, name) }
@@ -63,7 +63,7 @@ func TestFileRangePieces(t *testing.T) {
 		}
 	}
 	// Stored meanwhile, the piece is read from the bucket.
-	if _, err := other.UploadContent(ctx, piece); err != nil {
+	if _, err := other.Objects().UploadContent(ctx, piece); err != nil {
 		t.Fatal(err)
 	}
 	for who, b := range map[string]*Broker{"worker": worker, "other": other} {
@@ -76,7 +76,7 @@ func TestFileRangePieces(t *testing.T) {
 	if err := os.WriteFile(path, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := client.DeleteContent(ctx, name); err != nil {
+	if err := client.Objects().DeleteContent(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 	for who, b := range map[string]*Broker{"worker": worker, "other": other} {
@@ -84,22 +84,22 @@ func TestFileRangePieces(t *testing.T) {
 			t.Errorf("%s read %q after the piece was deleted", who, got)
 		}
 	}
-	if _, err := client.pieces.Get(ctx, refPrefix+contentKey(piece)); !errors.Is(err, jetstream.ErrKeyNotFound) {
+	if _, err := client.objects.pieces.Get(ctx, refPrefix+contentKey(piece)); !errors.Is(err, jetstream.ErrKeyNotFound) {
 		t.Errorf("the place is left after the piece was deleted: %v", err)
 	}
 
 	// Without the lender, or without a place, the piece is stored.
 	for i, upload := range []func() (string, error){
-		func() (string, error) { return other.UploadFileRange(ctx, piece, path, at) },
-		func() (string, error) { return client.UploadFileRange(ctx, piece, path, -1) },
+		func() (string, error) { return other.Objects().UploadFileRange(ctx, piece, path, at) },
+		func() (string, error) { return client.Objects().UploadFileRange(ctx, piece, path, -1) },
 	} {
-		if err := other.DeleteContent(ctx, name); err != nil {
+		if err := other.Objects().DeleteContent(ctx, name); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := upload(); err != nil || got != want {
 			t.Fatalf("upload %d: %s, %v; want %s", i, got, err, want)
 		}
-		if e, err := client.pieces.Get(ctx, contentKey(piece)); err != nil || !bytes.Equal(e.Value(), piece) {
+		if e, err := client.objects.pieces.Get(ctx, contentKey(piece)); err != nil || !bytes.Equal(e.Value(), piece) {
 			t.Errorf("upload %d: the piece was not stored (%v)", i, err)
 		}
 	}

@@ -209,7 +209,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		s.close()
 		s.dropSinks() // once nothing writes to them
 	}()
-	spec, err := build(ctx, s.b)
+	spec, err := build(ctx, s.b.Objects())
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		mu.Unlock()
 	}
 	if fresh {
-		if err := s.b.CreateJob(ctx, j); err != nil {
+		if err := s.b.Jobs().Create(ctx, j); err != nil {
 			return err
 		}
 	} else if s.cluster != nil {
@@ -270,7 +270,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 
 // findUnfinished returns the newest unfinished job with this spec.
 func findUnfinished(ctx context.Context, b *broker.Broker, spec job.Spec) (*job.Record, error) {
-	records, err := b.ListJobs(ctx)
+	records, err := b.Jobs().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func findUnfinished(ctx context.Context, b *broker.Broker, spec job.Spec) (*job.
 // follow waits for a job to end, showing progress, and prints its report.
 func follow(ctx context.Context, s *session, id string, o Options) error {
 	p := newProgress(o)
-	j, err := s.b.Wait(ctx, id, p.update)
+	j, err := s.b.Jobs().Wait(ctx, id, p.update)
 	p.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -313,7 +313,7 @@ func (s *session) sink(id string, outputs map[string]string) error {
 			s.sinks = map[string]*os.File{}
 		}
 		s.sinks[name] = f
-		s.b.Sink(tasks.OutputObject(id, name), f)
+		s.b.Objects().Sink(tasks.OutputObject(id, name), f)
 	}
 	return nil
 }
@@ -359,7 +359,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		}
 		var out output
 		if f := s.sinks[name]; f != nil {
-			s.b.Unsink(obj)
+			s.b.Objects().Unsink(obj)
 			delete(s.sinks, name)
 			outs = append(outs, output{path: path, f: f, tmp: true})
 			if j.OutputParts[name] == 0 {
@@ -388,7 +388,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 			outs = append(outs, out)
 		}
 		w := bufio.NewWriterSize(out.f, 1<<20)
-		if err := s.b.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
+		if err := s.b.Objects().DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		if err := w.Flush(); err != nil {
@@ -397,7 +397,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 	}
 	if j.ReportObject != "" && len(j.Report) == 0 {
 		var buf bytes.Buffer
-		if err := s.b.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
+		if err := s.b.Objects().DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
 			return err
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
@@ -530,7 +530,7 @@ func Jobs(ctx context.Context, o Options) error {
 }
 
 func listJobs(ctx context.Context, o Options, b *broker.Broker) error {
-	jobs, err := b.ListJobs(ctx)
+	jobs, err := b.Jobs().List(ctx)
 	if err != nil {
 		return err
 	}
@@ -577,7 +577,7 @@ func Status(ctx context.Context, o Options, id string) error {
 }
 
 func status(ctx context.Context, o Options, b *broker.Broker, id string) error {
-	j, _, err := b.GetJob(ctx, id)
+	j, _, err := b.Jobs().Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -601,7 +601,7 @@ func status(ctx context.Context, o Options, b *broker.Broker, id string) error {
 func Report(ctx context.Context, o Options, id string, wait bool) error {
 	resume := false
 	err := inspect(ctx, &o, func(s *session) error {
-		j, _, err := s.b.GetJob(ctx, id)
+		j, _, err := s.b.Jobs().Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -634,13 +634,13 @@ func Cancel(ctx context.Context, o Options, id string) error {
 }
 
 func cancel(ctx context.Context, o Options, s *session, id string) error {
-	j, err := s.b.Cancel(ctx, id)
+	j, err := s.b.Jobs().Cancel(ctx, id)
 	if err != nil {
 		return err
 	}
 	if s.cluster != nil && !j.State.Final() {
 		// No coordinator runs here: mark it cancelled directly.
-		j, err = s.b.UpdateJob(ctx, id, func(r *job.Record) error {
+		j, err = s.b.Jobs().Update(ctx, id, func(r *job.Record) error {
 			if r.State.Final() {
 				return job.ErrNoChange
 			}
@@ -650,7 +650,7 @@ func cancel(ctx context.Context, o Options, s *session, id string) error {
 		if err != nil {
 			return err
 		}
-		_ = s.b.PurgeJob(ctx, id)
+		_ = s.b.Work().PurgeJob(ctx, id)
 	}
 	if o.JSON {
 		return printJSON(o.Stdout, summarize(j))

@@ -43,7 +43,7 @@ func (o *outputs) done(name, object string, parts int) {
 }
 
 // creator is an object store that writes an object a part at a time
-// (broker.Broker's).
+// (broker.Objects).
 type creator interface {
 	Create(ctx context.Context, name string) (io.WriteCloser, error)
 }

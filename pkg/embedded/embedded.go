@@ -185,17 +185,17 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	coordBroker.EnableHandoff() // the client shares it: outputs go straight to its files
+	coordBroker.Objects().EnableHandoff() // the client shares it: outputs go straight to its files
 	c.Broker = coordBroker
 	if o.Listen == "" {
 		// No other process can reach the server, so no worker runs: a
 		// task delivered but not acked was abandoned by an earlier run,
 		// and so was every task queued (the coordinator publishes again
 		// those of the job it resumes).
-		if err := coordBroker.PurgeTasks(ctx); err != nil {
+		if err := coordBroker.Work().PurgeTasks(ctx); err != nil {
 			return nil, err
 		}
-		if err := coordBroker.ForgetDeliveries(ctx); err != nil {
+		if err := coordBroker.Work().ForgetDeliveries(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -203,9 +203,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	var wm worker.Metrics
 	if o.Metrics != nil {
 		cm, wm = o.Metrics, o.Metrics
-		c.stopSampling = o.Metrics.SampleQueue(coordBroker, queueSampling, o.Log)
+		c.stopSampling = o.Metrics.SampleQueue(coordBroker.Work(), queueSampling, o.Log)
 	}
-	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm})
+	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Jobs: coordBroker.Jobs(), Work: coordBroker.Work(), Objects: coordBroker.Objects(), Conn: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm})
 	if err != nil {
 		return nil, err
 	}
@@ -215,18 +215,19 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	if o.Listen == "" {
 		// Every reader of the cluster is on this machine: the pieces of
-		// the client's input files stay in them (see broker.Broker.EnableLender).
-		coordBroker.EnableLender()
-		workerBroker.ShareLender(coordBroker)
+		// the client's input files stay in them (see broker.Objects.EnableLender).
+		coordBroker.Objects().EnableLender()
+		workerBroker.Objects().ShareLender(coordBroker.Objects())
 	}
-	source, err := workerBroker.Tasks(ctx)
+	source, err := workerBroker.Work().Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
-		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
+		Source: source, Results: workerBroker.Work(), Jobs: workerBroker.Jobs(), Objects: workerBroker.Objects(), Conn: workerBroker,
+		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
 	})
 	if err != nil {
 		return nil, err

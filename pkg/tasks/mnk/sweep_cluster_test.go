@@ -26,11 +26,11 @@ func runSweepJob(t *testing.T, b *broker.Broker, p mnk.SweepParams) sweepJob {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	raw, _ := json.Marshal(p)
-	j, err := b.Submit(ctx, job.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
+	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, err = b.Wait(ctx, j.ID, nil); err != nil {
+	if j, err = b.Jobs().Wait(ctx, j.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j.State != job.Done {

@@ -12,7 +12,7 @@ import (
 // corpusKinds are the kinds whose parameters are SolveParams.
 var corpusKinds = map[string]bool{Solve{}.Name(): true, Rate{}.Name(): true}
 
-// InputStore is where UploadCorpus stored a corpus (broker.Broker).
+// InputStore is where UploadCorpus stored a corpus (broker.Objects).
 type InputStore interface {
 	// PurgePieces deletes every piece of every input at once.
 	PurgePieces(ctx context.Context) error
