@@ -8,7 +8,7 @@
 //	         results that the coordinator merges, and the dead-letter
 //	         queue of tasks that no worker could finish
 //	Objects  the object store of job inputs and outputs, and the bucket of
-//	         the pieces of inputs (which a lender may leave in their files)
+//	         the pieces of inputs (which a Lender may leave in their files)
 //	Leases   the coordinator lease
 //
 // The connection itself is reached through an Endpoint (with its Auth) and
@@ -31,7 +31,7 @@
 //	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
 //	KV     wopr_pieces   pieces of job inputs that fit a message, each a
 //	                     task's (content-addressed), or where they are in
-//	                     their files (key at.<piece>: see lender), kept 14 days
+//	                     their files (key at.<piece>: see Lender), kept 14 days
 package broker
 
 import (
@@ -292,16 +292,16 @@ func (b *Broker) attach(ctx context.Context) error {
 	}))
 }
 
-// made makes the duties that use the streams and buckets. The handoff
-// and lender of the objects made before stay.
+// made makes the duties that use the streams and buckets. A lender
+// plugged into the objects before stays plugged.
 func (b *Broker) made(tasks, results, dead jetstream.Stream, jobs jetstream.KeyValue, objects jetstream.ObjectStore,
 	pieces jetstream.KeyValue) {
 	c := b.conn
 	b.jobs = &Jobs{c: c, kv: jobs}
 	b.work = &Work{c: c, tasks: tasks, results: results, dead: dead}
-	o := &Objects{c: c, os: objects, pieces: pieces}
+	var lender Lender
 	if b.objects != nil {
-		o.handoff, o.lender = b.objects.handoff, b.objects.lender
+		lender = b.objects.lender
 	}
-	b.objects = o
+	b.objects = &Objects{c: c, os: objects, pieces: pieces, lender: lender}
 }

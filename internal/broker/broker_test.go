@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -130,12 +128,11 @@ func TestTaskDedupByEpoch(t *testing.T) {
 // Content is stored under its name, as a piece when it fits a message,
 // as an object otherwise, and read back the same; deleted, or the pieces
 // purged, it is gone, and stored again, it is back. An output written a
-// part at a time reads back whole; with the handoff, an output that the
-// client has a file for goes to that file, not to the store.
+// part at a time reads back whole. (An output handed over to a client's
+// file instead: pkg/embedded's TestHandoff.)
 func TestObjectsContentAndOutputs(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
-	b.Objects().EnableHandoff()
 	small := []byte("puzzle lines\n")
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: more than a message
 	for _, data := range [][]byte{small, big} {
@@ -218,26 +215,6 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 		t.Fatalf("download of %d parts: %d bytes, %v; want 2 parts, %d bytes", parts, buf.Len(), err, len(out))
 	}
 
-	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sunk := tasks.OutputObject("j2", "out")
-	if !b.Objects().Sink(sunk, f) {
-		t.Fatal("no sink with the handoff")
-	}
-	for range 2 { // the second time starts it over
-		if err := b.Objects().Put(ctx, sunk, []byte("whole\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := os.ReadFile(f.Name()); err != nil || string(got) != "whole\n" {
-		t.Errorf("sink holds %q, %v", got, err)
-	}
-	if _, err := b.Objects().Get(ctx, sunk); err == nil {
-		t.Error("an output with a sink is in the object store")
-	}
 }
 
 // Task and result messages carry every field through their headers; a

@@ -20,17 +20,14 @@ import (
 
 // Objects is the cluster's store of job inputs and outputs: the object
 // store, and the bucket of pieces, inputs that fit a message (each a
-// task's), which a lender may leave in their files. It is what the kinds
+// task's), which a Lender may leave in their files. It is what the kinds
 // read their inputs from and write their outputs to (tasks.Objects), what
 // a client uploads inputs to (tasks.Inputs) and downloads outputs from.
-// In one process (the embedded default) outputs may be handed over to the
-// client's files (EnableHandoff) and pieces left in theirs (EnableLender).
 type Objects struct {
-	c       *conn
-	os      jetstream.ObjectStore
-	pieces  jetstream.KeyValue
-	handoff *handoff // nil unless EnableHandoff
-	lender  *lender  // nil unless EnableLender or ShareLender
+	c      *conn
+	os     jetstream.ObjectStore
+	pieces jetstream.KeyValue
+	lender Lender // nil unless SetLender
 }
 
 // Get returns an object's content, which the caller must not change: a
@@ -72,7 +69,9 @@ func (o *Objects) UploadContent(ctx context.Context, data []byte) (string, error
 // that may still run names.
 func (o *Objects) DeleteContent(ctx context.Context, name string) error {
 	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
-		o.lender.forget(key)
+		if o.lender != nil {
+			o.lender.Forget(key)
+		}
 		for _, k := range []string{key, refPrefix + key} {
 			if err := o.pieces.Purge(ctx, k); err != nil {
 				return fmt.Errorf("delete piece %s: %w", name, err)
@@ -91,7 +90,9 @@ func (o *Objects) DeleteContent(ctx context.Context, name string) error {
 // read the blocks that hold them: 40 MB of resident memory for the pieces
 // of a million puzzles).
 func (o *Objects) PurgePieces(ctx context.Context) error {
-	o.lender.forgetAll()
+	if o.lender != nil {
+		o.lender.ForgetAll()
+	}
 	s, err := o.c.js.Stream(ctx, "KV_"+piecesBucket)
 	if err == nil {
 		err = s.Purge(ctx)
@@ -140,19 +141,8 @@ func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]by
 	return data, nil
 }
 
-// Put stores an object; with the handoff, an output that the client of
-// this process has a file for is written to that file instead.
+// Put stores an object.
 func (o *Objects) Put(ctx context.Context, name string, data []byte) error {
-	f, err := o.handoff.sink(name)
-	if err != nil {
-		return fmt.Errorf("output %s: %w", name, err)
-	}
-	if f != nil {
-		if _, err := f.Write(data); err != nil {
-			return fmt.Errorf("output %s: %w", name, err)
-		}
-		return nil
-	}
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}
@@ -160,17 +150,10 @@ func (o *Objects) Put(ctx context.Context, name string, data []byte) error {
 }
 
 // Create starts the object name, written in order through the writer (see
-// tasks.Outputs): with the handoff, to the client's file for it, if there
-// is one; otherwise as objects of up to partSize bytes, "<name>/<i>" from
-// i = 0, put as they fill. The writer's Parts tells how many it put.
+// tasks.Outputs) as objects of up to partSize bytes, "<name>/<i>" from
+// i = 0, put as they fill. Once closed, the writer's method Parts() int
+// tells how many it put (DownloadTo reads them back).
 func (o *Objects) Create(ctx context.Context, name string) (io.WriteCloser, error) {
-	f, err := o.handoff.sink(name)
-	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", name, err)
-	}
-	if f != nil {
-		return sinkWriter{f}, nil
-	}
 	return &partWriter{os: o.os, name: name}, nil
 }
 

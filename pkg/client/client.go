@@ -91,7 +91,7 @@ type session struct {
 	once     sync.Once
 	closed   chan struct{}
 	// sinks are the files, to be renamed to the outputs' paths, that an
-	// embedded coordinator writes the job's outputs to (broker.Broker.Sink),
+	// embedded coordinator writes the job's outputs to (embedded.Cluster.Sink),
 	// by output name.
 	sinks map[string]*os.File
 }
@@ -313,7 +313,7 @@ func (s *session) sink(id string, outputs map[string]string) error {
 			s.sinks = map[string]*os.File{}
 		}
 		s.sinks[name] = f
-		s.b.Objects().Sink(tasks.OutputObject(id, name), f)
+		s.cluster.Sink(tasks.OutputObject(id, name), f)
 	}
 	return nil
 }
@@ -359,7 +359,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		}
 		var out output
 		if f := s.sinks[name]; f != nil {
-			s.b.Objects().Unsink(obj)
+			s.cluster.Unsink(obj)
 			delete(s.sinks, name)
 			outs = append(outs, output{path: path, f: f, tmp: true})
 			if j.OutputParts[name] == 0 {

@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -64,6 +65,18 @@ type Work interface {
 	PurgeJob(ctx context.Context, jobID string) error
 }
 
+// Objects is the object store as the coordinator uses it: the inputs of
+// jobs, which plans read, and their outputs and the reports too big for a
+// record, which it writes (broker.Objects, or pkg/embedded's hand-over of
+// outputs to a client's files; a fake in tests).
+type Objects interface {
+	tasks.Objects
+	// Create starts the object name, written in order as it is made (see
+	// tasks.Outputs). A writer that puts the object in parts tells how
+	// many once it is closed, with a method Parts() int.
+	Create(ctx context.Context, name string) (io.WriteCloser, error)
+}
+
 // Conn is the connection that the coordinator's duties go through
 // (broker.Broker; a fake in tests).
 type Conn interface {
@@ -73,11 +86,9 @@ type Conn interface {
 
 // Config configures a coordinator.
 type Config struct {
-	Jobs Jobs
-	Work Work
-	// Objects holds the jobs' inputs, which plans read, and receives their
-	// outputs and the reports too big for a record (broker.Objects).
-	Objects tasks.Objects
+	Jobs    Jobs
+	Work    Work
+	Objects Objects
 	Conn    Conn
 	// DB holds task results (the cache) and, per job, which tasks are
 	// merged, until the job's report is written.
@@ -97,7 +108,7 @@ type Coordinator struct {
 	cfg     Config
 	jobs    Jobs
 	work    Work
-	objects tasks.Objects
+	objects Objects
 	log     *slog.Logger
 
 	ctx    context.Context

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,6 +188,24 @@ func (m memObjects) Put(_ context.Context, name string, data []byte) error {
 	m[name] = data
 	return nil
 }
+
+// Create gathers the object to put it whole once the writer is closed.
+func (m memObjects) Create(_ context.Context, name string) (io.WriteCloser, error) {
+	return &memWriter{m: m, name: name}, nil
+}
+
+type memWriter struct {
+	m    memObjects
+	name string
+	data []byte
+}
+
+func (w *memWriter) Write(p []byte) (int, error) {
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+func (w *memWriter) Close() error { return w.m.Put(context.Background(), w.name, w.data) }
 
 // squares is a job kind for these tests: task i's result is i*i, the
 // report their sum. Its report fails on a result merged twice or missing,
