@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
@@ -155,12 +154,12 @@ func corpusJob(c *cli.Context, kind string, autoChunk func(total int) int, check
 		return err
 	}
 	o.Outputs, o.Check = map[string]string{}, check
-	o.Finished = func(ctx context.Context, b *broker.Broker, j *job.Record) error {
-		jobs, err := b.Jobs().List(ctx)
+	o.Finished = func(ctx context.Context, records client.Records, store client.Store, j *job.Record) error {
+		jobs, err := records.List(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = sudoku.ReleaseInputs(ctx, b.Objects(), j, jobs)
+		_, err = sudoku.ReleaseInputs(ctx, store, j, jobs)
 		return err
 	}
 	p := sudoku.SolveParams{Chunk: c.Int("chunk")}
