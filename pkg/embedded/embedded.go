@@ -220,7 +220,10 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		cm, wm = o.Metrics, o.Metrics
 		c.stopSampling = o.Metrics.SampleQueue(coordBroker.Work(), queueSampling, o.Log)
 	}
-	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Jobs: coordBroker.Jobs(), Work: coordBroker.Work(), Objects: c.handoff, Conn: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm})
+	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{
+		Jobs: coordBroker.Jobs(), Work: coordBroker.Work(), Objects: c.handoff, Conn: coordBroker,
+		DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm,
+	})
 	if err != nil {
 		return nil, err
 	}
