@@ -524,7 +524,7 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	records, err := b.ListJobs(ctx)
+	records, err := b.Jobs().List(ctx)
 	if err != nil || len(records) < 1 {
 		t.Fatalf("list jobs: %d, %v", len(records), err)
 	}
@@ -533,7 +533,7 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 	lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer lcancel()
 	var holder broker.Holder
-	if _, err := b.AcquireLease(lctx, broker.Holder{ID: "test"}, func(h broker.Holder) { holder = h }); err == nil {
+	if _, err := b.Leases().Acquire(lctx, broker.Holder{ID: "test"}, func(h broker.Holder) { holder = h }); err == nil {
 		t.Fatal("the test took the lease from the running coordinator")
 	}
 	data, _ = json.Marshal(holder)
@@ -630,7 +630,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	defer b.Close()
 	var before *job.Record
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if before, _, err = b.GetJob(ctx, id); err != nil {
+		if before, _, err = b.Jobs().Get(ctx, id); err != nil {
 			t.Fatalf("a worker cannot read a job record: %v", err)
 		}
 		if before.State == job.Running {
@@ -643,7 +643,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	}
 	var queued uint64
 	for deadline := time.Now().Add(30 * time.Second); queued < uint64(before.Tasks); {
-		if queued, err = b.QueuedTasks(ctx); err != nil {
+		if queued, err = b.Work().QueuedTasks(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if time.Now().After(deadline) {
@@ -661,37 +661,37 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	}
 	// A KV delete or purge of a record is a publish to the same subject as
 	// these puts, $KV.wopr_jobs.<id>.
-	denied("cancel a job", func(ctx context.Context) error { _, err := b.Cancel(ctx, id); return err })
+	denied("cancel a job", func(ctx context.Context) error { _, err := b.Jobs().Cancel(ctx, id); return err })
 	denied("rewrite a job", func(ctx context.Context) error {
-		_, err := b.UpdateJob(ctx, id, func(r *job.Record) error { r.State, r.Tasks = job.Done, 1; return nil })
+		_, err := b.Jobs().Update(ctx, id, func(r *job.Record) error { r.State, r.Tasks = job.Done, 1; return nil })
 		return err
 	})
 	denied("submit a job", func(ctx context.Context) error {
-		_, err := b.Submit(ctx, job.Spec{Kind: "mnk.count", Params: []byte(`{"rows":3,"cols":3,"k":3}`)})
+		_, err := b.Jobs().Submit(ctx, job.Spec{Kind: "mnk.count", Params: []byte(`{"rows":3,"cols":3,"k":3}`)})
 		return err
 	})
-	denied("purge a job's tasks", func(ctx context.Context) error { return b.PurgeJob(ctx, id) })
-	denied("purge the work queue", b.PurgeTasks)
-	denied("delete the workers' consumer", b.ForgetDeliveries)
+	denied("purge a job's tasks", func(ctx context.Context) error { return b.Work().PurgeJob(ctx, id) })
+	denied("purge the work queue", b.Work().PurgeTasks)
+	denied("delete the workers' consumer", b.Work().ForgetDeliveries)
 	denied("publish a task", func(ctx context.Context) error {
-		return b.PublishTask(ctx, job.Task{Job: id, ID: "t1", Kind: "mnk.count", Payload: []byte("{}")})
+		return b.Work().PublishTask(ctx, job.Task{Job: id, ID: "t1", Kind: "mnk.count", Payload: []byte("{}")})
 	})
 	// A job that does not exist is confirmed with the bucket's leader
-	// (internal/broker's GetJob): the permissions allow that read.
-	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
+	// (internal/broker's Jobs.Get): the permissions allow that read.
+	if _, _, err := b.Jobs().Get(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
 		t.Errorf("a worker reading a job that does not exist: %v, want job.ErrNotFound", err)
 	}
 	if r := runEnv(t, client.env, "analyze", client.args("status", "20260101-000000-000000")...); !strings.Contains(r.stderr, "no such job") {
 		t.Errorf("analyze status of a job that does not exist, as a client: exit %d: %s", r.code, r.stderr)
 	}
-	after, _, err := b.GetJob(ctx, id)
+	after, _, err := b.Jobs().Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.State != job.Running || after.CancelRequested || after.Tasks != before.Tasks || !reflectEqualJSON(t, after.Spec, before.Spec) {
 		t.Errorf("the job's record changed: before %+v, after %+v", before, after)
 	}
-	if n, err := b.QueuedTasks(ctx); err != nil || n != queued {
+	if n, err := b.Work().QueuedTasks(ctx); err != nil || n != queued {
 		t.Errorf("queued tasks: %d (%v), want %d as before", n, err, queued)
 	}
 	for _, subject := range []string{"$KV.wopr_jobs." + id, "$JS.API.STREAM.PURGE.WOPR_TASKS",

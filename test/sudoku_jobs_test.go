@@ -354,7 +354,7 @@ func storedJobs(t *testing.T, data string) []*job.Record {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	jobs, err := c.Broker.ListJobs(context.Background())
+	jobs, err := c.Broker.Jobs().List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func storedSpec(t *testing.T, data string) job.Spec {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	jobs, err := c.Broker.ListJobs(context.Background())
+	jobs, err := c.Broker.Jobs().List(context.Background())
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("the jobs under %s: %d, %v; want 1", data, len(jobs), err)
 	}

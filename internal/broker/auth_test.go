@@ -190,8 +190,8 @@ func TestRevokedCredentials(t *testing.T) {
 	if err := b.Err(); !errors.Is(err, ErrAuthorization) || !strings.Contains(err.Error(), "user alice") {
 		t.Errorf("Err = %v, want ErrAuthorization for user alice", err)
 	}
-	if _, err := b.ListJobs(context.Background()); err == nil {
-		t.Error("ListJobs on a failed connection succeeded")
+	if _, err := b.Jobs().List(context.Background()); err == nil {
+		t.Error("Jobs.List on a failed connection succeeded")
 	}
 }
 

@@ -13,7 +13,14 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 )
 
-// Job records are JSON values in the jobs bucket, one per job id.
+// Jobs is the bucket of job records: one JSON value per job id, changed
+// with compare-and-set. The client creates a job's record, the coordinator
+// takes the job up from it and writes its progress and report there, and
+// a worker reads it to drop the tasks of a job that is over.
+type Jobs struct {
+	c  *conn
+	kv jetstream.KeyValue
+}
 
 func encodeRecord(r *job.Record) ([]byte, error) {
 	data, err := json.Marshal(r)
@@ -31,16 +38,16 @@ func decodeRecord(data []byte) (*job.Record, error) {
 	return &r, nil
 }
 
-// GetJob reads a job's record and its revision. An unknown id is an error
+// Get reads a job's record and its revision. An unknown id is an error
 // wrapping job.ErrNotFound.
-func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, error) {
+func (j *Jobs) Get(ctx context.Context, id string) (*job.Record, uint64, error) {
 	if !job.ValidID(id) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
 	var value []byte
 	var rev uint64
-	err := b.request(ctx, func(ctx context.Context) error {
-		e, err := b.jobs.Get(ctx, id)
+	err := j.c.request(ctx, func(ctx context.Context) error {
+		e, err := j.kv.Get(ctx, id)
 		if err == nil {
 			value, rev = e.Value(), e.Revision()
 		}
@@ -51,9 +58,9 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 		// has not yet applied a job's creation says it does not exist: a
 		// coordinator took a job just submitted for one deleted and never
 		// ran it, and a worker dropped its tasks. The leader confirms.
-		err = b.request(ctx, func(ctx context.Context) error {
+		err = j.c.request(ctx, func(ctx context.Context) error {
 			var err error
-			value, rev, err = b.leaderGetJob(ctx, id)
+			value, rev, err = j.leaderGet(ctx, id)
 			return err
 		})
 	}
@@ -70,14 +77,14 @@ func (b *Broker) GetJob(ctx context.Context, id string) (*job.Record, uint64, er
 	return r, rev, nil
 }
 
-// leaderGetJob reads a job's record from the leader of the bucket's
+// leaderGet reads a job's record from the leader of the bucket's
 // stream: its value and revision, or jetstream.ErrKeyNotFound.
-func (b *Broker) leaderGetJob(ctx context.Context, id string) ([]byte, uint64, error) {
+func (j *Jobs) leaderGet(ctx context.Context, id string) ([]byte, uint64, error) {
 	req, err := json.Marshal(map[string]string{"last_by_subj": jobKeySubject(id)})
 	if err != nil {
 		return nil, 0, err
 	}
-	m, err := b.nc.RequestWithContext(ctx, jobsMsgGetSubject, req)
+	m, err := j.c.nc.RequestWithContext(ctx, jobsMsgGetSubject, req)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -112,13 +119,13 @@ func (b *Broker) leaderGetJob(ctx context.Context, id string) ([]byte, uint64, e
 	return resp.Message.Data, resp.Message.Seq, nil
 }
 
-// CreateJob stores a new job record; it fails if the id exists.
-func (b *Broker) CreateJob(ctx context.Context, r *job.Record) error {
+// Create stores a new job record; it fails if the id exists.
+func (j *Jobs) Create(ctx context.Context, r *job.Record) error {
 	data, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
-	if _, err := b.jobs.Create(ctx, r.ID, data); err != nil {
+	if _, err := j.kv.Create(ctx, r.ID, data); err != nil {
 		return fmt.Errorf("create job %s: %w", r.ID, err)
 	}
 	return nil
@@ -126,20 +133,20 @@ func (b *Broker) CreateJob(ctx context.Context, r *job.Record) error {
 
 // Submit stores a new job for the coordinator to pick up and returns its
 // record.
-func (b *Broker) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
+func (j *Jobs) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
 	r := job.New(spec)
-	if err := b.CreateJob(ctx, r); err != nil {
+	if err := j.Create(ctx, r); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// UpdateJob applies change to a job's record with compare-and-set, retrying
+// Update applies change to a job's record with compare-and-set, retrying
 // when another process updated it in between. change may return
 // job.ErrNoChange to leave the record as it is.
-func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
+func (j *Jobs) Update(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
 	for {
-		r, rev, err := b.GetJob(ctx, id)
+		r, rev, err := j.Get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -156,8 +163,8 @@ func (b *Broker) UpdateJob(ctx context.Context, id string, change func(*job.Reco
 		// Sent again when its answer is lost: if the first one was
 		// applied, the second fails with the revision, and change sees
 		// the record as changed.
-		err = b.request(ctx, func(ctx context.Context) error {
-			_, err := b.jobs.Update(ctx, id, data, rev)
+		err = j.c.request(ctx, func(ctx context.Context) error {
+			_, err := j.kv.Update(ctx, id, data, rev)
 			return err
 		})
 		if err == nil {
@@ -177,13 +184,13 @@ func isWrongSequence(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
 }
 
-// ListJobs returns every job record, oldest first. The records come from
+// List returns every job record, oldest first. The records come from
 // one watch of the bucket: a request per record (its keys, then a Get of
 // each) made a submission, which looks for an unfinished job with its
 // spec, take 50 ms per thousand records in the bucket.
-func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
+func (j *Jobs) List(ctx context.Context) ([]*job.Record, error) {
 	for {
-		records, err := b.listJobs(ctx)
+		records, err := j.list(ctx)
 		if errors.Is(err, errStalled) && ctx.Err() == nil {
 			continue // a request lost: the watch again
 		}
@@ -200,7 +207,7 @@ func (b *Broker) ListJobs(ctx context.Context) ([]*job.Record, error) {
 // with a server that died.
 var errStalled = errors.New("no record for " + requestAttempt.String())
 
-func (b *Broker) listJobs(ctx context.Context) ([]*job.Record, error) {
+func (j *Jobs) list(ctx context.Context) ([]*job.Record, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stall := time.AfterFunc(requestAttempt, cancel)
@@ -211,7 +218,7 @@ func (b *Broker) listJobs(ctx context.Context) ([]*job.Record, error) {
 		}
 		return err
 	}
-	w, err := b.jobs.WatchAll(wctx, jetstream.IgnoreDeletes())
+	w, err := j.kv.WatchAll(wctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, stalled(err)
 	}
@@ -236,22 +243,22 @@ func (b *Broker) listJobs(ctx context.Context) ([]*job.Record, error) {
 	}
 }
 
-// WatchJob sends the job's record every time it changes, starting with the
+// Watch sends the job's record every time it changes, starting with the
 // current one, until ctx is done. A slow reader gets the newest record.
-func (b *Broker) WatchJob(ctx context.Context, id string) (<-chan *job.Record, error) {
-	return b.watch(ctx, id, true)
+func (j *Jobs) Watch(ctx context.Context, id string) (<-chan *job.Record, error) {
+	return j.watch(ctx, id, true)
 }
 
-// WatchJobs sends every job record as it is written, the existing ones
+// WatchAll sends every job record as it is written, the existing ones
 // first, until ctx is done; it drops none.
-func (b *Broker) WatchJobs(ctx context.Context) (<-chan *job.Record, error) {
-	return b.watch(ctx, ">", false)
+func (j *Jobs) WatchAll(ctx context.Context) (<-chan *job.Record, error) {
+	return j.watch(ctx, ">", false)
 }
 
 // watch decodes the records of the keys matching keys. Records that do not
 // decode (not written by wopr) are skipped.
-func (b *Broker) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *job.Record, error) {
-	w, err := b.jobs.Watch(ctx, keys)
+func (j *Jobs) watch(ctx context.Context, keys string, newestOnly bool) (<-chan *job.Record, error) {
+	w, err := j.kv.Watch(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("watch jobs %s: %w", keys, err)
 	}
@@ -299,10 +306,10 @@ const waitPoll = 2 * time.Second
 // Wait follows a job until it is final and returns its last record. It calls
 // progress (if not nil) with every change. It returns Err if the connection
 // fails for good meanwhile.
-func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error) {
+func (j *Jobs) Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	updates, err := b.WatchJob(wctx, id)
+	updates, err := j.Watch(wctx, id)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -310,7 +317,7 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 		// A watch that cannot start (its consumer not created while a
 		// restarted node rejoins the cluster, or not permitted) leaves
 		// the poll, which then reports progress too.
-		b.log.Warn("following the job by reading its record every few seconds", "job", id, "err", err)
+		j.c.log.Warn("following the job by reading its record every few seconds", "job", id, "err", err)
 		updates = nil
 	}
 	poll := time.NewTicker(waitPoll)
@@ -328,14 +335,14 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 			r = u
 		case <-poll.C:
 			gctx, gcancel := context.WithTimeout(wctx, waitPoll)
-			rec, _, err := b.GetJob(gctx, id)
+			rec, _, err := j.Get(gctx, id)
 			gcancel()
 			if err != nil || updates != nil && !rec.State.Final() {
 				continue // the watch reports progress
 			}
 			r = rec
-		case <-b.fail.done:
-			return nil, b.fail.err
+		case <-j.c.fail.done:
+			return nil, j.c.fail.err
 		}
 		if progress != nil {
 			progress(r)
@@ -348,8 +355,8 @@ func (b *Broker) Wait(ctx context.Context, id string, progress func(*job.Record)
 
 // Cancel asks the coordinator to cancel a job. It returns the record as
 // written; cancelling a final job changes nothing.
-func (b *Broker) Cancel(ctx context.Context, id string) (*job.Record, error) {
-	return b.UpdateJob(ctx, id, func(r *job.Record) error {
+func (j *Jobs) Cancel(ctx context.Context, id string) (*job.Record, error) {
+	return j.Update(ctx, id, func(r *job.Record) error {
 		if r.State.Final() || r.CancelRequested {
 			return job.ErrNoChange
 		}

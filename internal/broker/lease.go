@@ -56,21 +56,25 @@ func (l *Lease) lastRev() uint64 {
 	return l.rev
 }
 
-// AcquireLease takes the cluster's coordinator lease for h, waiting while
+// Leases is the bucket of the coordinator lease, which it creates when a
+// coordinator first asks for the lease.
+type Leases struct{ c *conn }
+
+// Acquire takes the cluster's coordinator lease for h, waiting while
 // another coordinator holds it (waiting is called once, with the holder).
 // It returns ctx's error if ctx ends first, and Err if the connection
 // fails for good.
-func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder)) (*Lease, error) {
+func (ls *Leases) Acquire(ctx context.Context, h Holder, waiting func(Holder)) (*Lease, error) {
 	var kv jetstream.KeyValue
-	err := b.retry(ctx, func(ctx context.Context) error {
+	err := ls.c.retry(ctx, func(ctx context.Context) error {
 		var err error
-		kv, err = b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		kv, err = ls.c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      LeaseBucket,
 			Description: "wopr: the coordinator that runs the cluster's jobs",
 			History:     1,
 			TTL:         LeaseTTL,
 			Storage:     jetstream.FileStorage,
-			Replicas:    b.replicas(),
+			Replicas:    ls.c.replicas(),
 		})
 		return err
 	})
@@ -100,8 +104,8 @@ func (b *Broker) AcquireLease(ctx context.Context, h Holder, waiting func(Holder
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-b.fail.done:
-			return nil, b.fail.err
+		case <-ls.c.fail.done:
+			return nil, ls.c.fail.err
 		case <-time.After(LeaseTTL / 10):
 		}
 	}

@@ -16,7 +16,7 @@ func TestCoordinatorLease(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a := Holder{ID: "a", Host: "h", PID: 1, Data: "/a"}
-	first, err := b.AcquireLease(ctx, a, nil)
+	first, err := b.Leases().Acquire(ctx, a, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,13 +27,13 @@ func TestCoordinatorLease(t *testing.T) {
 	// waiting when its context ends (here, once it has been told).
 	var told []Holder
 	standing, stopStanding := context.WithCancel(ctx)
-	_, err = b.AcquireLease(standing, Holder{ID: "b", PID: 2}, func(h Holder) { told = append(told, h); stopStanding() })
+	_, err = b.Leases().Acquire(standing, Holder{ID: "b", PID: 2}, func(h Holder) { told = append(told, h); stopStanding() })
 	stopStanding()
 	if !errors.Is(err, context.Canceled) || len(told) != 1 || told[0] != a {
 		t.Fatalf("second coordinator: %v, told %v; want it to stand by, told of %v", err, told, a)
 	}
 	// The same coordinator restarted takes its lease back at once.
-	again, err := b.AcquireLease(ctx, Holder{ID: "a", PID: 3}, func(Holder) { t.Error("a restarted holder was made to wait") })
+	again, err := b.Leases().Acquire(ctx, Holder{ID: "a", PID: 3}, func(Holder) { t.Error("a restarted holder was made to wait") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCoordinatorLease(t *testing.T) {
 	// Released, it goes to the one standing by.
 	got := make(chan error, 1)
 	go func() {
-		l, err := b.AcquireLease(ctx, Holder{ID: "b", PID: 2}, nil)
+		l, err := b.Leases().Acquire(ctx, Holder{ID: "b", PID: 2}, nil)
 		if err == nil {
 			err = l.Renew(ctx)
 		}

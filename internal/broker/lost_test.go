@@ -124,7 +124,7 @@ func TestRequestsOutliveALostRequest(t *testing.T) {
 	p := newLossyProxy(t, strings.TrimPrefix(direct.nc.ConnectedUrl(), "nats://"))
 	b := openOn(t, p.url())
 	ctx := context.Background()
-	j, err := b.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,27 +132,27 @@ func TestRequestsOutliveALostRequest(t *testing.T) {
 		name, prefix string
 		call         func(ctx context.Context) error
 	}{
-		{"GetJob", "$JS.API.DIRECT.GET.KV_" + jobsBucket, func(ctx context.Context) error {
-			_, _, err := b.GetJob(ctx, j.ID)
+		{"Jobs.Get", "$JS.API.DIRECT.GET.KV_" + jobsBucket, func(ctx context.Context) error {
+			_, _, err := b.Jobs().Get(ctx, j.ID)
 			return err
 		}},
-		{"UpdateJob", "$KV." + jobsBucket + ".", func(ctx context.Context) error {
-			_, err := b.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.Done++; return nil })
+		{"Jobs.Update", "$KV." + jobsBucket + ".", func(ctx context.Context) error {
+			_, err := b.Jobs().Update(ctx, j.ID, func(r *job.Record) error { r.Done++; return nil })
 			return err
 		}},
-		{"ListJobs", "$JS.API.CONSUMER.CREATE.KV_" + jobsBucket, func(ctx context.Context) error {
-			jobs, err := b.ListJobs(ctx)
+		{"Jobs.List", "$JS.API.CONSUMER.CREATE.KV_" + jobsBucket, func(ctx context.Context) error {
+			jobs, err := b.Jobs().List(ctx)
 			if err == nil && len(jobs) != 1 {
-				t.Errorf("ListJobs: %d jobs, want 1", len(jobs))
+				t.Errorf("Jobs.List: %d jobs, want 1", len(jobs))
 			}
 			return err
 		}},
 		{"HasTask", "$JS.API.STREAM.MSG.GET." + tasksStream, func(ctx context.Context) error {
-			_, err := b.HasTask(ctx, j.ID, "t1")
+			_, err := b.Work().HasTask(ctx, j.ID, "t1")
 			return err
 		}},
 		{"PurgeJob", "$JS.API.STREAM.PURGE." + tasksStream, func(ctx context.Context) error {
-			return b.PurgeJob(ctx, j.ID)
+			return b.Work().PurgeJob(ctx, j.ID)
 		}},
 	} {
 		p.dropNext(c.prefix)
@@ -168,7 +168,7 @@ func TestRequestsOutliveALostRequest(t *testing.T) {
 		}
 		p.dropNext("")
 	}
-	got, _, err := b.GetJob(ctx, j.ID)
+	got, _, err := b.Jobs().Get(ctx, j.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

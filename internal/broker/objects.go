@@ -16,24 +16,24 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// Objects returns the cluster's object store as the kinds see it.
-func (b *Broker) Objects() tasks.Objects { return objects{b.objects, b.pieces, b.handoff, b.lender} }
-
-type objects struct {
+// Objects is the cluster's store of job inputs and outputs: the object
+// store, and the bucket of pieces, inputs that fit a message (each a
+// task's), which a Lender may leave in their files. It is what the kinds
+// read their inputs from and write their outputs to (tasks.Objects), what
+// a client uploads inputs to (tasks.Inputs) and downloads outputs from.
+type Objects struct {
+	c      *conn
 	os     jetstream.ObjectStore
 	pieces jetstream.KeyValue
-	h      *handoff
-	l      *lender
+	lender Lender // nil unless SetLender
 }
 
 // Get returns an object's content, which the caller must not change: a
 // piece (UploadContent) from its bucket or its place in a file
 // (UploadFileRange), any other from the object store.
-func (o objects) Get(ctx context.Context, name string) ([]byte, error) {
+func (o *Objects) Get(ctx context.Context, name string) ([]byte, error) {
 	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
 		data, err := o.getPiece(ctx, key)
 		if err != nil {
@@ -51,14 +51,14 @@ const piecePrefix = "piece/"
 // unless it is there already, and returns the name. Data that fits a
 // message goes to the bucket of pieces, where reading it back is one
 // request (reading an object takes a consumer of its own, which cost 25
-// ms a read of a 250 KB piece); anything bigger is an input (Upload). It
+// ms a read of a 250 KB piece); anything bigger is an input object. It
 // may be called from several goroutines at once.
-func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error) {
-	if !b.fitsPiece(data) {
-		return b.Upload(ctx, NewInput(data))
+func (o *Objects) UploadContent(ctx context.Context, data []byte) (string, error) {
+	if !o.fitsPiece(data) {
+		return o.upload(ctx, NewInput(data))
 	}
 	key := contentKey(data)
-	if _, err := b.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+	if _, err := o.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return "", fmt.Errorf("store piece %s: %w", key, err)
 	}
 	return piecePrefix + key, nil
@@ -67,17 +67,19 @@ func (b *Broker) UploadContent(ctx context.Context, data []byte) (string, error)
 // DeleteContent deletes what UploadContent stored under name (nothing if
 // it is not there). Names are made from content: delete only what no job
 // that may still run names.
-func (b *Broker) DeleteContent(ctx context.Context, name string) error {
+func (o *Objects) DeleteContent(ctx context.Context, name string) error {
 	if key, ok := strings.CutPrefix(name, piecePrefix); ok {
-		b.lender.forget(key)
+		if o.lender != nil {
+			o.lender.Forget(key)
+		}
 		for _, k := range []string{key, refPrefix + key} {
-			if err := b.pieces.Purge(ctx, k); err != nil {
+			if err := o.pieces.Purge(ctx, k); err != nil {
 				return fmt.Errorf("delete piece %s: %w", name, err)
 			}
 		}
 		return nil
 	}
-	if err := b.objects.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+	if err := o.os.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return fmt.Errorf("delete object %s: %w", name, err)
 	}
 	return nil
@@ -87,9 +89,11 @@ func (b *Broker) DeleteContent(ctx context.Context, name string) error {
 // whose jobs are all finished (deleting pieces one by one has the server
 // read the blocks that hold them: 40 MB of resident memory for the pieces
 // of a million puzzles).
-func (b *Broker) PurgePieces(ctx context.Context) error {
-	b.lender.forgetAll()
-	s, err := b.js.Stream(ctx, "KV_"+piecesBucket)
+func (o *Objects) PurgePieces(ctx context.Context) error {
+	if o.lender != nil {
+		o.lender.ForgetAll()
+	}
+	s, err := o.c.js.Stream(ctx, "KV_"+piecesBucket)
 	if err == nil {
 		err = s.Purge(ctx)
 	}
@@ -103,8 +107,8 @@ func (b *Broker) PurgePieces(ctx context.Context) error {
 const pieceHeadroom = 4 << 10
 
 // fitsPiece tells whether data fits a message of the bucket of pieces.
-func (b *Broker) fitsPiece(data []byte) bool {
-	return len(data) <= int(b.nc.MaxPayload())-pieceHeadroom
+func (o *Objects) fitsPiece(data []byte) bool {
+	return len(data) <= int(o.c.nc.MaxPayload())-pieceHeadroom
 }
 
 // contentKey is the key of data among the pieces: its name as an input
@@ -137,19 +141,8 @@ func getObject(ctx context.Context, os jetstream.ObjectStore, name string) ([]by
 	return data, nil
 }
 
-// Put stores an object; with the handoff, an output that the client of
-// this process has a file for is written to that file instead.
-func (o objects) Put(ctx context.Context, name string, data []byte) error {
-	f, err := o.h.sink(name)
-	if err != nil {
-		return fmt.Errorf("output %s: %w", name, err)
-	}
-	if f != nil {
-		if _, err := f.Write(data); err != nil {
-			return fmt.Errorf("output %s: %w", name, err)
-		}
-		return nil
-	}
+// Put stores an object.
+func (o *Objects) Put(ctx context.Context, name string, data []byte) error {
 	if _, err := o.os.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("put object %s: %w", name, err)
 	}
@@ -157,17 +150,10 @@ func (o objects) Put(ctx context.Context, name string, data []byte) error {
 }
 
 // Create starts the object name, written in order through the writer (see
-// tasks.Outputs): with the handoff, to the client's file for it, if there
-// is one; otherwise as objects of up to partSize bytes, "<name>/<i>" from
-// i = 0, put as they fill. The writer's Parts tells how many it put.
-func (o objects) Create(ctx context.Context, name string) (io.WriteCloser, error) {
-	f, err := o.h.sink(name)
-	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", name, err)
-	}
-	if f != nil {
-		return sinkWriter{f}, nil
-	}
+// tasks.Outputs) as objects of up to partSize bytes, "<name>/<i>" from
+// i = 0, put as they fill. Once closed, the writer's method Parts() int
+// tells how many it put (DownloadTo reads them back).
+func (o *Objects) Create(ctx context.Context, name string) (io.WriteCloser, error) {
 	return &partWriter{os: o.os, name: name}, nil
 }
 
@@ -175,7 +161,7 @@ func (o objects) Create(ctx context.Context, name string) (io.WriteCloser, error
 const partSize = 8 << 20
 
 // PartName is the object name of part i of an object written a part at a
-// time (objects.Create).
+// time (Objects.Create).
 func PartName(name string, i int) string { return name + "/" + strconv.Itoa(i) }
 
 // partWriter writes an object as parts.
@@ -262,51 +248,40 @@ func NewInput(data []byte) Input {
 	return Input{Name: "input/" + hex.EncodeToString(root[:]), Data: data}
 }
 
-// UploadInput stores a job input under a name derived from its content
-// (NewInput), skipping the upload when it is already there, and returns the
-// name.
-func (b *Broker) UploadInput(ctx context.Context, r io.Reader) (string, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return "", fmt.Errorf("read input: %w", err)
-	}
-	return b.Upload(ctx, NewInput(data))
-}
-
-// Upload stores an input made by NewInput, unless an object of its name
+// upload stores an input made by NewInput, unless an object of its name
 // and size is there already, and returns its name. It may be called from
 // several goroutines at once.
-func (b *Broker) Upload(ctx context.Context, in Input) (string, error) {
+func (o *Objects) upload(ctx context.Context, in Input) (string, error) {
 	name, data := in.Name, in.Data
-	info, err := b.objects.GetInfo(ctx, name)
+	info, err := o.os.GetInfo(ctx, name)
 	if err == nil && info.Size == uint64(len(data)) {
 		return name, nil
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return "", fmt.Errorf("look up object %s: %w", name, err)
 	}
-	if _, err := b.objects.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
+	if _, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
 		return "", fmt.Errorf("upload input: %w", err)
 	}
 	return name, nil
 }
 
 // DownloadTo writes an object to w; parts > 0 says that it was written in
-// that many parts (objects.Create), which are written one after another.
-func (b *Broker) DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error {
+// that many parts (Objects.Create), which are written one after another.
+func (o *Objects) DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error {
 	if parts == 0 {
-		return b.download(ctx, name, w)
+		return o.download(ctx, name, w)
 	}
 	for i := range parts {
-		if err := b.download(ctx, PartName(name, i), w); err != nil {
+		if err := o.download(ctx, PartName(name, i), w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *Broker) download(ctx context.Context, name string, w io.Writer) error {
-	res, err := b.objects.Get(ctx, name)
+func (o *Objects) download(ctx context.Context, name string, w io.Writer) error {
+	res, err := o.os.Get(ctx, name)
 	if err != nil {
 		return fmt.Errorf("get object %s: %w", name, err)
 	}

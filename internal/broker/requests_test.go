@@ -16,14 +16,14 @@ import (
 
 // A replica of the jobs bucket that has not yet applied a job's creation
 // answers the bucket's Get with "not found" (a direct get is answered by
-// any replica): GetJob asks the stream's leader before it says a job does
+// any replica): Jobs.Get asks the stream's leader before it says a job does
 // not exist. The stale replica is played by a subscriber that answers the
 // direct gets with 404, the server's own answering being turned off.
 func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 	b := runServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	j, err := b.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,18 +46,18 @@ func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 	}
 	defer sub.Unsubscribe()
 
-	got, rev, err := b.GetJob(ctx, j.ID)
+	got, rev, err := b.Jobs().Get(ctx, j.ID)
 	if err != nil || got.ID != j.ID || rev == 0 {
-		t.Fatalf("GetJob of a job a replica does not know yet: %v, revision %d, %v; want the job", got, rev, err)
+		t.Fatalf("Jobs.Get of a job a replica does not know yet: %v, revision %d, %v; want the job", got, rev, err)
 	}
 	if stale.Load() == 0 {
 		t.Error("no direct get reached the stale replica: the test tests nothing")
 	}
-	if _, err := b.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.Done = 1; return nil }); err != nil {
-		t.Errorf("UpdateJob: %v", err)
+	if _, err := b.Jobs().Update(ctx, j.ID, func(r *job.Record) error { r.Done = 1; return nil }); err != nil {
+		t.Errorf("Jobs.Update: %v", err)
 	}
-	if _, _, err := b.GetJob(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
-		t.Errorf("GetJob of a job that does not exist: %v, want job.ErrNotFound", err)
+	if _, _, err := b.Jobs().Get(ctx, "20260101-000000-000000"); !errors.Is(err, job.ErrNotFound) {
+		t.Errorf("Jobs.Get of a job that does not exist: %v, want job.ErrNotFound", err)
 	}
 }
 
@@ -89,26 +89,26 @@ func ownerAndDenied(t *testing.T, deny ...string) (owner, denied *Broker) {
 	return owner, denied
 }
 
-// A request the server's permissions deny is never answered: GetJob, and
+// A request the server's permissions deny is never answered: Jobs.Get, and
 // any request, ends with the violation the server reports rather than
 // sending the request again until its context ends (which, for a worker
 // reading job records, is never).
 func TestDeniedRequestEndsAtOnce(t *testing.T) {
 	owner, reader := ownerAndDenied(t, "$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>")
 	ctx := context.Background()
-	j, err := owner.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := owner.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, _, err := reader.GetJob(ctx, j.ID); done <- err }()
+	go func() { _, _, err := reader.Jobs().Get(ctx, j.ID); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, nats.ErrPermissionViolation) || !strings.Contains(err.Error(), "DIRECT.GET") {
-			t.Errorf("GetJob denied: %v, want the permission violation naming the subject", err)
+			t.Errorf("Jobs.Get denied: %v, want the permission violation naming the subject", err)
 		}
 	case <-time.After(time.Minute):
-		t.Fatal("GetJob denied by the server's permissions still trying after a minute")
+		t.Fatal("Jobs.Get denied by the server's permissions still trying after a minute")
 	}
 }
 
@@ -117,7 +117,7 @@ func TestDeniedRequestEndsAtOnce(t *testing.T) {
 func TestURLOfSeveralServers(t *testing.T) {
 	s := startServer(t, nil)
 	b := openOn(t, s.ClientURL()+", "+s.ClientURL())
-	if _, err := b.Submit(context.Background(), job.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
+	if _, err := b.Jobs().Submit(context.Background(), job.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -133,10 +133,10 @@ func TestWaitWithoutWatch(t *testing.T) {
 	defer cancel()
 	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer wcancel()
-	if _, err := follower.WatchJob(wctx, "x"); err == nil {
+	if _, err := follower.Jobs().Watch(wctx, "x"); err == nil {
 		t.Fatal("the follower may watch the jobs: the test tests nothing")
 	}
-	j, err := owner.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := owner.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestWaitWithoutWatch(t *testing.T) {
 		// As analyze report --wait: a context without a deadline, so
 		// that creating the watch's consumer times out by itself.
 		var err error
-		last, err = follower.Wait(context.Background(), j.ID, func(r *job.Record) { progress <- r })
+		last, err = follower.Jobs().Wait(context.Background(), j.ID, func(r *job.Record) { progress <- r })
 		done <- err
 	}()
 	select {
@@ -157,7 +157,7 @@ func TestWaitWithoutWatch(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no progress reported within a minute")
 	}
-	if _, err := owner.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.State = job.Done; return nil }); err != nil {
+	if _, err := owner.Jobs().Update(ctx, j.ID, func(r *job.Record) error { r.State = job.Done; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	select {

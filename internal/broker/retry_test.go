@@ -13,8 +13,8 @@ func TestRetryOutlivesLostRequest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	calls := 0
-	b := &Broker{fail: &failure{done: make(chan struct{})}}
-	err := b.retry(ctx, func(ctx context.Context) error {
+	c := &conn{fail: &failure{done: make(chan struct{})}}
+	err := c.retry(ctx, func(ctx context.Context) error {
 		calls++
 		if calls == 1 {
 			<-ctx.Done() // no answer

@@ -13,14 +13,61 @@ import (
 	"github.com/woprlabs/wopr/pkg/job"
 )
 
+// Work is the work queue of tasks, which the coordinator publishes and
+// workers take, the queue of their results, which the coordinator merges,
+// and the queue of dead letters: tasks that reached MaxDeliver.
+type Work struct {
+	c       *conn
+	tasks   jetstream.Stream
+	results jetstream.Stream
+	dead    jetstream.Stream
+}
+
+// EnsureConsumers creates the durable consumers (the coordinator's job).
+func (w *Work) EnsureConsumers(ctx context.Context) error {
+	return w.c.retry(ctx, func(ctx context.Context) error {
+		_, err := w.tasks.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       workersConsumer,
+			Description:   "shared by every wopr worker",
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       w.c.cfg.AckWait,
+			MaxDeliver:    w.c.cfg.MaxDeliver,
+			MaxAckPending: w.c.cfg.MaxAckPending,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", workersConsumer, err)
+		}
+		_, err = w.results.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:       coordConsumer,
+			Description:   "the wopr coordinator's inbox",
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       30 * time.Second,
+			MaxAckPending: 1024,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", coordConsumer, err)
+		}
+		_, err = w.dead.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			Durable:     deadConsumer,
+			Description: "the wopr coordinator's dead-letter inbox",
+			AckPolicy:   jetstream.AckExplicitPolicy,
+			AckWait:     30 * time.Second,
+		})
+		if err != nil {
+			return fmt.Errorf("create consumer %s: %w", deadConsumer, err)
+		}
+		return nil
+	})
+}
+
 // PublishTask puts a task on the work queue. The message id
 // "<job>/<task>/<epoch>" makes a re-publication in the same epoch a no-op
 // within the stream's two-minute dedup window.
-func (b *Broker) PublishTask(ctx context.Context, t job.Task) error {
+func (w *Work) PublishTask(ctx context.Context, t job.Task) error {
 	id := fmt.Sprintf("%s/%s/%d", t.Job, t.ID, t.Epoch)
 	msg := encodeTask(t)
-	if err := b.request(ctx, func(ctx context.Context) error {
-		_, err := b.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
+	if err := w.c.request(ctx, func(ctx context.Context) error {
+		_, err := w.c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
 		return err
 	}); err != nil {
 		return fmt.Errorf("publish task %s/%s: %w", t.Job, t.ID, err)
@@ -30,9 +77,9 @@ func (b *Broker) PublishTask(ctx context.Context, t job.Task) error {
 
 // HasTask reports whether a task of a job is still in the work queue
 // (waiting, or with a worker).
-func (b *Broker) HasTask(ctx context.Context, jobID, task string) (bool, error) {
-	err := b.request(ctx, func(ctx context.Context) error {
-		_, err := b.tasks.GetLastMsgForSubject(ctx, taskSubject(jobID, task))
+func (w *Work) HasTask(ctx context.Context, jobID, task string) (bool, error) {
+	err := w.c.request(ctx, func(ctx context.Context) error {
+		_, err := w.tasks.GetLastMsgForSubject(ctx, taskSubject(jobID, task))
 		return err
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
@@ -45,8 +92,8 @@ func (b *Broker) HasTask(ctx context.Context, jobID, task string) (bool, error) 
 }
 
 // QueuedTasks counts the tasks in the work queue, waiting or with a worker.
-func (b *Broker) QueuedTasks(ctx context.Context) (uint64, error) {
-	info, err := b.tasks.Info(ctx)
+func (w *Work) QueuedTasks(ctx context.Context) (uint64, error) {
+	info, err := w.tasks.Info(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("work queue: %w", err)
 	}
@@ -55,8 +102,8 @@ func (b *Broker) QueuedTasks(ctx context.Context) (uint64, error) {
 
 // InFlight counts the tasks delivered to workers and neither acknowledged
 // nor handed back yet.
-func (b *Broker) InFlight(ctx context.Context) (int, error) {
-	c, err := b.tasks.Consumer(ctx, workersConsumer)
+func (w *Work) InFlight(ctx context.Context) (int, error) {
+	c, err := w.tasks.Consumer(ctx, workersConsumer)
 	if err != nil {
 		return 0, fmt.Errorf("consumer %s: %w", workersConsumer, err)
 	}
@@ -68,9 +115,9 @@ func (b *Broker) InFlight(ctx context.Context) (int, error) {
 }
 
 // PurgeJob removes every queued or in-flight task of a job.
-func (b *Broker) PurgeJob(ctx context.Context, jobID string) error {
-	if err := b.request(ctx, func(ctx context.Context) error {
-		return b.tasks.Purge(ctx, jetstream.WithPurgeSubject(jobTasksSubject(jobID)))
+func (w *Work) PurgeJob(ctx context.Context, jobID string) error {
+	if err := w.c.request(ctx, func(ctx context.Context) error {
+		return w.tasks.Purge(ctx, jetstream.WithPurgeSubject(jobTasksSubject(jobID)))
 	}); err != nil {
 		return fmt.Errorf("purge tasks of %s: %w", jobID, err)
 	}
@@ -82,8 +129,8 @@ func (b *Broker) PurgeJob(ctx context.Context, jobID string) error {
 // one as it starts, whose coordinator publishes again the unfinished tasks
 // of the job it resumes (a task no longer queued was lost, as it sees it),
 // and whose workers are then free of the tasks of other jobs.
-func (b *Broker) PurgeTasks(ctx context.Context) error {
-	if err := b.tasks.Purge(ctx); err != nil {
+func (w *Work) PurgeTasks(ctx context.Context) error {
+	if err := w.tasks.Purge(ctx); err != nil {
 		return fmt.Errorf("purge the work queue: %w", err)
 	}
 	return nil
@@ -97,8 +144,8 @@ func (b *Broker) PurgeTasks(ctx context.Context) error {
 // Only for a cluster where no worker is running: an embedded one as it
 // starts. The deliveries' counts start again too, so MaxDeliver counts
 // within one run of the process.
-func (b *Broker) ForgetDeliveries(ctx context.Context) error {
-	err := b.tasks.DeleteConsumer(ctx, workersConsumer)
+func (w *Work) ForgetDeliveries(ctx context.Context) error {
+	err := w.tasks.DeleteConsumer(ctx, workersConsumer)
 	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return fmt.Errorf("delete consumer %s: %w", workersConsumer, err)
 	}
@@ -108,8 +155,8 @@ func (b *Broker) ForgetDeliveries(ctx context.Context) error {
 // ObserveTasks calls f with every task published from now on, as it is
 // published (a plain subscription: it takes nothing from the work queue),
 // until ctx ends: for tests and tracing.
-func (b *Broker) ObserveTasks(ctx context.Context, f func(job.Task)) error {
-	sub, err := b.nc.Subscribe(allTasksSubject, func(m *nats.Msg) {
+func (w *Work) ObserveTasks(ctx context.Context, f func(job.Task)) error {
+	sub, err := w.c.nc.Subscribe(allTasksSubject, func(m *nats.Msg) {
 		if t, err := decodeTask(m.Header, m.Data); err == nil {
 			f(t)
 		}
@@ -117,7 +164,7 @@ func (b *Broker) ObserveTasks(ctx context.Context, f func(job.Task)) error {
 	if err != nil {
 		return fmt.Errorf("observe tasks: %w", err)
 	}
-	if err := b.nc.Flush(); err != nil {
+	if err := w.c.nc.Flush(); err != nil {
 		_ = sub.Unsubscribe()
 		return fmt.Errorf("observe tasks: %w", err)
 	}
@@ -128,10 +175,10 @@ func (b *Broker) ObserveTasks(ctx context.Context, f func(job.Task)) error {
 // PublishResult sends a task's result to the coordinator and waits for
 // JetStream to store it, sending it again while the server does not
 // answer. (A result stored twice is merged once.)
-func (b *Broker) PublishResult(ctx context.Context, r job.Result) error {
+func (w *Work) PublishResult(ctx context.Context, r job.Result) error {
 	msg := encodeResult(r)
-	if err := b.request(ctx, func(ctx context.Context) error {
-		_, err := b.js.PublishMsg(ctx, msg)
+	if err := w.c.request(ctx, func(ctx context.Context) error {
+		_, err := w.c.js.PublishMsg(ctx, msg)
 		return err
 	}); err != nil {
 		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
@@ -147,12 +194,12 @@ type TaskSource struct {
 
 // Tasks returns the work queue's shared consumer, waiting until the
 // coordinator has created it or ctx ends.
-func (b *Broker) Tasks(ctx context.Context) (*TaskSource, error) {
-	c, err := b.consumer(ctx, b.tasks, workersConsumer)
+func (w *Work) Tasks(ctx context.Context) (*TaskSource, error) {
+	c, err := w.consumer(ctx, w.tasks, workersConsumer)
 	if err != nil {
 		return nil, fmt.Errorf("%w (is a coordinator running?)", err)
 	}
-	s := &TaskSource{cons: c, ackWait: b.cfg.AckWait}
+	s := &TaskSource{cons: c, ackWait: w.c.cfg.AckWait}
 	if info := c.CachedInfo(); info != nil && info.Config.AckWait > 0 {
 		s.ackWait = info.Config.AckWait
 	}
@@ -222,15 +269,15 @@ func (d delivery) Terminate(reason string) error { return d.msg.TermWithReason(r
 // coordinator, one at a time, until ctx ends; a result is acknowledged
 // when handle returns. Messages that are not results are logged and
 // dropped.
-func (b *Broker) ConsumeResults(ctx context.Context, handle func(job.Result)) error {
-	cons, err := b.consumer(ctx, b.results, coordConsumer)
+func (w *Work) ConsumeResults(ctx context.Context, handle func(job.Result)) error {
+	cons, err := w.consumer(ctx, w.results, coordConsumer)
 	if err != nil {
 		return err
 	}
-	return b.consume(ctx, cons, func(msg jetstream.Msg) {
+	return w.consume(ctx, cons, func(msg jetstream.Msg) {
 		r, err := decodeResult(msg.Headers(), msg.Data())
 		if err != nil {
-			b.log.Warn("dropping a message that is not a result", "subject", msg.Subject(), "err", err)
+			w.c.log.Warn("dropping a message that is not a result", "subject", msg.Subject(), "err", err)
 			_ = msg.Term()
 			return
 		}
@@ -243,12 +290,12 @@ func (b *Broker) ConsumeResults(ctx context.Context, handle func(job.Result)) er
 // workers crashed or timed out on it every time) and the number of its
 // deliveries, one at a time, until ctx ends. Such a task stays in a
 // work-queue stream, undelivered: once handle returns it is deleted.
-func (b *Broker) ConsumeDead(ctx context.Context, handle func(t job.Task, deliveries uint64)) error {
-	cons, err := b.consumer(ctx, b.dead, deadConsumer)
+func (w *Work) ConsumeDead(ctx context.Context, handle func(t job.Task, deliveries uint64)) error {
+	cons, err := w.consumer(ctx, w.dead, deadConsumer)
 	if err != nil {
 		return err
 	}
-	return b.consume(ctx, cons, func(msg jetstream.Msg) {
+	return w.consume(ctx, cons, func(msg jetstream.Msg) {
 		var adv struct {
 			StreamSeq  uint64 `json:"stream_seq"`
 			Deliveries uint64 `json:"deliveries"`
@@ -259,7 +306,7 @@ func (b *Broker) ConsumeDead(ctx context.Context, handle func(t job.Task, delive
 		}
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		raw, err := b.tasks.GetMsg(actx, adv.StreamSeq)
+		raw, err := w.tasks.GetMsg(actx, adv.StreamSeq)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			_ = msg.Ack() // already gone (purged, or acked at the last moment)
 			return
@@ -271,8 +318,8 @@ func (b *Broker) ConsumeDead(ctx context.Context, handle func(t job.Task, delive
 		if t, err := decodeTask(raw.Header, raw.Data); err == nil {
 			handle(t, adv.Deliveries)
 		}
-		if err := b.tasks.DeleteMsg(actx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			b.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)
+		if err := w.tasks.DeleteMsg(actx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			w.c.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)
 		}
 		_ = msg.Ack()
 	})
@@ -280,9 +327,9 @@ func (b *Broker) ConsumeDead(ctx context.Context, handle func(t job.Task, delive
 
 // consumer returns a durable consumer of stream, waiting while a cluster
 // elects leaders, until ctx ends.
-func (b *Broker) consumer(ctx context.Context, stream jetstream.Stream, name string) (jetstream.Consumer, error) {
+func (w *Work) consumer(ctx context.Context, stream jetstream.Stream, name string) (jetstream.Consumer, error) {
 	var c jetstream.Consumer
-	err := b.retry(ctx, b.tellOnce("waiting for the consumer "+name, func(ctx context.Context) error {
+	err := w.c.retry(ctx, w.c.tellOnce("waiting for the consumer "+name, func(ctx context.Context) error {
 		var err error
 		c, err = stream.Consumer(ctx, name)
 		return err
@@ -299,7 +346,7 @@ func (b *Broker) consumer(ctx context.Context, stream jetstream.Stream, name str
 // whole buffer again, which must stay under its 64 MB limit for a
 // subscription (messages over it are dropped and come back only after
 // AckWait).
-func (b *Broker) consume(ctx context.Context, cons jetstream.Consumer, handle func(jetstream.Msg)) error {
+func (w *Work) consume(ctx context.Context, cons jetstream.Consumer, handle func(jetstream.Msg)) error {
 	it, err := cons.Messages(jetstream.PullMaxMessages(64))
 	if err != nil {
 		return fmt.Errorf("consume: %w", err)
@@ -312,7 +359,7 @@ func (b *Broker) consume(ctx context.Context, cons jetstream.Consumer, handle fu
 			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 				return nil
 			}
-			b.log.Warn("next message", "err", err)
+			w.c.log.Warn("next message", "err", err)
 			continue
 		}
 		handle(msg)

@@ -17,10 +17,10 @@ func TestTaskSource(t *testing.T) {
 	b := runServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := b.EnsureConsumers(ctx); err != nil {
+	if err := b.Work().EnsureConsumers(ctx); err != nil {
 		t.Fatal(err)
 	}
-	src, err := b.Tasks(ctx)
+	src, err := b.Work().Tasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestTaskSource(t *testing.T) {
 		t.Errorf("AckWait %v, want %v", src.AckWait(), DefaultConfig().AckWait)
 	}
 	want := job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: 1, Check: job.PayloadCheck([]byte("p")), Payload: []byte("p")}
-	if err := b.PublishTask(ctx, want); err != nil {
+	if err := b.Work().PublishTask(ctx, want); err != nil {
 		t.Fatal(err)
 	}
 	next := func() job.Delivery {
@@ -56,7 +56,7 @@ func TestTaskSource(t *testing.T) {
 	if err := d.Ack(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := b.QueuedTasks(ctx); err != nil || n != 0 {
+	if n, err := b.Work().QueuedTasks(ctx); err != nil || n != 0 {
 		t.Errorf("after the ack, %d tasks queued (%v), want 0", n, err)
 	}
 	if d, err := src.Next(ctx, 200*time.Millisecond); d != nil || err != nil {
@@ -80,20 +80,20 @@ func TestConsumeResults(t *testing.T) {
 	b := runServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := b.EnsureConsumers(ctx); err != nil {
+	if err := b.Work().EnsureConsumers(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.js.Publish(ctx, resultSubject("j1"), []byte("no headers")); err != nil {
 		t.Fatal(err)
 	}
 	want := job.Result{Job: "j1", Task: "t1", Check: "c", Worker: "w", Data: []byte("42"), Seconds: 1}
-	if err := b.PublishResult(ctx, want); err != nil {
+	if err := b.Work().PublishResult(ctx, want); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan job.Result, 2)
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- b.ConsumeResults(cctx, func(r job.Result) { got <- r }) }()
+	go func() { done <- b.Work().ConsumeResults(cctx, func(r job.Result) { got <- r }) }()
 	r := <-got
 	stop()
 	if err := <-done; err != nil {

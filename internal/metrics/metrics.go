@@ -152,7 +152,7 @@ func (r *Registry) TaskDeadLettered(kind string) {
 // Jobs sets the number of job records in state.
 func (r *Registry) Jobs(state string, n int) { r.jobs.WithLabelValues(state).Set(float64(n)) }
 
-// Queue is the work queue as the queue gauges sample it (broker.Broker).
+// Queue is the work queue as the queue gauges sample it (broker.Work).
 type Queue interface {
 	// QueuedTasks counts the tasks waiting or with a worker.
 	QueuedTasks(ctx context.Context) (uint64, error)

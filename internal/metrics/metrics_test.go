@@ -272,5 +272,5 @@ func TestSampleQueue(t *testing.T) {
 var (
 	_ coordinator.Metrics = (*metrics.Registry)(nil)
 	_ worker.Metrics      = (*metrics.Registry)(nil)
-	_ metrics.Queue       = (*broker.Broker)(nil)
+	_ metrics.Queue       = (*broker.Work)(nil)
 )

@@ -84,19 +84,21 @@ var ErrJobFailed = errors.New("job did not complete")
 
 // session is a connection to a cluster, embedded or remote.
 type session struct {
-	b        *broker.Broker
-	cluster  *embedded.Cluster
+	jobs     Records
+	store    Store
+	queue    Queue
+	cluster  *embedded.Cluster // nil: remote
 	shutdown func()
 	once     sync.Once
 	closed   chan struct{}
 	// sinks are the files, to be renamed to the outputs' paths, that an
-	// embedded coordinator writes the job's outputs to (broker.Broker.Sink),
+	// embedded coordinator writes the job's outputs to (embedded.Cluster.Sink),
 	// by output name.
 	sinks map[string]*os.File
 }
 
-func newSession(b *broker.Broker, cluster *embedded.Cluster, shutdown func()) *session {
-	return &session{b: b, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
+func newSession(jobs Records, store Store, queue Queue, cluster *embedded.Cluster, shutdown func()) *session {
+	return &session{jobs: jobs, store: store, queue: queue, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
 }
 
 // release starts closing the session in the background: nothing more is
@@ -137,7 +139,7 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		if err != nil {
 			return nil, fmt.Errorf("nats at %s: %w", broker.RedactURL(o.NATS), err)
 		}
-		return newSession(b, nil, b.Close), nil
+		return newSession(b.Jobs(), b.Objects(), b.Work(), nil, b.Close), nil
 	}
 	dir := o.Data
 	if dir == "" {
@@ -148,7 +150,8 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		if err != nil {
 			return nil, err
 		}
-		return newSession(c.Broker, c, func() { _ = c.Close(context.Background()) }), nil
+		b := c.Broker
+		return newSession(b.Jobs(), b.Objects(), b.Work(), c, func() { _ = c.Close(context.Background()) }), nil
 	}
 	m, err := serveMetrics(o)
 	if err != nil {
@@ -160,7 +163,8 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		return nil, err
 	}
 	m.readyWith(c)
-	return newSession(c.Broker, c, func() {
+	b := c.Broker
+	return newSession(b.Jobs(), b.Objects(), b.Work(), c, func() {
 		// Finish quickly: running tasks are handed back and resume with
 		// the job next time.
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -208,7 +212,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		s.close()
 		s.dropSinks() // once nothing writes to them
 	}()
-	spec, err := build(ctx, s.b)
+	spec, err := build(ctx, s.store)
 	if err != nil {
 		return err
 	}
@@ -216,7 +220,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 
 	// The same job unfinished (interrupted, detached, or another user's):
 	// resume it (embedded) or follow it (cluster) rather than run it twice.
-	j, err := findUnfinished(ctx, s.b, spec)
+	j, err := findUnfinished(ctx, s.jobs, spec)
 	if err != nil {
 		return err
 	}
@@ -250,7 +254,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		mu.Unlock()
 	}
 	if fresh {
-		if err := s.b.CreateJob(ctx, j); err != nil {
+		if err := s.jobs.Create(ctx, j); err != nil {
 			return err
 		}
 	} else if s.cluster != nil {
@@ -269,8 +273,8 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 }
 
 // findUnfinished returns the newest unfinished job with this spec.
-func findUnfinished(ctx context.Context, b *broker.Broker, spec job.Spec) (*job.Record, error) {
-	records, err := b.ListJobs(ctx)
+func findUnfinished(ctx context.Context, jobs Records, spec job.Spec) (*job.Record, error) {
+	records, err := jobs.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +289,7 @@ func findUnfinished(ctx context.Context, b *broker.Broker, spec job.Spec) (*job.
 // follow waits for a job to end, showing progress, and prints its report.
 func follow(ctx context.Context, s *session, id string, o Options) error {
 	p := newProgress(o)
-	j, err := s.b.Wait(ctx, id, p.update)
+	j, err := s.jobs.Wait(ctx, id, p.update)
 	p.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -313,7 +317,7 @@ func (s *session) sink(id string, outputs map[string]string) error {
 			s.sinks = map[string]*os.File{}
 		}
 		s.sinks[name] = f
-		s.b.Sink(tasks.OutputObject(id, name), f)
+		s.cluster.Sink(tasks.OutputObject(id, name), f)
 	}
 	return nil
 }
@@ -359,7 +363,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 		}
 		var out output
 		if f := s.sinks[name]; f != nil {
-			s.b.Unsink(obj)
+			s.cluster.Unsink(obj)
 			delete(s.sinks, name)
 			outs = append(outs, output{path: path, f: f, tmp: true})
 			if j.OutputParts[name] == 0 {
@@ -388,7 +392,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 			outs = append(outs, out)
 		}
 		w := bufio.NewWriterSize(out.f, 1<<20)
-		if err := s.b.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
+		if err := s.store.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		if err := w.Flush(); err != nil {
@@ -397,7 +401,7 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 	}
 	if j.ReportObject != "" && len(j.Report) == 0 {
 		var buf bytes.Buffer
-		if err := s.b.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
+		if err := s.store.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
 			return err
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
@@ -431,11 +435,11 @@ func (s *session) releaseInputs(ctx context.Context, j *job.Record) error {
 	if !ok {
 		return nil
 	}
-	jobs, err := s.b.ListJobs(ctx)
+	jobs, err := s.jobs.List(ctx)
 	if err != nil {
 		return err
 	}
-	return r.ReleaseInputs(ctx, s.b, j, jobs)
+	return r.ReleaseInputs(ctx, s.store, j, jobs)
 }
 
 // replaceable tells whether an output may be written by renaming a new
@@ -543,11 +547,11 @@ func printJSON(w io.Writer, v any) error {
 
 // Jobs lists every job.
 func Jobs(ctx context.Context, o Options) error {
-	return inspect(ctx, &o, func(s *session) error { return listJobs(ctx, o, s.b) })
+	return inspect(ctx, &o, func(s *session) error { return listJobs(ctx, o, s.jobs) })
 }
 
-func listJobs(ctx context.Context, o Options, b *broker.Broker) error {
-	jobs, err := b.ListJobs(ctx)
+func listJobs(ctx context.Context, o Options, records Records) error {
+	jobs, err := records.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -590,11 +594,11 @@ func summarize(j *job.Record) jobSummary {
 
 // Status prints a job's state and progress.
 func Status(ctx context.Context, o Options, id string) error {
-	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.b, id) })
+	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.jobs, id) })
 }
 
-func status(ctx context.Context, o Options, b *broker.Broker, id string) error {
-	j, _, err := b.GetJob(ctx, id)
+func status(ctx context.Context, o Options, jobs Records, id string) error {
+	j, _, err := jobs.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -618,7 +622,7 @@ func status(ctx context.Context, o Options, b *broker.Broker, id string) error {
 func Report(ctx context.Context, o Options, id string, wait bool) error {
 	resume := false
 	err := inspect(ctx, &o, func(s *session) error {
-		j, _, err := s.b.GetJob(ctx, id)
+		j, _, err := s.jobs.Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -651,13 +655,13 @@ func Cancel(ctx context.Context, o Options, id string) error {
 }
 
 func cancel(ctx context.Context, o Options, s *session, id string) error {
-	j, err := s.b.Cancel(ctx, id)
+	j, err := s.jobs.Cancel(ctx, id)
 	if err != nil {
 		return err
 	}
 	if s.cluster != nil && !j.State.Final() {
 		// No coordinator runs here: mark it cancelled directly.
-		j, err = s.b.UpdateJob(ctx, id, func(r *job.Record) error {
+		j, err = s.jobs.Update(ctx, id, func(r *job.Record) error {
 			if r.State.Final() {
 				return job.ErrNoChange
 			}
@@ -667,7 +671,7 @@ func cancel(ctx context.Context, o Options, s *session, id string) error {
 		if err != nil {
 			return err
 		}
-		_ = s.b.PurgeJob(ctx, id)
+		_ = s.queue.PurgeJob(ctx, id)
 	}
 	if o.JSON {
 		return printJSON(o.Stdout, summarize(j))

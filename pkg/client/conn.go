@@ -57,28 +57,28 @@ func (c *Conn) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
 // sudoku.UploadCorpus) and returns the spec.
 func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (job.Spec, error)) (*job.Record, error) {
-	spec, err := build(ctx, c.s.b)
+	spec, err := build(ctx, c.s.store)
 	if err != nil {
 		return nil, err
 	}
-	j, err := findUnfinished(ctx, c.s.b, spec)
+	j, err := findUnfinished(ctx, c.s.jobs, spec)
 	if err != nil || j != nil {
 		return j, err
 	}
 	j = job.New(spec)
-	if err := c.s.b.CreateJob(ctx, j); err != nil {
+	if err := c.s.jobs.Create(ctx, j); err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
 // Jobs returns every job's record, oldest first.
-func (c *Conn) Jobs(ctx context.Context) ([]*job.Record, error) { return c.s.b.ListJobs(ctx) }
+func (c *Conn) Jobs(ctx context.Context) ([]*job.Record, error) { return c.s.jobs.List(ctx) }
 
 // Job returns a job's record; an unknown id is job.ErrNotFound. A report
 // too large for the record is read from its object.
 func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
-	j, _, err := c.s.b.GetJob(ctx, id)
+	j, _, err := c.s.jobs.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
 			return j, nil
 		}
 		var buf bytes.Buffer
-		if err := c.s.b.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
+		if err := c.s.store.DownloadTo(ctx, j.ReportObject, 0, &buf); err != nil {
 			return nil, fmt.Errorf("job %s: report: %w", id, err)
 		}
 		j.Report = bytes.TrimSpace(buf.Bytes())
@@ -104,9 +104,9 @@ func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
 
 // Watch sends every job record as it is written, the existing ones first,
 // until ctx is done.
-func (c *Conn) Watch(ctx context.Context) (<-chan *job.Record, error) { return c.s.b.WatchJobs(ctx) }
+func (c *Conn) Watch(ctx context.Context) (<-chan *job.Record, error) { return c.s.jobs.WatchAll(ctx) }
 
 // Cancel asks for a job to be cancelled and returns its record.
 func (c *Conn) Cancel(ctx context.Context, id string) (*job.Record, error) {
-	return c.s.b.Cancel(ctx, id)
+	return c.s.jobs.Cancel(ctx, id)
 }

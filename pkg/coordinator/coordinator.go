@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -39,28 +40,56 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// Broker is what the coordinator needs of the cluster: job records, the
-// work queue, the queues of results and dead letters, and the object store
-// (broker.Broker; a fake in tests).
-type Broker interface {
+// Jobs is the bucket of job records as the coordinator follows and writes
+// them (broker.Jobs; a fake in tests).
+type Jobs interface {
+	// WatchAll sends every record as it is written, the existing ones
+	// first, until ctx is done.
+	WatchAll(ctx context.Context) (<-chan *job.Record, error)
+	List(ctx context.Context) ([]*job.Record, error)
+	Get(ctx context.Context, id string) (*job.Record, uint64, error)
+	// Update changes a record with compare-and-set (see job.ErrNoChange).
+	Update(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error)
+}
+
+// Work is the work queue that the coordinator publishes tasks to, and its
+// queues of results and dead letters (broker.Work; a fake in tests).
+type Work interface {
+	// EnsureConsumers creates the durable consumers of the queues.
 	EnsureConsumers(ctx context.Context) error
 	ConsumeResults(ctx context.Context, handle func(job.Result)) error
 	ConsumeDead(ctx context.Context, handle func(t job.Task, deliveries uint64)) error
-	WatchJobs(ctx context.Context) (<-chan *job.Record, error)
-	ListJobs(ctx context.Context) ([]*job.Record, error)
-	GetJob(ctx context.Context, id string) (*job.Record, uint64, error)
-	UpdateJob(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error)
 	PublishTask(ctx context.Context, t job.Task) error
 	HasTask(ctx context.Context, jobID, task string) (bool, error)
+	// PurgeJob removes every queued or in-flight task of a job.
 	PurgeJob(ctx context.Context, jobID string) error
-	Objects() tasks.Objects
+}
+
+// Objects is the object store as the coordinator uses it: the inputs of
+// jobs, which plans read, and their outputs and the reports too big for a
+// record, which it writes (broker.Objects, or pkg/embedded's hand-over of
+// outputs to a client's files; a fake in tests).
+type Objects interface {
+	tasks.Objects
+	// Create starts the object name, written in order as it is made (see
+	// tasks.Outputs). A writer that puts the object in parts tells how
+	// many once it is closed, with a method Parts() int.
+	Create(ctx context.Context, name string) (io.WriteCloser, error)
+}
+
+// Conn is the connection that the coordinator's duties go through
+// (broker.Broker; a fake in tests).
+type Conn interface {
 	// Reconnects counts the times the connection came back after a loss.
 	Reconnects() uint64
 }
 
 // Config configures a coordinator.
 type Config struct {
-	Broker Broker
+	Jobs    Jobs
+	Work    Work
+	Objects Objects
+	Conn    Conn
 	// DB holds task results (the cache) and, per job, which tasks are
 	// merged, until the job's report is written.
 	DB  *store.DB
@@ -76,9 +105,11 @@ type Config struct {
 
 // Coordinator is a running coordinator.
 type Coordinator struct {
-	cfg Config
-	b   Broker
-	log *slog.Logger
+	cfg     Config
+	jobs    Jobs
+	work    Work
+	objects Objects
+	log     *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -132,8 +163,8 @@ func (r *run) elapsed() time.Duration { return r.ranBefore + time.Since(r.picked
 
 // Start sets up the consumers and starts the coordinator's loops.
 func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
-	if cfg.Broker == nil || cfg.DB == nil {
-		return nil, errors.New("coordinator: broker and store are required")
+	if cfg.Jobs == nil || cfg.Work == nil || cfg.Objects == nil || cfg.Conn == nil || cfg.DB == nil {
+		return nil, errors.New("coordinator: job records, work queue, objects, connection and store are required")
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -144,16 +175,16 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
-	if err := cfg.Broker.EnsureConsumers(ctx); err != nil {
+	if err := cfg.Work.EnsureConsumers(ctx); err != nil {
 		return nil, err
 	}
 	cctx, cancel := context.WithCancel(context.Background())
-	records, err := cfg.Broker.WatchJobs(cctx)
+	records, err := cfg.Jobs.WatchAll(cctx)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, b: cfg.Broker, log: cfg.Log, ctx: cctx, cancel: cancel,
+	c := &Coordinator{cfg: cfg, jobs: cfg.Jobs, work: cfg.Work, objects: cfg.Objects, log: cfg.Log, ctx: cctx, cancel: cancel,
 		runs: map[string]*run{}, over: map[string]bool{},
 		metrics: cfg.Metrics, states: newJobStates(cfg.Metrics)}
 	c.goFunc(func() {
@@ -163,12 +194,12 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 		}
 	})
 	c.goFunc(func() {
-		if err := c.b.ConsumeResults(cctx, c.handleResult); err != nil {
+		if err := c.work.ConsumeResults(cctx, c.handleResult); err != nil {
 			c.log.Error("consume results", "err", err)
 		}
 	})
 	c.goFunc(func() {
-		if err := c.b.ConsumeDead(cctx, c.handleDead); err != nil {
+		if err := c.work.ConsumeDead(cctx, c.handleDead); err != nil {
 			c.log.Error("consume dead letters", "err", err)
 		}
 	})

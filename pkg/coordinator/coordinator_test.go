@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ func clone(r *job.Record) *job.Record {
 	return &c
 }
 
-func (f *fakeBroker) WatchJobs(ctx context.Context) (<-chan *job.Record, error) {
+func (f *fakeBroker) WatchAll(ctx context.Context) (<-chan *job.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch := make(chan *job.Record, 1000)
@@ -98,7 +99,7 @@ func (f *fakeBroker) put(r *job.Record) {
 	}
 }
 
-func (f *fakeBroker) ListJobs(context.Context) ([]*job.Record, error) {
+func (f *fakeBroker) List(context.Context) ([]*job.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var list []*job.Record
@@ -109,7 +110,7 @@ func (f *fakeBroker) ListJobs(context.Context) ([]*job.Record, error) {
 	return list, nil
 }
 
-func (f *fakeBroker) GetJob(_ context.Context, id string) (*job.Record, uint64, error) {
+func (f *fakeBroker) Get(_ context.Context, id string) (*job.Record, uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.records[id]
@@ -119,7 +120,7 @@ func (f *fakeBroker) GetJob(_ context.Context, id string) (*job.Record, uint64, 
 	return clone(r), 1, nil
 }
 
-func (f *fakeBroker) UpdateJob(_ context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
+func (f *fakeBroker) Update(_ context.Context, id string, change func(*job.Record) error) (*job.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.records[id]
@@ -173,9 +174,7 @@ func (f *fakeBroker) PurgeJob(_ context.Context, jobID string) error {
 	return nil
 }
 
-func (f *fakeBroker) Objects() tasks.Objects { return f.objects }
-func (f *fakeBroker) Shared(string) bool     { return false }
-func (f *fakeBroker) Reconnects() uint64     { return 0 }
+func (f *fakeBroker) Reconnects() uint64 { return 0 }
 func (f *fakeBroker) publishedTasks() []job.Task {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -189,6 +188,24 @@ func (m memObjects) Put(_ context.Context, name string, data []byte) error {
 	m[name] = data
 	return nil
 }
+
+// Create gathers the object to put it whole once the writer is closed.
+func (m memObjects) Create(_ context.Context, name string) (io.WriteCloser, error) {
+	return &memWriter{m: m, name: name}, nil
+}
+
+type memWriter struct {
+	m    memObjects
+	name string
+	data []byte
+}
+
+func (w *memWriter) Write(p []byte) (int, error) {
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+func (w *memWriter) Close() error { return w.m.Put(context.Background(), w.name, w.data) }
 
 // squares is a job kind for these tests: task i's result is i*i, the
 // report their sum. Its report fails on a result merged twice or missing,
@@ -307,7 +324,7 @@ func start(t *testing.T, f *fakeBroker) *Coordinator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Start(context.Background(), Config{Broker: f, DB: db, ProgressEvery: 10 * time.Millisecond})
+	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +344,7 @@ func waitRecord(t *testing.T, f *fakeBroker, id string, what string, cond func(*
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		r, _, err := f.GetJob(context.Background(), id)
+		r, _, err := f.Get(context.Background(), id)
 		if err == nil && cond(r) {
 			return r
 		}
@@ -461,7 +478,7 @@ func TestSlowPlanDoesNotBlockOtherJobs(t *testing.T) {
 	if rep := reportOf(t, waitRecord(t, f, small, "the small job's end", final)); rep.Sum != 14 {
 		t.Errorf("small job: sum %d, want 14", rep.Sum)
 	}
-	if r, _, _ := f.GetJob(context.Background(), slow); r.State != job.Submitted {
+	if r, _, _ := f.Get(context.Background(), slow); r.State != job.Submitted {
 		t.Fatalf("slow job %s while its plan waits, want submitted", r.State)
 	}
 	close(gate)
@@ -522,7 +539,7 @@ func TestCancel(t *testing.T) {
 	start(t, f)
 	id := f.submit(t, "coordtest.squares", squaresParams{N: 3})
 	ts := published(t, f, id, 3)
-	if _, err := f.UpdateJob(context.Background(), id, func(r *job.Record) error { r.CancelRequested = true; return nil }); err != nil {
+	if _, err := f.Update(context.Background(), id, func(r *job.Record) error { r.CancelRequested = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	r := waitRecord(t, f, id, "cancelled", final)
@@ -541,7 +558,7 @@ func TestCancel(t *testing.T) {
 		f.results <- answer(task)
 	}
 	reportOf(t, waitRecord(t, f, next, "the next job's end", final))
-	if r, _, _ := f.GetJob(context.Background(), id); r.State != job.Cancelled || r.Done != 0 {
+	if r, _, _ := f.Get(context.Background(), id); r.State != job.Cancelled || r.Done != 0 {
 		t.Errorf("cancelled job: %s with %d done, want cancelled with 0", r.State, r.Done)
 	}
 }

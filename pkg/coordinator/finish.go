@@ -35,14 +35,14 @@ func (c *Coordinator) finish(r *run) {
 	var repObject string
 	if err == nil && len(repJSON) > maxInlineReport {
 		repObject = "report/" + r.id + ".json"
-		err = c.b.Objects().Put(ctx, repObject, repJSON)
+		err = c.objects.Put(ctx, repObject, repJSON)
 		repJSON = nil
 	}
 	// Every task is merged: whatever is left in the queue (copies of
 	// redelivered or republished tasks) goes before the job is seen as
 	// done.
 	c.purge(ctx, r.id)
-	_, uerr := c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+	_, uerr := c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 		if j.State.Final() {
 			return job.ErrNoChange
 		}
@@ -74,7 +74,7 @@ func (c *Coordinator) finish(r *run) {
 
 // purge removes a job's tasks from the work queue.
 func (c *Coordinator) purge(ctx context.Context, id string) {
-	if err := c.b.PurgeJob(ctx, id); err != nil {
+	if err := c.work.PurgeJob(ctx, id); err != nil {
 		c.log.Warn("purge job tasks", "job", id, "err", err)
 	}
 }
@@ -103,7 +103,7 @@ func (c *Coordinator) cancelJob(id string) {
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()
 	c.purge(ctx, id)
-	_, err := c.b.UpdateJob(ctx, id, func(j *job.Record) error {
+	_, err := c.jobs.Update(ctx, id, func(j *job.Record) error {
 		if j.State.Final() {
 			return job.ErrNoChange
 		}
@@ -123,7 +123,7 @@ func (c *Coordinator) cancelJob(id string) {
 
 // failJob marks a job failed with reason.
 func (c *Coordinator) failJob(ctx context.Context, id, reason string) error {
-	_, err := c.b.UpdateJob(ctx, id, func(j *job.Record) error {
+	_, err := c.jobs.Update(ctx, id, func(j *job.Record) error {
 		if j.State.Final() {
 			return job.ErrNoChange
 		}

@@ -81,7 +81,7 @@ func (c *Coordinator) mergeLocked(r *run, res job.Result) {
 		c.goFunc(func() {
 			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 			defer cancel()
-			if err := c.b.PublishTask(ctx, t); err != nil {
+			if err := c.work.PublishTask(ctx, t); err != nil {
 				c.log.Error("publish task", "job", t.Job, "task", t.ID, "err", err)
 			}
 		})

@@ -69,7 +69,7 @@ func TestMetricsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newCounts()
-	c, err := Start(context.Background(), Config{Broker: f, DB: db, ProgressEvery: 10 * time.Millisecond, Metrics: m})
+	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,21 +4,20 @@ import (
 	"context"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // outputs stores a job's outputs as objects and records their names.
 type outputs struct {
-	objects tasks.Objects
+	objects Objects
 	job     string
 	mu      sync.Mutex
 	names   map[string]string // output name -> object
 	parts   map[string]int    // output name -> parts, of one written in parts
 }
 
-func newOutputs(objects tasks.Objects, job string) *outputs {
+func newOutputs(objects Objects, job string) *outputs {
 	return &outputs{objects: objects, job: job, names: map[string]string{}, parts: map[string]int{}}
 }
 
@@ -42,21 +41,10 @@ func (o *outputs) done(name, object string, parts int) {
 	}
 }
 
-// creator is an object store that writes an object a part at a time
-// (broker.Broker's).
-type creator interface {
-	Create(ctx context.Context, name string) (io.WriteCloser, error)
-}
-
-// Create implements tasks.Outputs. Without an object store that writes a
-// part at a time, the output is put whole when it is closed.
+// Create implements tasks.Outputs.
 func (o *outputs) Create(ctx context.Context, name string) (io.WriteCloser, error) {
 	object := tasks.OutputObject(o.job, name)
-	cr, ok := o.objects.(creator)
-	if !ok {
-		return &wholeWriter{o: o, name: name}, nil
-	}
-	w, err := cr.Create(ctx, object)
+	w, err := o.objects.Create(ctx, object)
 	if err != nil {
 		return nil, err
 	}
@@ -75,27 +63,9 @@ func (w *outputWriter) Close() error {
 		return err
 	}
 	parts := 0
-	if p, ok := w.WriteCloser.(interface{ Parts() int }); ok {
+	if p, ok := w.WriteCloser.(interface{ Parts() int }); ok { // see Objects.Create
 		parts = p.Parts()
 	}
 	w.o.done(w.name, w.object, parts)
 	return nil
-}
-
-// wholeWriter gathers an output to put it whole.
-type wholeWriter struct {
-	o    *outputs
-	name string
-	data []byte
-}
-
-func (w *wholeWriter) Write(p []byte) (int, error) {
-	w.data = append(w.data, p...)
-	return len(p), nil
-}
-
-func (w *wholeWriter) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return w.o.Put(ctx, w.name, w.data)
 }

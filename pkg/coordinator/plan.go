@@ -46,7 +46,7 @@ func (c *Coordinator) activate(r *run) {
 func (c *Coordinator) plan(r *run) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()
-	rec, _, err := c.b.GetJob(ctx, r.id)
+	rec, _, err := c.jobs.Get(ctx, r.id)
 	if errors.Is(err, job.ErrNotFound) || err == nil && rec.State.Final() {
 		c.drop(r, true)
 		return nil
@@ -61,9 +61,9 @@ func (c *Coordinator) plan(r *run) error {
 		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
 	pickedUp := time.Now()
-	out := newOutputs(c.b.Objects(), r.id)
+	out := newOutputs(c.objects, r.id)
 	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.b.Objects(), Outputs: out, Result: result})
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result})
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
@@ -86,7 +86,7 @@ func (c *Coordinator) plan(r *run) error {
 		return err
 	}
 	resumed := rec.State == job.Running
-	rec, err = c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+	rec, err = c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 		if j.State.Final() {
 			return job.ErrNoChange
 		}
@@ -200,7 +200,7 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 			}
 		}
 		if r.resumed {
-			has, err := c.b.HasTask(ctx, r.id, t.ID)
+			has, err := c.work.HasTask(ctx, r.id, t.ID)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 				continue
 			}
 		}
-		if err := c.b.PublishTask(ctx, t); err != nil {
+		if err := c.work.PublishTask(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,7 @@ func (c *Coordinator) writeProgress() {
 	defer t.Stop()
 	rt := time.NewTicker(reconcileEvery)
 	defer rt.Stop()
-	reconnects := c.b.Reconnects()
+	reconnects := c.cfg.Conn.Reconnects()
 	var soon time.Time // reconcile often until then
 	var last time.Time // last reconcile
 	for {
@@ -23,7 +23,7 @@ func (c *Coordinator) writeProgress() {
 			return
 		case now := <-t.C:
 			c.flushProgress(false)
-			if n := c.b.Reconnects(); n != reconnects {
+			if n := c.cfg.Conn.Reconnects(); n != reconnects {
 				reconnects, soon = n, now.Add(reconnectWindow)
 			}
 			if now.Before(soon) && now.Sub(last) >= reconcileSoon {
@@ -40,7 +40,7 @@ func (c *Coordinator) writeProgress() {
 func (c *Coordinator) reconcile() {
 	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 	defer cancel()
-	records, err := c.b.ListJobs(ctx)
+	records, err := c.jobs.List(ctx)
 	if err != nil {
 		c.log.Warn("reconcile: list jobs", "err", err)
 		return
@@ -71,7 +71,7 @@ func (c *Coordinator) flushProgress(all bool) {
 		done, failed, hits, ran := r.nDone, len(r.failures), r.hits, r.elapsed()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := c.b.UpdateJob(ctx, r.id, func(j *job.Record) error {
+		_, err := c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 			if j.State.Final() || j.Done > done || j.Done == done && j.RunSeconds >= ran.Seconds() {
 				return job.ErrNoChange
 			}

@@ -1,7 +1,12 @@
 // Package embedded runs the whole of wopr inside one process: a NATS server
 // with JetStream (nats-server as a library), a coordinator and a worker with
 // one slot per CPU. It is the same runtime as on a cluster, wired in-process:
-// what runs on a laptop is what runs on many machines.
+// what runs on a laptop is what runs on many machines, but for two
+// shortcuts that only one process allows, which it plugs into the same
+// runtime: the coordinator writes the outputs that the client has files
+// for straight to them (handoff), and the workers read the pieces of the
+// client's input files where they are instead of from the store
+// (lender, a broker.Lender).
 //
 // Everything it stores lives under one directory:
 //
@@ -61,6 +66,8 @@ type Cluster struct {
 	Worker      *worker.Worker
 
 	brokers []*broker.Broker
+	lender  *lender  // nil unless every reader is in this process
+	handoff *handoff // nil on a cluster started bare
 	dbs     []*store.DB
 	log     *slog.Logger
 	lock    *os.File
@@ -102,6 +109,7 @@ func StartBare(ctx context.Context, dir string) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.lender = newLender() // to read the pieces that a client left in their files
 	c.Broker, err = c.broker(ctx, "wopr-analyze", broker.DefaultConfig())
 	if err != nil {
 		return nil, err
@@ -179,23 +187,30 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		return nil, err
 	}
 	coordDB, workerDB := dbs[0], dbs[1]
+	if o.Listen == "" {
+		// Every reader of the cluster is on this machine: the pieces of
+		// the client's input files stay in them (see lender).
+		c.lender = newLender()
+	}
 	// The coordinator and the worker each get their own connection, as
-	// they would in separate processes.
+	// they would in separate processes; the client shares the
+	// coordinator's, and the coordinator writes the outputs that the
+	// client has files for straight to them (see handoff).
 	coordBroker, err := c.broker(ctx, "wopr-coordinator", cfg)
 	if err != nil {
 		return nil, err
 	}
-	coordBroker.EnableHandoff() // the client shares it: outputs go straight to its files
 	c.Broker = coordBroker
+	c.handoff = newHandoff(coordBroker.Objects())
 	if o.Listen == "" {
 		// No other process can reach the server, so no worker runs: a
 		// task delivered but not acked was abandoned by an earlier run,
 		// and so was every task queued (the coordinator publishes again
 		// those of the job it resumes).
-		if err := coordBroker.PurgeTasks(ctx); err != nil {
+		if err := coordBroker.Work().PurgeTasks(ctx); err != nil {
 			return nil, err
 		}
-		if err := coordBroker.ForgetDeliveries(ctx); err != nil {
+		if err := coordBroker.Work().ForgetDeliveries(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -203,9 +218,12 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	var wm worker.Metrics
 	if o.Metrics != nil {
 		cm, wm = o.Metrics, o.Metrics
-		c.stopSampling = o.Metrics.SampleQueue(coordBroker, queueSampling, o.Log)
+		c.stopSampling = o.Metrics.SampleQueue(coordBroker.Work(), queueSampling, o.Log)
 	}
-	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{Broker: coordBroker, DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm})
+	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{
+		Jobs: coordBroker.Jobs(), Work: coordBroker.Work(), Objects: c.handoff, Conn: coordBroker,
+		DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -213,20 +231,15 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Listen == "" {
-		// Every reader of the cluster is on this machine: the pieces of
-		// the client's input files stay in them (see broker.Broker.EnableLender).
-		coordBroker.EnableLender()
-		workerBroker.ShareLender(coordBroker)
-	}
-	source, err := workerBroker.Tasks(ctx)
+	source, err := workerBroker.Work().Tasks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
-		Source: source, Broker: workerBroker, Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
+		Source: source, Results: workerBroker.Work(), Jobs: workerBroker.Jobs(), Objects: workerBroker.Objects(), Conn: workerBroker,
+		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
 	})
 	if err != nil {
 		return nil, err
@@ -273,11 +286,15 @@ func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error)
 }
 
 // broker opens a connection of its own to the server, as a process of a
-// cluster would have, named name.
+// cluster would have, named name, which reads pieces through the
+// cluster's lender, if it has one.
 func (c *Cluster) broker(ctx context.Context, name string, cfg broker.Config) (*broker.Broker, error) {
 	b, err := broker.Open(ctx, broker.Endpoint{InProcess: c.Server, Name: name, Log: c.log}, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.lender != nil {
+		b.Objects().SetLender(c.lender)
 	}
 	c.brokers = append(c.brokers, b)
 	return b, nil

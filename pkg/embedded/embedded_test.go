@@ -53,7 +53,7 @@ func ctxFor(t *testing.T) context.Context {
 func submit(t *testing.T, b *broker.Broker, kind string, params any) string {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	j, err := b.Submit(ctxFor(t), job.Spec{Kind: kind, Params: raw})
+	j, err := b.Jobs().Submit(ctxFor(t), job.Spec{Kind: kind, Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func submit(t *testing.T, b *broker.Broker, kind string, params any) string {
 
 func wait(t *testing.T, b *broker.Broker, id string) *job.Record {
 	t.Helper()
-	j, err := b.Wait(ctxFor(t), id, nil)
+	j, err := b.Jobs().Wait(ctxFor(t), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func wait(t *testing.T, b *broker.Broker, id string) *job.Record {
 func waitFor(t *testing.T, b *broker.Broker, id string, what string, cond func(*job.Record) bool) *job.Record {
 	t.Helper()
 	ctx := ctxFor(t)
-	updates, err := b.WatchJob(ctx, id)
+	updates, err := b.Jobs().Watch(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestCountRerunHitsCache(t *testing.T) {
 	p := mnk.CountParams{Rows: 3, Cols: 4, K: 3, SplitDepth: -1}
 	_, first := count(t, c.Broker, p)
 	published := 0
-	if err := c.Broker.ObserveTasks(ctxFor(t), func(job.Task) { published++ }); err != nil {
+	if err := c.Broker.Work().ObserveTasks(ctxFor(t), func(job.Task) { published++ }); err != nil {
 		t.Fatal(err)
 	}
 	_, second := count(t, c.Broker, p)
@@ -252,7 +252,7 @@ func TestDuplicatesMergedOnce(t *testing.T) {
 	plan, _ := sumKind{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
 	for _, task := range plan.Tasks() {
 		msg := job.Task{Job: id, ID: task.ID, Kind: "test.sum", Epoch: 99, Check: job.PayloadCheck(task.Payload), Payload: task.Payload}
-		if err := c.Broker.PublishTask(ctx, msg); err != nil {
+		if err := c.Broker.Work().PublishTask(ctx, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,7 +270,7 @@ func TestDuplicatesMergedOnce(t *testing.T) {
 	t0 := plan.Tasks()[0]
 	for range 3 {
 		res := job.Result{Job: id, Task: t0.ID, Check: job.PayloadCheck(t0.Payload), Worker: "test", Data: []byte("0")}
-		if err := c.Broker.PublishResult(ctx, res); err != nil {
+		if err := c.Broker.Work().PublishResult(ctx, res); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -309,7 +309,7 @@ func TestSlowPlanDoesNotDelayOtherJobs(t *testing.T) {
 	if r := sumReportOf(t, small); r.Sum != sumOfSquares(5) {
 		t.Errorf("small job: sum %d, want %d", r.Sum, sumOfSquares(5))
 	}
-	if j, _, err := c.Broker.GetJob(ctxFor(t), slow); err != nil || j.State != job.Submitted {
+	if j, _, err := c.Broker.Jobs().Get(ctxFor(t), slow); err != nil || j.State != job.Submitted {
 		t.Fatalf("slow job %v (%v) when the small one finished, want still submitted (planning)", j.State, err)
 	}
 	openGate(tag)
@@ -382,10 +382,10 @@ func TestUndecodableAndUnknownKindTasks(t *testing.T) {
 	// task (it has no kind), and a task of a kind that no worker knows.
 	plan, _ := sumKind{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
 	check := job.PayloadCheck(plan.Tasks()[2].Payload)
-	if err := c.Broker.PublishTask(ctx, job.Task{Job: id, ID: "t1", Epoch: 7, Check: "c"}); err != nil {
+	if err := c.Broker.Work().PublishTask(ctx, job.Task{Job: id, ID: "t1", Epoch: 7, Check: "c"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Broker.PublishTask(ctx, job.Task{Job: id, ID: "t2", Kind: "no.such.kind", Epoch: 7, Check: check}); err != nil {
+	if err := c.Broker.Work().PublishTask(ctx, job.Task{Job: id, ID: "t2", Kind: "no.such.kind", Epoch: 7, Check: check}); err != nil {
 		t.Fatal(err)
 	}
 	openGateWhen(t, c.Broker, id, badTag, func(r *job.Record) bool { return r.Failed == 2 })
@@ -419,7 +419,7 @@ func TestFlakyTaskDeadLettered(t *testing.T) {
 		!strings.Contains(j.Failures[0].Reason, "gave up after 2 deliveries") {
 		t.Errorf("sum %d, failures %+v; want %d and t2 dead-lettered", r.Sum, j.Failures, sumOfSquares(4, 2))
 	}
-	if n, err := c.Broker.QueuedTasks(ctxFor(t)); err != nil || n != 0 {
+	if n, err := c.Broker.Work().QueuedTasks(ctxFor(t)); err != nil || n != 0 {
 		t.Errorf("%d messages left in the task stream (%v), want 0", n, err)
 	}
 }
@@ -429,7 +429,7 @@ func TestCancel(t *testing.T) {
 	cancelTag := uniqueTag("cancel")
 	id := submit(t, c.Broker, "test.sum", sumParams{N: 50, Gated: true, Tag: cancelTag})
 	waitFor(t, c.Broker, id, "running", func(r *job.Record) bool { return r.State == job.Running })
-	if _, err := c.Broker.Cancel(ctxFor(t), id); err != nil {
+	if _, err := c.Broker.Jobs().Cancel(ctxFor(t), id); err != nil {
 		t.Fatal(err)
 	}
 	j := wait(t, c.Broker, id)
@@ -440,7 +440,7 @@ func TestCancel(t *testing.T) {
 	// the queue is purged.
 	deadline := time.Now().Add(time.Minute)
 	for {
-		n, err := c.Broker.QueuedTasks(ctxFor(t))
+		n, err := c.Broker.Work().QueuedTasks(ctxFor(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -510,11 +510,12 @@ func (r *restartable) connect(name string) *broker.Broker {
 // fetchWait).
 func (r *restartable) startWorker(name string, slots int, fetchWait time.Duration) *worker.Worker {
 	b := r.connect(name)
-	source, err := b.Tasks(r.ctx)
+	source, err := b.Work().Tasks(r.ctx)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	w, err := worker.Start(worker.Config{Name: name, Source: source, Broker: b, Concurrency: slots, FetchWait: fetchWait})
+	w, err := worker.Start(worker.Config{Name: name, Source: source, Results: b.Work(), Jobs: b.Jobs(), Objects: b.Objects(), Conn: b,
+		Concurrency: slots, FetchWait: fetchWait})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -538,7 +539,8 @@ func (r *restartable) startCoord() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	c, err := coordinator.Start(r.ctx, coordinator.Config{Broker: r.connect("coordinator"), DB: db})
+	b := r.connect("coordinator")
+	c, err := coordinator.Start(r.ctx, coordinator.Config{Jobs: b.Jobs(), Work: b.Work(), Objects: b.Objects(), Conn: b, DB: db})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -568,7 +570,7 @@ func TestCoordinatorRestartResumes(t *testing.T) {
 	r.stopCoord()
 	// Lose the queue: whatever was not yet delivered must be republished
 	// by the next coordinator.
-	if err := r.client.PurgeJob(r.ctx, id); err != nil {
+	if err := r.client.Work().PurgeJob(r.ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	openGate(restartTag)
@@ -656,14 +658,14 @@ func TestResumedJobTimeLeavesOutThePause(t *testing.T) {
 	r := newRestartable(t)
 	const n, open = 30, 10
 	id, tag := r.stopAfterOpen(n, open, "pause")
-	before, _, err := r.client.GetJob(r.ctx, id)
+	before, _, err := r.client.Jobs().Get(r.ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if before.RunSeconds <= 0 {
 		t.Fatalf("run time %v s recorded by the stopped coordinator, want > 0", before.RunSeconds)
 	}
-	if _, err := r.client.UpdateJob(r.ctx, id, func(j *job.Record) error {
+	if _, err := r.client.Jobs().Update(r.ctx, id, func(j *job.Record) error {
 		j.Started = j.Started.Add(-time.Hour)
 		return nil
 	}); err != nil {
@@ -711,7 +713,7 @@ func TestRestartRedeliversAbandonedTask(t *testing.T) {
 	const n = 4
 	id := submit(t, c1.Broker, "test.sum", sumParams{N: n, Gated: true, Tag: tag})
 	waitFor(t, c1.Broker, id, "running", func(r *job.Record) bool { return r.State == job.Running })
-	source, err := c1.Broker.Tasks(ctx)
+	source, err := c1.Broker.Work().Tasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -734,7 +736,7 @@ func TestRestartRedeliversAbandonedTask(t *testing.T) {
 	t.Cleanup(func() { _ = c2.Close(context.Background()) })
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	j, err := c2.Broker.Wait(wctx, id, nil)
+	j, err := c2.Broker.Jobs().Wait(wctx, id, nil)
 	if err != nil {
 		t.Fatalf("job not done 20 s after the restart: %v", err)
 	}
@@ -778,10 +780,10 @@ func TestRestartEmptiesTheWorkQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c2.Broker.QueuedTasks(ctx); err != nil || n != 0 {
+	if n, err := c2.Broker.Work().QueuedTasks(ctx); err != nil || n != 0 {
 		t.Errorf("%d tasks queued after the restart (%v), want none", n, err)
 	}
-	if err := c2.Broker.CreateJob(ctx, j); err != nil {
+	if err := c2.Broker.Jobs().Create(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	if rep := sumReportOf(t, wait(t, c2.Broker, j.ID)); rep.Sum != sumOfSquares(3) {
@@ -827,9 +829,9 @@ func TestWorkerStopLeavesNoTaskBehind(t *testing.T) {
 	t.Cleanup(func() { _ = w.Close(context.Background()) })
 	wctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	j, err := client.Wait(wctx, id, nil)
+	j, err := client.Jobs().Wait(wctx, id, nil)
 	if err != nil {
-		inFlight, _ := client.InFlight(context.Background())
+		inFlight, _ := client.Work().InFlight(context.Background())
 		t.Fatalf("job not done 5 minutes after the last start (%d tasks delivered and not acknowledged): %v", inFlight, err)
 	}
 	if rep := sumReportOf(t, j); rep.Sum != sumOfSquares(n) || rep.Merged != n {
@@ -844,7 +846,7 @@ func TestInvalidParamsFailJob(t *testing.T) {
 		t.Errorf("state %s, error %q; want failed naming the bad size", j.State, j.Error)
 	}
 	raw, _ := json.Marshal(map[string]int{"n": 1})
-	jj, err := c.Broker.Submit(ctxFor(t), job.Spec{Kind: "no.such.kind", Params: raw})
+	jj, err := c.Broker.Jobs().Submit(ctxFor(t), job.Spec{Kind: "no.such.kind", Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -865,8 +867,8 @@ func ExampleCluster() {
 	}
 	defer c.Close(ctx)
 	params, _ := json.Marshal(mnk.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
-	j, _ := c.Broker.Submit(ctx, job.Spec{Kind: "mnk.count", Params: params})
-	j, _ = c.Broker.Wait(ctx, j.ID, nil)
+	j, _ := c.Broker.Jobs().Submit(ctx, job.Spec{Kind: "mnk.count", Params: params})
+	j, _ = c.Broker.Jobs().Wait(ctx, j.ID, nil)
 	var rep mnk.CountReport
 	_ = json.Unmarshal(j.Report, &rep)
 	fmt.Println(rep.Games, rep.Positions, rep.Value)

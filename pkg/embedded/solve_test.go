@@ -191,7 +191,7 @@ func TestSearchAndMinimaxJobs(t *testing.T) {
 func TestVolatileTasksNotCached(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
 	var published atomic.Int64
-	if err := c.Broker.ObserveTasks(ctxFor(t), func(job.Task) { published.Add(1) }); err != nil {
+	if err := c.Broker.Work().ObserveTasks(ctxFor(t), func(job.Task) { published.Add(1) }); err != nil {
 		t.Fatal(err)
 	}
 	run := func(p mnktasks.SearchParams) (*job.Record, mnktasks.SearchReport) {

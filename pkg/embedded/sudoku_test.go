@@ -36,7 +36,7 @@ func upload(t *testing.T, b *broker.Broker, chunk int, data []byte) string {
 	if chunk == 0 {
 		chunk = sudokutasks.DefaultChunk
 	}
-	in, err := sudokutasks.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, sudokutasks.Stored(b.UploadContent))
+	in, err := sudokutasks.UploadCorpus(ctxFor(t), "f", bytes.NewReader(data), chunk, sudokutasks.Stored(b.Objects().UploadContent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func upload(t *testing.T, b *broker.Broker, chunk int, data []byte) string {
 func download(t *testing.T, b *broker.Broker, j *job.Record, name string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := b.DownloadTo(ctxFor(t), j.Outputs[name], j.OutputParts[name], &buf); err != nil {
+	if err := b.Objects().DownloadTo(ctxFor(t), j.Outputs[name], j.OutputParts[name], &buf); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -238,7 +238,7 @@ func TestSudokuTasksNameTheirPieces(t *testing.T) {
 		var mu sync.Mutex
 		var payloads [][]byte
 		observing, stop := context.WithCancel(ctxFor(t))
-		err = c.Broker.ObserveTasks(observing, func(task job.Task) {
+		err = c.Broker.Work().ObserveTasks(observing, func(task job.Task) {
 			mu.Lock()
 			payloads = append(payloads, task.Payload)
 			mu.Unlock()

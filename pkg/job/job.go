@@ -89,7 +89,7 @@ type Record struct {
 	Outputs map[string]string `json:"outputs,omitempty"`
 	// OutputParts gives the number of parts of each output written a part
 	// at a time as it was made (objects "<object>/<i>" from i = 0; see
-	// broker.Broker.DownloadTo); an output not named is one object.
+	// broker.Objects.DownloadTo); an output not named is one object.
 	OutputParts map[string]int `json:"output_parts,omitempty"`
 	// Text is the report rendered for a terminal.
 	Text string `json:"text,omitempty"`

@@ -69,12 +69,12 @@ func (o *observer) worker() worker.Metrics {
 // queueSampling is how often the coordinator samples the work queue.
 const queueSampling = 5 * time.Second
 
-// sampleQueue samples b's work queue until the returned stop is called.
-func (o *observer) sampleQueue(b *broker.Broker, c Common) (stop func()) {
+// sampleQueue samples the work queue q until the returned stop is called.
+func (o *observer) sampleQueue(q metrics.Queue, c Common) (stop func()) {
 	if o.reg == nil {
 		return func() {}
 	}
-	return o.reg.SampleQueue(b, queueSampling, c.Log)
+	return o.reg.SampleQueue(q, queueSampling, c.Log)
 }
 
 // close stops serving.

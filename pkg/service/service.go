@@ -121,7 +121,7 @@ func RunWorker(cfg WorkerConfig) error {
 		return err
 	}
 	defer b.Close()
-	source, err := b.Tasks(first)
+	source, err := b.Work().Tasks(first)
 	if err != nil {
 		db.Close()
 		if first.Err() != nil && b.Err() == nil {
@@ -131,7 +131,8 @@ func RunWorker(cfg WorkerConfig) error {
 	}
 	// Requests for tasks run out on their own (in a second) when the worker
 	// stops: one cut short could lose a task for a whole AckWait.
-	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Broker: b, Cache: db,
+	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Results: b.Work(), Jobs: b.Jobs(),
+		Objects: b.Objects(), Conn: b, Cache: db,
 		Log: cfg.Log, FetchWait: time.Second, Metrics: obs.worker()})
 	if err != nil {
 		db.Close()
@@ -197,12 +198,13 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		}
 		return err
 	}
-	c, err := coordinator.Start(first, coordinator.Config{Broker: b, DB: db, Log: cfg.Log, Metrics: obs.coordinator()})
+	c, err := coordinator.Start(first, coordinator.Config{Jobs: b.Jobs(), Work: b.Work(), Objects: b.Objects(), Conn: b, DB: db, Log: cfg.Log,
+		Metrics: obs.coordinator()})
 	if err != nil {
 		db.Close()
 		return err
 	}
-	stopSampling := obs.sampleQueue(b, cfg.Common)
+	stopSampling := obs.sampleQueue(b.Work(), cfg.Common)
 	defer stopSampling()
 	obs.readyWhileConnected(b)
 	cfg.Log.Info("coordinator running", "nats", broker.RedactURL(cfg.NATS), "data", cfg.Data)
@@ -255,7 +257,7 @@ func acquireLease(ctx context.Context, b *broker.Broker, db *store.DB, cfg Coord
 		}
 	}
 	host, _ := os.Hostname()
-	return b.AcquireLease(ctx, broker.Holder{ID: string(id), Host: host, PID: os.Getpid(), Data: cfg.Data}, func(h broker.Holder) {
+	return b.Leases().Acquire(ctx, broker.Holder{ID: string(id), Host: host, PID: os.Getpid(), Data: cfg.Data}, func(h broker.Holder) {
 		cfg.Log.Warn("another coordinator runs this cluster's jobs: standing by until it stops", "holder", h.String())
 	})
 }

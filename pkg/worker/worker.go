@@ -34,13 +34,21 @@ type Source interface {
 	AckWait() time.Duration
 }
 
-// Broker is what a worker needs of the cluster besides its tasks
-// (broker.Broker; a fake in tests).
-type Broker interface {
+// Results is the queue that a worker publishes its results to
+// (broker.Work; a fake in tests).
+type Results interface {
 	PublishResult(ctx context.Context, r job.Result) error
-	GetJob(ctx context.Context, id string) (*job.Record, uint64, error)
-	// Objects is the object store, for the inputs that tasks name.
-	Objects() tasks.Objects
+}
+
+// Jobs is the bucket of job records, which a worker reads to drop the
+// tasks of a job that is over (broker.Jobs; a fake in tests).
+type Jobs interface {
+	Get(ctx context.Context, id string) (*job.Record, uint64, error)
+}
+
+// Conn is the connection that a worker's duties go through
+// (broker.Broker; a fake in tests).
+type Conn interface {
 	// Flush waits until what was sent has reached the server.
 	Flush(timeout time.Duration) error
 }
@@ -52,7 +60,12 @@ type Config struct {
 	// Concurrency is the number of task slots (goroutines).
 	Concurrency int
 	Source      Source
-	Broker      Broker
+	Results     Results
+	Jobs        Jobs
+	// Objects is the object store, for the inputs that tasks name
+	// (broker.Objects), or nil.
+	Objects tasks.Objects
+	Conn    Conn
 	// Cache is the worker's persistent per-item cache, handed to the
 	// kinds' runners; nil disables it.
 	Cache tasks.Cache
@@ -63,7 +76,7 @@ type Config struct {
 	// which then waits a whole AckWait for another worker. A task that
 	// comes after Close is handed back. Zero: requests wait up to 5 s and
 	// stop with the worker, for an embedded cluster, which gives back such
-	// tasks as it starts again (broker.Broker.ForgetDeliveries) and exits
+	// tasks as it starts again (broker.Work.ForgetDeliveries) and exits
 	// without waiting.
 	FetchWait time.Duration
 	// Metrics, if set, counts tasks done, failed and redelivered.
@@ -100,8 +113,8 @@ type jobState struct {
 
 // Start starts the worker's slots.
 func Start(cfg Config) (*Worker, error) {
-	if cfg.Broker == nil || cfg.Source == nil {
-		return nil, errors.New("worker: no broker or task source")
+	if cfg.Source == nil || cfg.Results == nil || cfg.Jobs == nil || cfg.Conn == nil {
+		return nil, errors.New("worker: no task source, results queue, job records or connection")
 	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
@@ -151,7 +164,7 @@ func (w *Worker) Close(ctx context.Context) error {
 	}
 	w.abort()
 	// The last acks and naks are sent before the connection may close.
-	if ferr := w.cfg.Broker.Flush(5 * time.Second); ferr != nil && err == nil {
+	if ferr := w.cfg.Conn.Flush(5 * time.Second); ferr != nil && err == nil {
 		err = fmt.Errorf("worker %s: flush: %w", w.cfg.Name, ferr)
 	}
 	return err
@@ -179,7 +192,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Broker.Objects(), Process: &w.process, Alone: w.cfg.Alone}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Objects, Process: &w.process, Alone: w.cfg.Alone}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {
@@ -380,7 +393,7 @@ func (w *Worker) publish(res job.Result) error {
 	// ended, a second signal).
 	ctx, cancel := context.WithTimeout(w.runCtx, time.Minute)
 	defer cancel()
-	return w.cfg.Broker.PublishResult(ctx, res)
+	return w.cfg.Results.PublishResult(ctx, res)
 }
 
 // jobFinal reports whether a job is finished, cancelled or unknown, checking
@@ -394,7 +407,7 @@ func (w *Worker) jobFinal(id string) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	j, _, err := w.cfg.Broker.GetJob(ctx, id)
+	j, _, err := w.cfg.Jobs.Get(ctx, id)
 	final := false
 	switch {
 	case errors.Is(err, job.ErrNotFound):

@@ -71,7 +71,7 @@ func (f *fake) PublishResult(_ context.Context, r job.Result) error {
 	return nil
 }
 
-func (f *fake) GetJob(_ context.Context, id string) (*job.Record, uint64, error) {
+func (f *fake) Get(_ context.Context, id string) (*job.Record, uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r, ok := f.records[id]; ok {
@@ -80,7 +80,6 @@ func (f *fake) GetJob(_ context.Context, id string) (*job.Record, uint64, error)
 	return &job.Record{ID: id, State: job.Running}, 1, nil
 }
 
-func (f *fake) Objects() tasks.Objects    { return nil }
 func (f *fake) Flush(time.Duration) error { return nil }
 
 // delivery is one delivery of a task, which notes how it was answered.
@@ -157,7 +156,7 @@ func task(id, payload string) job.Task {
 
 func startWorker(t *testing.T, f *fake, slots int) *Worker {
 	t.Helper()
-	w, err := Start(Config{Name: "w", Concurrency: slots, Source: f, Broker: f})
+	w, err := Start(Config{Name: "w", Concurrency: slots, Source: f, Results: f, Jobs: f, Conn: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +275,7 @@ func TestHeartbeatsAndCancelledJobs(t *testing.T) {
 func TestCloseHandsBack(t *testing.T) {
 	f := newFake()
 	f.ackWait = 40 * time.Millisecond
-	w, err := Start(Config{Name: "w", Concurrency: 1, Source: f, Broker: f})
+	w, err := Start(Config{Name: "w", Concurrency: 1, Source: f, Results: f, Jobs: f, Conn: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +330,7 @@ func (c *counts) CacheHits(kind string, n int64) { c.add("hits "+kind, n) }
 func TestMetricsCounted(t *testing.T) {
 	f := newFake()
 	m := &counts{n: map[string]int64{}}
-	w, err := Start(Config{Name: "w", Concurrency: 1, Source: f, Broker: f, Metrics: m})
+	w, err := Start(Config{Name: "w", Concurrency: 1, Source: f, Results: f, Jobs: f, Conn: f, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}

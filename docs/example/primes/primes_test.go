@@ -61,11 +61,11 @@ func TestOnEmbeddedCluster(t *testing.T) {
 	}
 	defer c.Close(ctx)
 	raw, _ := json.Marshal(primes.Params{N: 1_000_000, Span: 100_000})
-	j, err := c.Broker.Submit(ctx, job.Spec{Kind: "example.primes", Params: raw})
+	j, err := c.Broker.Jobs().Submit(ctx, job.Spec{Kind: "example.primes", Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, err = c.Broker.Wait(ctx, j.ID, nil); err != nil || j.State != job.Done {
+	if j, err = c.Broker.Jobs().Wait(ctx, j.ID, nil); err != nil || j.State != job.Done {
 		t.Fatalf("job %v: %v", j, err)
 	}
 	var rep struct {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -20,17 +19,23 @@ type sweepJob struct {
 	tasks.Common
 }
 
+// records is what the tests use of a cluster's job records (broker.Jobs).
+type records interface {
+	Submit(ctx context.Context, spec job.Spec) (*job.Record, error)
+	Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error)
+}
+
 // runSweepJob runs a sweep as a job on the cluster and returns its report.
-func runSweepJob(t *testing.T, b *broker.Broker, p mnk.SweepParams) sweepJob {
+func runSweepJob(t *testing.T, jobs records, p mnk.SweepParams) sweepJob {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	raw, _ := json.Marshal(p)
-	j, err := b.Submit(ctx, job.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
+	j, err := jobs.Submit(ctx, job.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, err = b.Wait(ctx, j.ID, nil); err != nil {
+	if j, err = jobs.Wait(ctx, j.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j.State != job.Done {
@@ -74,10 +79,10 @@ func TestSweepSameReportAnyWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = c.Close(context.Background()) })
-		rep := runSweepJob(t, c.Broker, p)
+		rep := runSweepJob(t, c.Broker.Jobs(), p)
 		reports = append(reports, measured(rep.SweepReport))
 		if workers == 3 {
-			again := runSweepJob(t, c.Broker, p)
+			again := runSweepJob(t, c.Broker.Jobs(), p)
 			if again.CacheHits != int64(again.Tasks) || !reflect.DeepEqual(again.SweepReport, rep.SweepReport) {
 				t.Errorf("rerun: %d cache hits of %d tasks, report\n%+v\nwant %d hits and\n%+v", again.CacheHits, again.Tasks,
 					again.SweepReport, again.Tasks, rep.SweepReport)

@@ -50,7 +50,7 @@ const uploaders = 4
 // those bytes as they are, or -1 (a piece whose comments were left out, or
 // whose lines were cut, and the manifest): a store that reads pieces in
 // place, from the file, can so name them without storing them
-// (broker.Broker.UploadFileRange). It holds a few pieces and one block of
+// (broker.Objects.UploadFileRange). It holds a few pieces and one block of
 // the file in memory, whatever the size of the file. An error wrapping tasks.ErrInvalid names
 // the line of a piece too big for a task; an error of r is returned as it
 // is, after the pieces before it were stored.
@@ -136,7 +136,7 @@ func UploadCorpus(ctx context.Context, file string, r io.Reader, per int, put fu
 }
 
 // Stored adapts put, which stores every piece it is given
-// (broker.Broker.UploadContent), to UploadCorpus.
+// (broker.Objects.UploadContent), to UploadCorpus.
 func Stored(put func(ctx context.Context, data []byte) (string, error)) func(ctx context.Context, data []byte, at int64) (string, error) {
 	return func(ctx context.Context, data []byte, _ int64) (string, error) { return put(ctx, data) }
 }

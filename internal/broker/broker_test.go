@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -67,7 +64,7 @@ func openOn(t testing.TB, url string) *Broker {
 func TestUpdateJobCompareAndSet(t *testing.T) {
 	b := runServer(t)
 	ctx := context.Background()
-	j, err := b.Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +72,14 @@ func TestUpdateJobCompareAndSet(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				if _, err := b.UpdateJob(ctx, j.ID, func(r *job.Record) error { r.Done++; return nil }); err != nil {
+				if _, err := b.Jobs().Update(ctx, j.ID, func(r *job.Record) error { r.Done++; return nil }); err != nil {
 					t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	got, _, err := b.GetJob(ctx, j.ID)
+	got, _, err := b.Jobs().Get(ctx, j.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +91,8 @@ func TestUpdateJobCompareAndSet(t *testing.T) {
 func TestUnknownJob(t *testing.T) {
 	b := runServer(t)
 	for _, id := range []string{"nope", "bad.id", ""} {
-		if _, _, err := b.GetJob(context.Background(), id); !errors.Is(err, job.ErrNotFound) {
-			t.Errorf("GetJob(%q): %v, want job.ErrNotFound", id, err)
+		if _, _, err := b.Jobs().Get(context.Background(), id); !errors.Is(err, job.ErrNotFound) {
+			t.Errorf("Jobs.Get(%q): %v, want job.ErrNotFound", id, err)
 		}
 	}
 }
@@ -106,24 +103,24 @@ func TestTaskDedupByEpoch(t *testing.T) {
 	b := runServer(t)
 	ctx := context.Background()
 	for _, epoch := range []int{1, 1, 2} {
-		if err := b.PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: epoch, Check: job.PayloadCheck(nil)}); err != nil {
+		if err := b.Work().PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: epoch, Check: job.PayloadCheck(nil)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	n, err := b.QueuedTasks(ctx)
+	n, err := b.Work().QueuedTasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
 		t.Errorf("%d messages, want 2 (epoch 1 once, epoch 2)", n)
 	}
-	if has, err := b.HasTask(ctx, "j1", "t1"); err != nil || !has {
+	if has, err := b.Work().HasTask(ctx, "j1", "t1"); err != nil || !has {
 		t.Errorf("HasTask: %v %v, want true", has, err)
 	}
-	if err := b.PurgeJob(ctx, "j1"); err != nil {
+	if err := b.Work().PurgeJob(ctx, "j1"); err != nil {
 		t.Fatal(err)
 	}
-	if has, _ := b.HasTask(ctx, "j1", "t1"); has {
+	if has, _ := b.Work().HasTask(ctx, "j1", "t1"); has {
 		t.Error("task still queued after PurgeJob")
 	}
 }
@@ -131,20 +128,19 @@ func TestTaskDedupByEpoch(t *testing.T) {
 // Content is stored under its name, as a piece when it fits a message,
 // as an object otherwise, and read back the same; deleted, or the pieces
 // purged, it is gone, and stored again, it is back. An output written a
-// part at a time reads back whole; with the handoff, an output that the
-// client has a file for goes to that file, not to the store.
+// part at a time reads back whole. (An output handed over to a client's
+// file instead: pkg/embedded's TestHandoff.)
 func TestObjectsContentAndOutputs(t *testing.T) {
 	ctx := context.Background()
 	b := runServer(t)
-	b.EnableHandoff()
 	small := []byte("puzzle lines\n")
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: more than a message
 	for _, data := range [][]byte{small, big} {
-		name, err := b.UploadContent(ctx, data)
+		name, err := b.Objects().UploadContent(ctx, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, err := b.UploadContent(ctx, data); err != nil || again != name {
+		if again, err := b.Objects().UploadContent(ctx, data); err != nil || again != name {
 			t.Fatalf("stored again: %s, %v; want %s", again, err, name)
 		}
 		if isPiece := strings.HasPrefix(name, piecePrefix); isPiece != (len(data) < 1<<20) {
@@ -155,14 +151,14 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 		}
 		// Deleted (twice: the second finds nothing), then stored again.
 		for range 2 {
-			if err := b.DeleteContent(ctx, name); err != nil {
+			if err := b.Objects().DeleteContent(ctx, name); err != nil {
 				t.Fatalf("delete %s: %v", name, err)
 			}
 		}
 		if _, err := b.Objects().Get(ctx, name); err == nil {
 			t.Errorf("%s read after it was deleted", name)
 		}
-		if again, err := b.UploadContent(ctx, data); err != nil || again != name {
+		if again, err := b.Objects().UploadContent(ctx, data); err != nil || again != name {
 			t.Fatalf("stored after it was deleted: %s, %v; want %s", again, err, name)
 		}
 		if got, err := b.Objects().Get(ctx, name); err != nil || !bytes.Equal(got, data) {
@@ -172,13 +168,13 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 	// Purged, every piece is gone, and stored again, it is back.
 	pieces := []string{}
 	for _, text := range []string{"a\n", "b\n"} {
-		name, err := b.UploadContent(ctx, []byte(text))
+		name, err := b.Objects().UploadContent(ctx, []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
 		pieces = append(pieces, name)
 	}
-	if err := b.PurgePieces(ctx); err != nil {
+	if err := b.Objects().PurgePieces(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range pieces {
@@ -186,7 +182,7 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 			t.Errorf("%s read after the pieces were purged", name)
 		}
 	}
-	if again, err := b.UploadContent(ctx, []byte("a\n")); err != nil || again != pieces[0] {
+	if again, err := b.Objects().UploadContent(ctx, []byte("a\n")); err != nil || again != pieces[0] {
 		t.Fatalf("stored after the purge: %s, %v; want %s", again, err, pieces[0])
 	}
 	if got, err := b.Objects().Get(ctx, pieces[0]); err != nil || string(got) != "a\n" {
@@ -201,9 +197,7 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 
 	out := bytes.Repeat([]byte("solution line\n"), 1<<20) // 14 MiB: two parts
 	obj := tasks.OutputObject("j1", "out")
-	w, err := b.Objects().(interface {
-		Create(context.Context, string) (io.WriteCloser, error)
-	}).Create(ctx, obj)
+	w, err := b.Objects().Create(ctx, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,30 +211,10 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 	}
 	parts := w.(interface{ Parts() int }).Parts()
 	var buf bytes.Buffer
-	if err := b.DownloadTo(ctx, obj, parts, &buf); err != nil || parts != 2 || !bytes.Equal(buf.Bytes(), out) {
+	if err := b.Objects().DownloadTo(ctx, obj, parts, &buf); err != nil || parts != 2 || !bytes.Equal(buf.Bytes(), out) {
 		t.Fatalf("download of %d parts: %d bytes, %v; want 2 parts, %d bytes", parts, buf.Len(), err, len(out))
 	}
 
-	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sunk := tasks.OutputObject("j2", "out")
-	if !b.Sink(sunk, f) {
-		t.Fatal("no sink with the handoff")
-	}
-	for range 2 { // the second time starts it over
-		if err := b.Objects().Put(ctx, sunk, []byte("whole\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := os.ReadFile(f.Name()); err != nil || string(got) != "whole\n" {
-		t.Errorf("sink holds %q, %v", got, err)
-	}
-	if _, err := b.Objects().Get(ctx, sunk); err == nil {
-		t.Error("an output with a sink is in the object store")
-	}
 }
 
 // Task and result messages carry every field through their headers; a
@@ -345,8 +319,9 @@ func TestPublishTaskRetriesALostAcknowledgement(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
+	w := b.Work()
 	go func() {
-		done <- b.PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: 1, Check: job.PayloadCheck([]byte("p")), Payload: []byte("p")})
+		done <- w.PublishTask(ctx, job.Task{Job: "j1", ID: "t1", Kind: "k", Epoch: 1, Check: job.PayloadCheck([]byte("p")), Payload: []byte("p")})
 	}()
 	<-swallowed
 	if err := sub.Unsubscribe(); err != nil {
@@ -358,7 +333,7 @@ func TestPublishTaskRetriesALostAcknowledgement(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("publish: %v (after %v of the caller's 30 s)", err, 30*time.Second-time.Until(deadline(ctx)))
 	}
-	if ok, err := b.HasTask(ctx, "j1", "t1"); !ok || err != nil {
+	if ok, err := b.Work().HasTask(ctx, "j1", "t1"); !ok || err != nil {
 		t.Errorf("task stored: %v, %v", ok, err)
 	}
 }

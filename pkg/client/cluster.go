@@ -1,0 +1,52 @@
+package client
+
+import (
+	"context"
+	"io"
+
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// Records is the bucket of job records as a client reads and changes them
+// (broker.Jobs).
+type Records interface {
+	Create(ctx context.Context, r *job.Record) error
+	// Get returns a record and its revision; an unknown id is
+	// job.ErrNotFound.
+	Get(ctx context.Context, id string) (*job.Record, uint64, error)
+	// List returns every record, oldest first.
+	List(ctx context.Context) ([]*job.Record, error)
+	// Update changes a record with compare-and-set (see job.ErrNoChange).
+	Update(ctx context.Context, id string, change func(*job.Record) error) (*job.Record, error)
+	// Cancel asks the coordinator to cancel a job.
+	Cancel(ctx context.Context, id string) (*job.Record, error)
+	// Wait follows a job until it is final, calling progress with every
+	// change.
+	Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error)
+	// WatchAll sends every record as it is written, the existing ones
+	// first, until ctx is done.
+	WatchAll(ctx context.Context) (<-chan *job.Record, error)
+}
+
+// Store is the cluster's object store as a client uses it: it stores the
+// inputs of the jobs it submits (tasks.Inputs), deletes them once they are
+// done (Options.Finished), and reads the jobs' outputs and reports
+// (broker.Objects).
+type Store interface {
+	tasks.Inputs
+	// PurgePieces deletes every piece of every input at once.
+	PurgePieces(ctx context.Context) error
+	// DeleteContent deletes what was stored under name.
+	DeleteContent(ctx context.Context, name string) error
+	// DownloadTo writes an object to w, in parts if it was written in
+	// parts (job.Record.OutputParts).
+	DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error
+}
+
+// Queue is the work queue, from which a client of the embedded default,
+// where no coordinator runs between commands, removes the tasks of a job
+// it cancels (broker.Work).
+type Queue interface {
+	PurgeJob(ctx context.Context, jobID string) error
+}
