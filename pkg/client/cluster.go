@@ -30,15 +30,12 @@ type Records interface {
 }
 
 // Store is the cluster's object store as a client uses it: it stores the
-// inputs of the jobs it submits (tasks.Inputs), deletes them once they are
-// done (Options.Finished), and reads the jobs' outputs and reports
-// (broker.Objects).
+// inputs of the jobs it submits (tasks.Inputs), has their kinds delete
+// them once they are done (tasks.InputStore, tasks.ReleasesInputs), and
+// reads the jobs' outputs and reports (broker.Objects).
 type Store interface {
 	tasks.Inputs
-	// PurgePieces deletes every piece of every input at once.
-	PurgePieces(ctx context.Context) error
-	// DeleteContent deletes what was stored under name.
-	DeleteContent(ctx context.Context, name string) error
+	tasks.InputStore
 	// DownloadTo writes an object to w, in parts if it was written in
 	// parts (job.Record.OutputParts).
 	DownloadTo(ctx context.Context, name string, parts int, w io.Writer) error
