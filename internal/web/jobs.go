@@ -100,40 +100,9 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	s.page(w, "job.html", data)
 }
 
-// jobSummary is a job's record without its report: an entry of the list
-// and an event of the stream.
-type jobSummary struct {
-	ID              string          `json:"id"`
-	Kind            string          `json:"kind"`
-	Params          json.RawMessage `json:"params"`
-	State           job.State       `json:"state"`
-	Tasks           int             `json:"tasks"`
-	Done            int             `json:"done"`
-	Failed          int             `json:"failed"`
-	CacheHits       int64           `json:"cache_hits"`
-	Submitted       time.Time       `json:"submitted"`
-	Started         time.Time       `json:"started,omitzero"`
-	Finished        time.Time       `json:"finished,omitzero"`
-	ElapsedSeconds  float64         `json:"elapsed_seconds"`
-	CancelRequested bool            `json:"cancel_requested,omitempty"`
-	Error           string          `json:"error,omitempty"`
-}
-
-func summarize(j *job.Record) jobSummary {
-	params := j.Spec.Params
-	if !json.Valid(params) {
-		params = json.RawMessage("null")
-	}
-	return jobSummary{
-		ID: j.ID, Kind: j.Spec.Kind, Params: params, State: j.State, Tasks: j.Tasks, Done: j.Done, Failed: j.Failed,
-		CacheHits: j.CacheHits, Submitted: j.Submitted, Started: j.Started, Finished: j.Finished,
-		ElapsedSeconds: j.Elapsed().Seconds(), CancelRequested: j.CancelRequested, Error: j.Error,
-	}
-}
-
 // jobDetail is a job with its report: GET /api/jobs/{id}.
 type jobDetail struct {
-	jobSummary
+	job.Summary
 	Failures []job.Failure   `json:"failures"`
 	Text     string          `json:"text,omitempty"`   // the report as analyze prints it
 	Report   json.RawMessage `json:"report,omitempty"` // as analyze --json prints it
@@ -142,7 +111,7 @@ type jobDetail struct {
 }
 
 func detail(j *job.Record) jobDetail {
-	d := jobDetail{jobSummary: summarize(j), Failures: j.Failures, Text: j.Text}
+	d := jobDetail{Summary: j.Summary(), Failures: j.Failures, Text: j.Text}
 	if d.Failures == nil {
 		d.Failures = []job.Failure{}
 	}
@@ -179,9 +148,9 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	list := make([]jobSummary, len(records))
+	list := make([]job.Summary, len(records))
 	for i, j := range records {
-		list[i] = summarize(j)
+		list[i] = j.Summary()
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"jobs": list})
 }
@@ -219,7 +188,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("job %s is %s already: nothing to cancel", j.ID, j.State))
 		return
 	}
-	writeJSON(w, http.StatusOK, summarize(j))
+	writeJSON(w, http.StatusOK, j.Summary())
 }
 
 // jobChart draws a done sweep's chart from its report, as analyze mnk
@@ -256,7 +225,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 }
 
 // jobEvents streams the jobs' records as server-sent events: an event
-// "job" with a jobSummary each time a record is written (every record
+// "job" with a job.Summary each time a record is written (every record
 // first), and a comment every keepAlive. With ?id= only that job's. It
 // ends when the client goes away.
 func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
@@ -297,7 +266,7 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 			if only != "" && j.ID != only {
 				continue
 			}
-			data, err := json.Marshal(summarize(j))
+			data, err := json.Marshal(j.Summary())
 			if err != nil {
 				continue
 			}
@@ -362,7 +331,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, summarize(j))
+	writeJSON(w, http.StatusAccepted, j.Summary())
 }
 
 // decodeParams decodes a job's parameters over p, which holds the kind's
@@ -563,7 +532,7 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, summarize(j))
+	writeJSON(w, http.StatusAccepted, j.Summary())
 }
 
 // uploadError answers a failed read of an upload.

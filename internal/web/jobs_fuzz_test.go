@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/woprlabs/wopr/pkg/job"
 )
 
 // FuzzJobsAPI sends the jobs API requests of any path, content type and
@@ -55,7 +57,7 @@ func FuzzJobsAPI(f *testing.F) {
 	}
 	jobs := func(t *testing.T) int {
 		w := do(t, s, "GET", "/api/jobs", "")
-		var list struct{ Jobs []jobSummary }
+		var list struct{ Jobs []job.Summary }
 		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &list) != nil {
 			t.Fatalf("GET /api/jobs: %d %s", w.Code, w.Body)
 		}
@@ -97,7 +99,7 @@ func FuzzJobsAPI(f *testing.F) {
 			return
 		}
 		if w.Code == http.StatusAccepted {
-			var j jobSummary
+			var j job.Summary
 			if err := json.Unmarshal(w.Body.Bytes(), &j); err != nil || j.ID == "" {
 				t.Fatalf("%s %s: accepted with %q, want a job", method, target, w.Body)
 			}

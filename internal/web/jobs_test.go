@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
@@ -43,7 +44,7 @@ func submit(t testing.TB, s *Server, kind, params string) string {
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("submit %s %s: %d %s, want 202", kind, params, w.Code, w.Body)
 	}
-	var j jobSummary
+	var j job.Summary
 	if err := json.Unmarshal(w.Body.Bytes(), &j); err != nil || j.ID == "" {
 		t.Fatalf("submit %s: answer %s: want a job", kind, w.Body)
 	}
@@ -334,7 +335,7 @@ func TestJobsAPI(t *testing.T) {
 		if plain.Code != http.StatusAccepted {
 			t.Fatalf("upload: %d %s, want 202", plain.Code, plain.Body)
 		}
-		var j jobSummary
+		var j job.Summary
 		json.Unmarshal(plain.Body.Bytes(), &j)
 		d := waitJob(t, s, j.ID)
 		var rep sudoku.SolveReport
@@ -350,7 +351,7 @@ func TestJobsAPI(t *testing.T) {
 		zw.Write([]byte(corpus))
 		zw.Close()
 		w := upload(t, s, "puzzles.txt", gz.Bytes(), "")
-		var j2 jobSummary
+		var j2 job.Summary
 		json.Unmarshal(w.Body.Bytes(), &j2)
 		if w.Code != http.StatusAccepted || string(j2.Params) != string(j.Params) {
 			t.Errorf("gzipped upload: %d, params %s; want 202 and the plain file's %s", w.Code, j2.Params, j.Params)
@@ -431,7 +432,7 @@ func TestJobsAPI(t *testing.T) {
 				}
 				kept = kept || line == ": keep-alive"
 				if data, ok := strings.CutPrefix(line, "data: "); ok {
-					var j jobSummary
+					var j job.Summary
 					if err := json.Unmarshal([]byte(data), &j); err != nil {
 						t.Fatalf("event data %q: %v", data, err)
 					}

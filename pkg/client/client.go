@@ -523,7 +523,7 @@ func printReport(ctx context.Context, s *session, o Options, j *job.Record) erro
 	}
 	if o.JSON {
 		// Still exactly one object on stdout: the job's state.
-		if err := printJSON(o.Stdout, summarize(j)); err != nil {
+		if err := printJSON(o.Stdout, j.Summary()); err != nil {
 			return err
 		}
 	}
@@ -556,9 +556,9 @@ func listJobs(ctx context.Context, o Options, records Records) error {
 		return err
 	}
 	if o.JSON {
-		list := make([]jobSummary, 0, len(jobs))
+		list := make([]job.Summary, 0, len(jobs))
 		for _, j := range jobs {
-			list = append(list, summarize(j))
+			list = append(list, j.Summary())
 		}
 		return printJSON(o.Stdout, map[string]any{"jobs": list})
 	}
@@ -573,25 +573,6 @@ func listJobs(ctx context.Context, o Options, records Records) error {
 	return nil
 }
 
-type jobSummary struct {
-	ID             string          `json:"id"`
-	Kind           string          `json:"kind"`
-	Params         json.RawMessage `json:"params"`
-	State          job.State       `json:"state"`
-	Tasks          int             `json:"tasks"`
-	Done           int             `json:"done"`
-	Failed         int             `json:"failed"`
-	CacheHits      int64           `json:"cache_hits"`
-	Submitted      time.Time       `json:"submitted"`
-	ElapsedSeconds float64         `json:"elapsed_seconds"`
-	Error          string          `json:"error,omitempty"`
-}
-
-func summarize(j *job.Record) jobSummary {
-	return jobSummary{ID: j.ID, Kind: j.Spec.Kind, Params: j.Spec.Params, State: j.State, Tasks: j.Tasks, Done: j.Done,
-		Failed: j.Failed, CacheHits: j.CacheHits, Submitted: j.Submitted, ElapsedSeconds: j.Elapsed().Seconds(), Error: j.Error}
-}
-
 // Status prints a job's state and progress.
 func Status(ctx context.Context, o Options, id string) error {
 	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.jobs, id) })
@@ -603,7 +584,7 @@ func status(ctx context.Context, o Options, jobs Records, id string) error {
 		return err
 	}
 	if o.JSON {
-		return printJSON(o.Stdout, summarize(j))
+		return printJSON(o.Stdout, j.Summary())
 	}
 	fmt.Fprintf(o.Stdout, "job %s: %s %s\n", j.ID, j.Spec.Kind, j.Spec.Params)
 	fmt.Fprintf(o.Stdout, "state %s, %d of %d tasks done, %d failed, %d cache hits, %.2f s\n", j.State, j.Done, j.Tasks, j.Failed, j.CacheHits, j.Elapsed().Seconds())
@@ -674,7 +655,7 @@ func cancel(ctx context.Context, o Options, s *session, id string) error {
 		_ = s.queue.PurgeJob(ctx, id)
 	}
 	if o.JSON {
-		return printJSON(o.Stdout, summarize(j))
+		return printJSON(o.Stdout, j.Summary())
 	}
 	if j.State.Final() {
 		fmt.Fprintf(o.Stdout, "job %s is %s\n", j.ID, j.State)

@@ -95,6 +95,41 @@ type Record struct {
 	Text string `json:"text,omitempty"`
 }
 
+// Summary is a job's record without its report, failures and outputs:
+// what a list of jobs shows of each, and what analyze --json and the web's
+// API print for one.
+type Summary struct {
+	ID              string          `json:"id"`
+	Kind            string          `json:"kind"`
+	Params          json.RawMessage `json:"params"`
+	State           State           `json:"state"`
+	Tasks           int             `json:"tasks"`
+	Done            int             `json:"done"`
+	Failed          int             `json:"failed"`
+	CacheHits       int64           `json:"cache_hits"`
+	Submitted       time.Time       `json:"submitted"`
+	Started         time.Time       `json:"started,omitzero"`
+	Finished        time.Time       `json:"finished,omitzero"`
+	ElapsedSeconds  float64         `json:"elapsed_seconds"`
+	CancelRequested bool            `json:"cancel_requested,omitempty"`
+	Error           string          `json:"error,omitempty"`
+}
+
+// Summary summarises the record. Parameters that are not valid JSON (a
+// record written by something other than wopr) are null, so that the
+// summary always encodes.
+func (r *Record) Summary() Summary {
+	params := r.Spec.Params
+	if !json.Valid(params) {
+		params = json.RawMessage("null")
+	}
+	return Summary{
+		ID: r.ID, Kind: r.Spec.Kind, Params: params, State: r.State, Tasks: r.Tasks, Done: r.Done, Failed: r.Failed,
+		CacheHits: r.CacheHits, Submitted: r.Submitted, Started: r.Started, Finished: r.Finished,
+		ElapsedSeconds: r.Elapsed().Seconds(), CancelRequested: r.CancelRequested, Error: r.Error,
+	}
+}
+
 // New returns the record of a job about to be submitted, with a fresh id.
 func New(spec Spec) *Record {
 	now := time.Now()

@@ -2,6 +2,7 @@ package job
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,5 +69,22 @@ func TestStates(t *testing.T) {
 		if s.Final() != final {
 			t.Errorf("%s final %v, want %v", s, s.Final(), final)
 		}
+	}
+}
+
+// A summary has the record's figures, and null for parameters that are not
+// JSON, so that it always encodes.
+func TestSummary(t *testing.T) {
+	r := &Record{ID: "j1", Spec: Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3}`)}, State: Running,
+		Tasks: 4, Done: 2, Failed: 1, CacheHits: 3, CancelRequested: true, Error: "e"}
+	s := r.Summary()
+	if s.ID != "j1" || s.Kind != "mnk.count" || string(s.Params) != `{"rows":3}` || s.State != Running ||
+		s.Tasks != 4 || s.Done != 2 || s.Failed != 1 || s.CacheHits != 3 || !s.CancelRequested || s.Error != "e" {
+		t.Errorf("summary %+v of record %+v", s, r)
+	}
+	r.Spec.Params = json.RawMessage(`{"rows":`)
+	data, err := json.Marshal(r.Summary())
+	if err != nil || !strings.Contains(string(data), `"params":null`) {
+		t.Errorf("summary of a record with bad parameters: %s, %v; want params null", data, err)
 	}
 }
