@@ -50,8 +50,8 @@ const piecePrefix = "piece/"
 // UploadContent stores data under a name derived from its content,
 // unless it is there already, and returns the name. Data that fits a
 // message goes to the bucket of pieces, where reading it back is one
-// request (reading an object takes a consumer of its own, which cost 25
-// ms a read of a 250 KB piece); anything bigger is an input object. It
+// request (reading an object takes a consumer of its own, created and
+// deleted for each read); anything bigger is an input object. It
 // may be called from several goroutines at once.
 func (o *Objects) UploadContent(ctx context.Context, data []byte) (string, error) {
 	if !o.fitsPiece(data) {
@@ -87,8 +87,7 @@ func (o *Objects) DeleteContent(ctx context.Context, name string) error {
 
 // PurgePieces deletes every piece of the bucket at once, for a store
 // whose jobs are all finished (deleting pieces one by one has the server
-// read the blocks that hold them: 40 MB of resident memory for the pieces
-// of a million puzzles).
+// read every block that holds them into memory).
 func (o *Objects) PurgePieces(ctx context.Context) error {
 	if o.lender != nil {
 		o.lender.ForgetAll()

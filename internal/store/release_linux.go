@@ -13,9 +13,8 @@ import (
 // this process's resident memory. Badger maps its value log and tables
 // with MAP_SHARED and writes the value log through the map, so every page
 // it ever wrote or read stays counted as the process's own until the
-// kernel needs the memory: a coordinator's resident memory grew by the
-// 41 bytes a puzzle of a corpus job's cached results (4 GB for a hundred
-// million puzzles) though nothing held them. MADV_DONTNEED on a shared
+// kernel needs the memory: a coordinator's resident memory would grow with
+// every result a corpus job caches, though nothing holds them. MADV_DONTNEED on a shared
 // file mapping only unmaps the pages: they stay in the page cache, dirty
 // ones are written back as before, and a later access maps them again
 // with the file's contents. Private mappings, whose pages it would

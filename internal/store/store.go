@@ -34,9 +34,9 @@ type DB struct {
 }
 
 // DefaultTTL is how long a value written by Put lasts unless Options say
-// otherwise. Caches only grow (a million Sudoku puzzles add about 40 MB to
-// the coordinator's store), and a result nothing asked for in a month is
-// cheaper to compute again than to keep.
+// otherwise. Caches only grow (every puzzle of a corpus job adds its
+// result to the coordinator's store), and a result nothing asked for in a
+// month is cheaper to compute again than to keep.
 const DefaultTTL = 30 * 24 * time.Hour
 
 // gcEvery is how often the value log is compacted: values that expired or

@@ -20,13 +20,11 @@ type sudokuLevel struct {
 	MinClues int
 }
 
-// sudokuLevels are the levels of /sudoku, from the easiest. Random
-// symmetric removal makes a puzzle in about 0.35 ms; of 1,000 (rated when
-// the logical solver finishes them, 87%) 11% rate 1.2, 44% 1.5, 17% 1.7 to
-// 2.3, 6% 2.5 to 3.8 and 10% 4.0 to 5.6; with 34 givens kept, 78% rate 1.2.
-// So each band comes in milliseconds: hidden singles in boxes with many
-// givens; singles; locked candidates, pairs and small fish; then turbot
-// fish, wings, unique rectangles and BUG.
+// sudokuLevels are the levels of /sudoku, from the easiest. Each is a
+// band that random symmetric removal reaches in a few tries, so that a
+// puzzle comes in milliseconds (TestSudokuLevelsReachable): hidden singles in boxes
+// with many givens; singles; locked candidates, pairs and small fish; then
+// turbot fish, wings, unique rectangles and BUG.
 var sudokuLevels = []sudokuLevel{
 	{Name: "easy", Min: 10, Max: 12, MinClues: 34},
 	{Name: "medium", Min: 13, Max: 23},

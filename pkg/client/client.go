@@ -460,7 +460,8 @@ const partialMark = ".wopr-partial-"
 // make it private). The file is locked while this process has it open
 // (the lock goes with the process, however it ends), and the temporary
 // files of path left by processes that died writing them (unlocked) are
-// removed: a run killed while it wrote a million lines left 80 MB behind.
+// removed: a run killed while it wrote a large output would otherwise
+// leave it behind, as big as what it had written.
 func createTemp(path string) (*os.File, error) {
 	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+partialMark
 	for {

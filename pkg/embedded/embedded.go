@@ -264,8 +264,8 @@ func (c *Cluster) Ready() error {
 	return nil
 }
 
-// openDBs opens the Badger stores in dirs at the same time (10 ms each,
-// most of an embedded cluster's start).
+// openDBs opens the Badger stores in dirs at the same time: opening them
+// is most of an embedded cluster's start.
 func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error) {
 	dbs := make([]*store.DB, len(dirs))
 	errs := make([]error, len(dirs))

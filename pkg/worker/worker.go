@@ -179,9 +179,10 @@ func (w *Worker) Counts() (done, failed int64) {
 func (w *Worker) slot(i int) {
 	defer w.wg.Done()
 	// The slot's finisher publishes results and acks their tasks while the
-	// slot already fetches and runs the next task: with short tasks (a
-	// chunk of puzzles takes 5 ms) waiting for the publish and the ack
-	// left the cores idle a third of the time. At most one result waits.
+	// slot already fetches and runs the next task: with tasks of a few
+	// milliseconds (a chunk of puzzles), waiting for the publish and the
+	// ack would leave the core idle meanwhile (BenchmarkTaskThroughput).
+	// At most one result waits.
 	finish := make(chan finished, 1)
 	finisherDone := make(chan struct{})
 	go func() {

@@ -13,11 +13,9 @@ import (
 // does not scan (job inputs, task payloads and results, lines of outputs,
 // Badger's memtable arenas), so a collection costs little, even three times
 // as many of them. Letting the heap double instead means that every page
-// of the growth is a new one that the kernel must fault in and zero: on a
-// job of a million Sudoku puzzles the default of 100 needs 1.7 times the
-// peak memory of 25, more system time, and runs about 5% slower. An mnk
-// count of 4x4 runs as fast either way. The figures, and how to take them
-// again: docs/benchmarks.md.
+// of the growth is a new one that the kernel must fault in and zero, so a
+// corpus job's peak memory and system time grow with it. The figures, and
+// the command that takes them: docs/benchmarks.md, "GC tuning".
 const Percent = 25
 
 // Tune sets the collector's percent to Percent, unless GOGC is set in the

@@ -13,7 +13,7 @@ import (
 // cachePlies is how many plies below a task's root the counter consults and
 // fills the worker's persistent cache: deep enough that another task (or a
 // job split at another depth) finds the big subtrees there, shallow enough
-// that Badger, 50-100x slower than the memo, stays off the hot path.
+// that Badger, much slower than the in-memory memo, stays off the hot path.
 const cachePlies = 2
 
 // NewRunner implements tasks.Kind.
@@ -26,10 +26,9 @@ var sharedMemos = tasks.NewShared(func() *countMemos { return &countMemos{} })
 
 // countMemos holds the memo of the last game counted, which the runners of
 // one worker process share (tasks.Shared): tasks of one job share most
-// of their subtrees below the split depth, and on two slots with a memo
-// each, each slot counted most of what the other had (a 4x4 count took
-// 3.0 s on two slots against 3.9 s on one). One game at a time bounds the
-// memory.
+// of their subtrees below the split depth, and with a memo each, each slot
+// would count most of what the other had (BenchmarkCountTasks444). One
+// game at a time bounds the memory.
 type countMemos struct {
 	mu   sync.Mutex
 	game [3]int

@@ -56,8 +56,8 @@ const maxSolveSplit = 3
 // The automatic split is at the root moves (depth 1). Deeper splits give
 // more and smaller tasks, but every task proves the exact value of its
 // position, and the positions two plies down include many a bad reply whose
-// exact value the serial search never needs (5,5,4 takes about nine times
-// the nodes split at depth 2; docs/benchmarks.md).
+// exact value the serial search never needs (5,5,4 takes several times
+// the nodes split at depth 2; docs/benchmarks.md, "m,n,k-games").
 const autoSolveSplit = 1
 
 // SolveParams are the parameters of an "mnk.solve" job.

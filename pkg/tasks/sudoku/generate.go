@@ -26,15 +26,14 @@ const (
 	MinClues    = 17 // no Sudoku with fewer clues has a unique solution
 	perTask     = 50
 	// maxAttempts is how many random solution grids a puzzle may take:
-	// far more than a reachable request needs (about 70 grids for a
-	// symmetric minimal puzzle, 440 for 21 clues), and it ends a request
-	// that random removal (almost) never meets, such as 20 clues, in about
-	// a second (docs/benchmarks.md).
+	// ten times what the hardest reachable request needs (21 clues), so
+	// that only a request that random removal (almost) never meets, such
+	// as 20 clues, reaches it, and fails its task in about a second.
 	maxAttempts = 5000
 	// maxRated is how many puzzles a puzzle within a band of ratings may
-	// take: bands from 1.2 to 8.x take 2 to 80 on average (docs/sudoku.md),
-	// and rating stops at the band's top, so 2,000 end a band that random
-	// removal does not reach in about 20 s (11.0-12.0: the nearest 8.9).
+	// take: far more than the bands up to 8.x need, while a band that
+	// random removal does not reach (such as 11.0-12.0) fails its task in
+	// about 20 s, naming the nearest rating found.
 	maxRated        = 2000
 	generateVersion = 3
 )
