@@ -26,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -601,7 +600,7 @@ func (c *cluster) submit(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var sub struct{ Job string }
-	if err := json.Unmarshal([]byte(out), &sub); err != nil || !job.ValidID(sub.Job) {
+	if err := json.Unmarshal([]byte(out), &sub); err != nil || !tasks.ValidID(sub.Job) {
 		t.Fatalf("analyze --detach printed %q", out)
 	}
 	return sub.Job

@@ -30,6 +30,7 @@ import (
 
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // The tests of issue 18's security: credentials and TLS against a real
@@ -617,7 +618,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	}
 	r = runEnv(t, client.env, "analyze", client.args("mnk", "count", "--board", "4x4", "--split-depth", "2", "--detach")...)
 	id := strings.TrimSpace(r.stdout)
-	if r.code != 0 || !job.ValidID(id) {
+	if r.code != 0 || !tasks.ValidID(id) {
 		t.Fatalf("analyze --detach: exit %d: %q %s", r.code, r.stdout, r.stderr)
 	}
 
@@ -667,7 +668,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 		return err
 	})
 	denied("submit a job", func(ctx context.Context) error {
-		_, err := b.Jobs().Submit(ctx, job.Spec{Kind: "mnk.count", Params: []byte(`{"rows":3,"cols":3,"k":3}`)})
+		_, err := b.Jobs().Submit(ctx, tasks.Spec{Kind: "mnk.count", Params: []byte(`{"rows":3,"cols":3,"k":3}`)})
 		return err
 	})
 	denied("purge a job's tasks", func(ctx context.Context) error { return b.Work().PurgeJob(ctx, id) })

@@ -15,7 +15,6 @@ import (
 
 	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/client"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
@@ -187,7 +186,7 @@ func TestSoak(t *testing.T) {
 				var out bytes.Buffer
 				o := opts(&out)
 				o.Detach = true
-				if err := client.Run(ctx, o, job.Spec{Kind: "mnk.count", Params: raw}); err != nil {
+				if err := client.Run(ctx, o, tasks.Spec{Kind: "mnk.count", Params: raw}); err != nil {
 					t.Errorf("client %d: submit %s: %v", c, raw, err)
 					return
 				}

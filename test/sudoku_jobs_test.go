@@ -19,6 +19,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
@@ -363,7 +364,7 @@ func storedJobs(t *testing.T, data string) []*job.Record {
 
 // jobPieces returns the names of the manifests and pieces of the inputs
 // of a corpus job (sudoku.UploadCorpus).
-func jobPieces(t *testing.T, data string, spec job.Spec) []string {
+func jobPieces(t *testing.T, data string, spec tasks.Spec) []string {
 	t.Helper()
 	var p sudoku.SolveParams
 	if err := json.Unmarshal(spec.Params, &p); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -95,7 +94,7 @@ func mnkCountCommand() *cli.Command {
 // submit runs the job whose spec the kind checks and makes (a usage
 // error if the parameters are wrong: nothing is started), with the client
 // options adjusted.
-func submit(c *cli.Context, spec func() (job.Spec, error), adjust ...func(*client.Options)) error {
+func submit(c *cli.Context, spec func() (tasks.Spec, error), adjust ...func(*client.Options)) error {
 	if c.NArg() > 0 {
 		return usagef("mnk %s takes no arguments, got %q", c.Command.Name, c.Args().First())
 	}

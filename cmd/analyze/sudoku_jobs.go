@@ -12,7 +12,6 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
@@ -163,10 +162,10 @@ func corpusJob(c *cli.Context, kind string, check func(report []byte) error) err
 		o.Outputs["rejects"], p.Rejects = path, true
 	}
 	var damaged error
-	err = client.RunWith(c.Context, o, func(ctx context.Context, in tasks.Inputs) (job.Spec, error) {
+	err = client.RunWith(c.Context, o, func(ctx context.Context, in tasks.Inputs) (tasks.Spec, error) {
 		spec, d, err := sudoku.SubmitCorpus(ctx, in, kind, sources, p)
 		if errors.Is(err, tasks.ErrInvalid) {
-			return job.Spec{}, usagef("%v", err)
+			return tasks.Spec{}, usagef("%v", err)
 		}
 		damaged = d
 		return spec, err
@@ -232,7 +231,7 @@ func sudokuGenerateCommand() *cli.Command {
 				o.Outputs, p.Out = map[string]string{"out": path}, true
 			}
 			params, _ := json.Marshal(p)
-			return client.Run(c.Context, o, job.Spec{Kind: sudoku.Generate{}.Name(), Params: params})
+			return client.Run(c.Context, o, tasks.Spec{Kind: sudoku.Generate{}.Name(), Params: params})
 		},
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/woprlabs/wopr/internal/web"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/embedded"
-	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
 )
 
@@ -82,7 +82,7 @@ func TestSudokuSolveSubmitsAsTheWeb(t *testing.T) {
 }
 
 // storedSpec is the spec of the one job of the embedded store in data.
-func storedSpec(t *testing.T, data string) job.Spec {
+func storedSpec(t *testing.T, data string) tasks.Spec {
 	t.Helper()
 	c, err := embedded.StartBare(context.Background(), data)
 	if err != nil {

@@ -64,7 +64,7 @@ func openOn(t testing.TB, url string) *Broker {
 func TestUpdateJobCompareAndSet(t *testing.T) {
 	b := runServer(t)
 	ctx := context.Background()
-	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, tasks.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

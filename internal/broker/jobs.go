@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Jobs is the bucket of job records: one JSON value per job id, changed
@@ -41,7 +42,7 @@ func decodeRecord(data []byte) (*job.Record, error) {
 // Get reads a job's record and its revision. An unknown id is an error
 // wrapping job.ErrNotFound.
 func (j *Jobs) Get(ctx context.Context, id string) (*job.Record, uint64, error) {
-	if !job.ValidID(id) {
+	if !tasks.ValidID(id) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, job.ErrNotFound)
 	}
 	var value []byte
@@ -133,7 +134,7 @@ func (j *Jobs) Create(ctx context.Context, r *job.Record) error {
 
 // Submit stores a new job for the coordinator to pick up and returns its
 // record.
-func (j *Jobs) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
+func (j *Jobs) Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error) {
 	r := job.New(spec)
 	if err := j.Create(ctx, r); err != nil {
 		return nil, err

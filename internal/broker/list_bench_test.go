@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // BenchmarkListJobs lists a bucket of 1,000 job records (what every
@@ -13,7 +13,7 @@ func BenchmarkListJobs(b *testing.B) {
 	br := runServer(b)
 	ctx := context.Background()
 	for range 1000 {
-		if _, err := br.Jobs().Submit(ctx, job.Spec{Kind: "mnk.count", Params: []byte(`{"rows":4,"cols":4,"k":4,"split_depth":3}`)}); err != nil {
+		if _, err := br.Jobs().Submit(ctx, tasks.Spec{Kind: "mnk.count", Params: []byte(`{"rows":4,"cols":4,"k":4,"split_depth":3}`)}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // lossyProxy forwards the NATS connections made to it to a server, and
@@ -124,7 +125,7 @@ func TestRequestsOutliveALostRequest(t *testing.T) {
 	p := newLossyProxy(t, strings.TrimPrefix(direct.nc.ConnectedUrl(), "nats://"))
 	b := openOn(t, p.url())
 	ctx := context.Background()
-	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, tasks.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Tasks and results travel with their fields as headers and their payload
@@ -46,7 +47,7 @@ func encodeTask(t job.Task) *nats.Msg {
 func decodeTask(h nats.Header, data []byte) (job.Task, error) {
 	t := job.Task{Job: h.Get(hdrJob), ID: h.Get(hdrTask), Kind: h.Get(hdrKind), Check: h.Get(hdrCheck), Payload: data}
 	epoch, err := strconv.Atoi(h.Get(hdrEpoch))
-	if err != nil || !job.ValidID(t.Job) || !job.ValidID(t.ID) || t.Kind == "" || t.Check == "" {
+	if err != nil || !tasks.ValidID(t.Job) || !tasks.ValidID(t.ID) || t.Kind == "" || t.Check == "" {
 		return job.Task{}, fmt.Errorf("%w: task headers job %q task %q kind %q epoch %q check %q",
 			ErrMalformed, t.Job, t.ID, t.Kind, h.Get(hdrEpoch), t.Check)
 	}
@@ -80,7 +81,7 @@ func encodeResult(r job.Result) *nats.Msg {
 func decodeResult(h nats.Header, data []byte) (job.Result, error) {
 	r := job.Result{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Check: h.Get(hdrCheck), Worker: h.Get(hdrWorker),
 		Failed: h.Get(hdrFailed), Data: data}
-	if !job.ValidID(r.Job) || !job.ValidID(r.Task) {
+	if !tasks.ValidID(r.Job) || !tasks.ValidID(r.Task) {
 		return job.Result{}, fmt.Errorf("%w: result headers job %q task %q", ErrMalformed, r.Job, r.Task)
 	}
 	if r.Check == "" && r.Failed == "" {

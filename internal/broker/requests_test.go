@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // A replica of the jobs bucket that has not yet applied a job's creation
@@ -23,7 +24,7 @@ func TestGetJobAsksTheLeaderBeforeNotFound(t *testing.T) {
 	b := runServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	j, err := b.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := b.Jobs().Submit(ctx, tasks.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func ownerAndDenied(t *testing.T, deny ...string) (owner, denied *Broker) {
 func TestDeniedRequestEndsAtOnce(t *testing.T) {
 	owner, reader := ownerAndDenied(t, "$JS.API.DIRECT.GET.>", "$JS.API.STREAM.MSG.GET.>")
 	ctx := context.Background()
-	j, err := owner.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := owner.Jobs().Submit(ctx, tasks.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestDeniedRequestEndsAtOnce(t *testing.T) {
 func TestURLOfSeveralServers(t *testing.T) {
 	s := startServer(t, nil)
 	b := openOn(t, s.ClientURL()+", "+s.ClientURL())
-	if _, err := b.Jobs().Submit(context.Background(), job.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
+	if _, err := b.Jobs().Submit(context.Background(), tasks.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +137,7 @@ func TestWaitWithoutWatch(t *testing.T) {
 	if _, err := follower.Jobs().Watch(wctx, "x"); err == nil {
 		t.Fatal("the follower may watch the jobs: the test tests nothing")
 	}
-	j, err := owner.Jobs().Submit(ctx, job.Spec{Kind: "x", Params: []byte(`{}`)})
+	j, err := owner.Jobs().Submit(ctx, tasks.Spec{Kind: "x", Params: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package broker
 import (
 	"strings"
 
-	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // Subjects: every subject wopr uses is built or parsed here, and nowhere
-// else. Job and task ids are single tokens (job.ValidID).
+// else. Job and task ids are single tokens (tasks.ValidID).
 const (
 	tasksPrefix       = "wopr.tasks."
 	resultsPrefix     = "wopr.results."
@@ -43,7 +43,7 @@ func parseTaskSubject(subject string) (jobID, task string, ok bool) {
 		return "", "", false
 	}
 	jobID, task, ok = strings.Cut(rest, ".")
-	if !ok || !job.ValidID(jobID) || !job.ValidID(task) {
+	if !ok || !tasks.ValidID(jobID) || !tasks.ValidID(task) {
 		return "", "", false
 	}
 	return jobID, task, true

@@ -103,7 +103,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 // jobDetail is a job with its report: GET /api/jobs/{id}.
 type jobDetail struct {
 	job.Summary
-	Failures []job.Failure   `json:"failures"`
+	Failures []tasks.Failure `json:"failures"`
 	Text     string          `json:"text,omitempty"`   // the report as analyze prints it
 	Report   json.RawMessage `json:"report,omitempty"` // as analyze --json prints it
 	// Chart is the URL of the sweep's chart, once the sweep is done.
@@ -113,7 +113,7 @@ type jobDetail struct {
 func detail(j *job.Record) jobDetail {
 	d := jobDetail{Summary: j.Summary(), Failures: j.Failures, Text: j.Text}
 	if d.Failures == nil {
-		d.Failures = []job.Failure{}
+		d.Failures = []tasks.Failure{}
 	}
 	if json.Valid(j.Report) {
 		d.Report = j.Report
@@ -230,7 +230,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 // ends when the client goes away.
 func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 	only := r.URL.Query().Get("id")
-	if only != "" && !job.ValidID(only) {
+	if only != "" && !tasks.ValidID(only) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no job %q", only))
 		return
 	}
@@ -292,7 +292,7 @@ type submitRequest struct {
 // submitKinds make the specs of the kinds that POST /api/jobs takes, as
 // analyze's commands make them: the parameters given over the kind's
 // defaults, checked by the kind (its Spec).
-var submitKinds = map[string]func(raw json.RawMessage) (job.Spec, error){
+var submitKinds = map[string]func(raw json.RawMessage) (tasks.Spec, error){
 	mnk.Count{}.Name():    countSpec,
 	mnk.Solve{}.Name():    solveSpec,
 	mnk.Sweep{}.Name():    sweepSpec,
@@ -396,10 +396,10 @@ func defaultK(raw json.RawMessage, rows, cols int, k *int) {
 }
 
 // countSpec is the spec of analyze mnk count's job.
-func countSpec(raw json.RawMessage) (job.Spec, error) {
+func countSpec(raw json.RawMessage) (tasks.Spec, error) {
 	p := mnk.DefaultCountParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
 	return p.Spec()
@@ -408,13 +408,13 @@ func countSpec(raw json.RawMessage) (job.Spec, error) {
 // solveSpec is the spec of analyze mnk solve's job. The certificate is a
 // file that analyze writes (--certificate), which the page does not
 // offer: it is not asked for.
-func solveSpec(raw json.RawMessage) (job.Spec, error) {
+func solveSpec(raw json.RawMessage) (tasks.Spec, error) {
 	p := mnk.DefaultSolveParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	if p.Certificate {
-		return job.Spec{}, errors.New("certificate is a file that analyze writes (analyze mnk solve --certificate FILE): the job's page does not offer it")
+		return tasks.Spec{}, errors.New("certificate is a file that analyze writes (analyze mnk solve --certificate FILE): the job's page does not offer it")
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
 	return p.Spec()
@@ -423,22 +423,22 @@ func solveSpec(raw json.RawMessage) (job.Spec, error) {
 // sweepSpec is the spec of analyze mnk sweep's job. The page draws the
 // chart from the report, so the files that analyze writes (csv, chart)
 // are not asked for.
-func sweepSpec(raw json.RawMessage) (job.Spec, error) {
+func sweepSpec(raw json.RawMessage) (tasks.Spec, error) {
 	p := mnk.DefaultSweepParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	if p.CSV || p.Chart != "" {
-		return job.Spec{}, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
+		return tasks.Spec{}, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
 	}
 	return p.Spec()
 }
 
 // simulateSpec is the spec of analyze mnk simulate's job.
-func simulateSpec(raw json.RawMessage) (job.Spec, error) {
+func simulateSpec(raw json.RawMessage) (tasks.Spec, error) {
 	p := mnk.DefaultSimulateParams()
 	if err := decodeParams(raw, &p); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	defaultK(raw, p.Rows, p.Cols, &p.K)
 	return p.Spec()
@@ -518,7 +518,7 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	raw = nil
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
-	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, in tasks.Inputs) (job.Spec, error) {
+	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, in tasks.Inputs) (tasks.Spec, error) {
 		// The job that analyze sudoku solve FILE makes of the same text.
 		spec, _, err := sudoku.SubmitCorpus(ctx, in, sudoku.Solve{}.Name(), []sudoku.Source{sudoku.TextSource(name, text)}, sudoku.SolveParams{Chunk: chunk})
 		return spec, err

@@ -188,13 +188,13 @@ func inspect(ctx context.Context, o *Options, f func(*session) error) error {
 // Run submits a job, follows it and prints its report. In embedded mode an
 // unfinished job with the same spec from an earlier run (interrupted) is
 // resumed instead of starting afresh.
-func Run(ctx context.Context, o Options, spec job.Spec) error {
-	return RunWith(ctx, o, func(context.Context, tasks.Inputs) (job.Spec, error) { return spec, nil })
+func Run(ctx context.Context, o Options, spec tasks.Spec) error {
+	return RunWith(ctx, o, func(context.Context, tasks.Inputs) (tasks.Spec, error) { return spec, nil })
 }
 
 // RunWith is Run for jobs with inputs: build uploads them (see
 // tasks.Inputs) once connected and returns the spec.
-func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.Inputs) (job.Spec, error)) error {
+func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) error {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}
@@ -273,7 +273,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 }
 
 // findUnfinished returns the newest unfinished job with this spec.
-func findUnfinished(ctx context.Context, jobs Records, spec job.Spec) (*job.Record, error) {
+func findUnfinished(ctx context.Context, jobs Records, spec tasks.Spec) (*job.Record, error) {
 	records, err := jobs.List(ctx)
 	if err != nil {
 		return nil, err
@@ -435,11 +435,26 @@ func (s *session) releaseInputs(ctx context.Context, j *job.Record) error {
 	if !ok {
 		return nil
 	}
+	if j.State != job.Done {
+		return nil
+	}
 	jobs, err := s.jobs.List(ctx)
-	if err != nil {
+	if err != nil || !othersFinished(j, jobs) {
 		return err
 	}
-	return r.ReleaseInputs(ctx, s.store, j, jobs)
+	return r.ReleaseInputs(ctx, s.store, j.Spec.Params)
+}
+
+// othersFinished tells whether every job of jobs other than j is final:
+// an unfinished one reads its inputs when it is resumed, and may share
+// pieces with j's.
+func othersFinished(j *job.Record, jobs []*job.Record) bool {
+	for _, o := range jobs {
+		if o.ID != j.ID && !o.State.Final() {
+			return false
+		}
+	}
+	return true
 }
 
 // replaceable tells whether an output may be written by renaming a new

@@ -50,13 +50,13 @@ func (c *Conn) Embedded() bool { return c.s.cluster != nil }
 
 // Submit submits a job and returns its record. As with Run, the newest
 // unfinished job with the same spec is returned instead of a second one.
-func (c *Conn) Submit(ctx context.Context, spec job.Spec) (*job.Record, error) {
-	return c.SubmitWith(ctx, func(context.Context, tasks.Inputs) (job.Spec, error) { return spec, nil })
+func (c *Conn) Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error) {
+	return c.SubmitWith(ctx, func(context.Context, tasks.Inputs) (tasks.Spec, error) { return spec, nil })
 }
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
 // sudoku.UploadCorpus) and returns the spec.
-func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (job.Spec, error)) (*job.Record, error) {
+func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.store)
 	if err != nil {
 		return nil, err

@@ -146,7 +146,7 @@ type run struct {
 	resumed  bool         // a life before this one ran the job
 	done     []bool
 	nDone    int
-	failures []job.Failure
+	failures []tasks.Failure
 	hits     int64
 	dirty    bool
 	// ranBefore is the job's run time in earlier lives (job.Record.RunSeconds).

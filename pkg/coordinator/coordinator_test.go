@@ -141,7 +141,7 @@ func (f *fakeBroker) Update(_ context.Context, id string, change func(*job.Recor
 func (f *fakeBroker) submit(t *testing.T, kind string, params any) string {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	r := job.New(job.Spec{Kind: kind, Params: raw})
+	r := job.New(tasks.Spec{Kind: kind, Params: raw})
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.put(r)

@@ -19,7 +19,7 @@ func (c *Coordinator) finish(r *run) {
 	defer cancel()
 	out := r.out
 	r.mu.Lock()
-	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]job.Failure(nil), r.failures...),
+	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]tasks.Failure(nil), r.failures...),
 		CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
 	nDone := r.nDone
 	r.mu.Unlock()

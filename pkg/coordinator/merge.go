@@ -23,7 +23,7 @@ func (r *run) markDone(i int, s storedResult) {
 		r.hits++
 	}
 	if s.Failed != "" {
-		r.failures = append(r.failures, job.Failure{Task: s.Task, Reason: s.Failed})
+		r.failures = append(r.failures, tasks.Failure{Task: s.Task, Reason: s.Failed})
 	}
 	r.dirty = true
 }

@@ -73,7 +73,7 @@ func (c *Coordinator) plan(r *run) error {
 	r.index = make(map[string]int, len(list))
 	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
 	for i, t := range list {
-		if !job.ValidID(t.ID) {
+		if !tasks.ValidID(t.ID) {
 			r.plan = nil
 			c.drop(r, true)
 			return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))

@@ -53,7 +53,7 @@ func ctxFor(t *testing.T) context.Context {
 func submit(t *testing.T, b *broker.Broker, kind string, params any) string {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	j, err := b.Jobs().Submit(ctxFor(t), job.Spec{Kind: kind, Params: raw})
+	j, err := b.Jobs().Submit(ctxFor(t), tasks.Spec{Kind: kind, Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -775,7 +775,7 @@ func TestRestartEmptiesTheWorkQueue(t *testing.T) {
 	before := runs()
 
 	// A cluster for another job only: the first one's tasks are gone.
-	j := job.New(job.Spec{Kind: "test.sum", Params: mustJSON(sumParams{N: 3})})
+	j := job.New(tasks.Spec{Kind: "test.sum", Params: mustJSON(sumParams{N: 3})})
 	c2, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: 2, Accept: func(id string) bool { return id == j.ID }})
 	if err != nil {
 		t.Fatal(err)
@@ -846,7 +846,7 @@ func TestInvalidParamsFailJob(t *testing.T) {
 		t.Errorf("state %s, error %q; want failed naming the bad size", j.State, j.Error)
 	}
 	raw, _ := json.Marshal(map[string]int{"n": 1})
-	jj, err := c.Broker.Jobs().Submit(ctxFor(t), job.Spec{Kind: "no.such.kind", Params: raw})
+	jj, err := c.Broker.Jobs().Submit(ctxFor(t), tasks.Spec{Kind: "no.such.kind", Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -867,7 +867,7 @@ func ExampleCluster() {
 	}
 	defer c.Close(ctx)
 	params, _ := json.Marshal(mnk.CountParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1})
-	j, _ := c.Broker.Jobs().Submit(ctx, job.Spec{Kind: "mnk.count", Params: params})
+	j, _ := c.Broker.Jobs().Submit(ctx, tasks.Spec{Kind: "mnk.count", Params: params})
 	j, _ = c.Broker.Jobs().Wait(ctx, j.ID, nil)
 	var rep mnk.CountReport
 	_ = json.Unmarshal(j.Report, &rep)

@@ -1,9 +1,11 @@
-// Package job is the vocabulary of wopr's runtime: what a user submits (a
-// Spec), the record the cluster keeps of each job (state, progress,
-// report), the states a job moves through, job ids, and the tasks, results
-// and deliveries that pass between the coordinator and the workers. It
-// knows nothing of NATS or Badger: the adapters store and carry these
-// values, and the coordinator, the worker and the client speak them.
+// Package job is the vocabulary of wopr's runtime: the record the cluster
+// keeps of each job (its tasks.Spec, state, progress and report), the
+// states a job moves through, job ids, and the tasks, results and
+// deliveries that pass between the coordinator and the workers. What a
+// kind sees of a job (its Spec, its failures) is the kind contract's, in
+// pkg/tasks, which imports nothing of the runtime. Package job knows
+// nothing of NATS or Badger: the adapters store and carry these values,
+// and the coordinator, the worker and the client speak them.
 package job
 
 import (
@@ -11,10 +13,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // State is a job's lifecycle state.
@@ -33,54 +36,27 @@ const (
 // Final reports whether no more work will happen on a job in this state.
 func (s State) Final() bool { return s == Done || s == Cancelled || s == Failed }
 
-// Spec is what a user submits: a kind and its parameters.
-type Spec struct {
-	Kind   string          `json:"kind"`
-	Params json.RawMessage `json:"params"`
-}
-
-// Same reports whether two specs ask for the same job: the same kind and
-// parameters that are equal as JSON values (key order and spacing aside).
-func (s Spec) Same(o Spec) bool {
-	if s.Kind != o.Kind {
-		return false
-	}
-	var x, y any
-	if json.Unmarshal(s.Params, &x) != nil || json.Unmarshal(o.Params, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
-// Failure is a task that could never succeed, with the reason.
-type Failure struct {
-	Task   string `json:"task"`
-	Reason string `json:"reason"`
-}
-
 // Record is a job's record: spec, state, progress and, once done, the
 // report. The coordinator owns it; clients only set CancelRequested.
 type Record struct {
-	ID        string    `json:"id"`
-	Spec      Spec      `json:"spec"`
-	State     State     `json:"state"`
-	Epoch     int       `json:"epoch"`
-	Tasks     int       `json:"tasks"`
-	Done      int       `json:"done"`
-	Failed    int       `json:"failed"`
-	CacheHits int64     `json:"cache_hits"`
-	Submitted time.Time `json:"submitted"`
-	Started   time.Time `json:"started,omitzero"`
-	Finished  time.Time `json:"finished,omitzero"`
+	ID        string     `json:"id"`
+	Spec      tasks.Spec `json:"spec"`
+	State     State      `json:"state"`
+	Epoch     int        `json:"epoch"`
+	Tasks     int        `json:"tasks"`
+	Done      int        `json:"done"`
+	Failed    int        `json:"failed"`
+	CacheHits int64      `json:"cache_hits"`
+	Submitted time.Time  `json:"submitted"`
+	Started   time.Time  `json:"started,omitzero"`
+	Finished  time.Time  `json:"finished,omitzero"`
 	// RunSeconds is how long the job has run, summed over the lives of
 	// coordinators that ran it (each counted to its last progress write):
 	// the time between an interruption and the resume is not in it.
 	RunSeconds      float64         `json:"run_seconds,omitempty"`
 	CancelRequested bool            `json:"cancel_requested,omitempty"`
 	Error           string          `json:"error,omitempty"`
-	Failures        []Failure       `json:"failures,omitempty"`
+	Failures        []tasks.Failure `json:"failures,omitempty"`
 	Report          json.RawMessage `json:"report,omitempty"`
 	// ReportObject names the report in the object store when it is too big
 	// for the record.
@@ -131,7 +107,7 @@ func (r *Record) Summary() Summary {
 }
 
 // New returns the record of a job about to be submitted, with a fresh id.
-func New(spec Spec) *Record {
+func New(spec tasks.Spec) *Record {
 	now := time.Now()
 	return &Record{ID: NewID(now), Spec: spec, State: Submitted, Submitted: now}
 }
@@ -162,18 +138,12 @@ func Sort(records []*Record) {
 }
 
 // NewID returns a fresh job id: the submission time and a random suffix,
-// sortable and valid (ValidID).
+// sortable and valid (tasks.ValidID).
 func NewID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
-
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidID reports whether s may be a job or task id: 1 to 64 letters,
-// digits, '-' and '_' (ids become subject tokens and keys).
-func ValidID(s string) bool { return idRE.MatchString(s) }
 
 // ErrNotFound is returned for an unknown job id.
 var ErrNotFound = errors.New("no such job")

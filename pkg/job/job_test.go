@@ -5,40 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
-
-func TestValidID(t *testing.T) {
-	for s, want := range map[string]bool{
-		"20261129-101010-abcdef": true, "p007": true, "a_b-c": true,
-		"a.b": false, "a b": false, "": false, "*": false, ">": false, string(make([]byte, 65)): false,
-	} {
-		if ValidID(s) != want {
-			t.Errorf("ValidID(%q) = %v, want %v", s, !want, want)
-		}
-	}
-	if id := NewID(time.Now()); !ValidID(id) {
-		t.Errorf("NewID gave %q, which is not valid", id)
-	}
-}
-
-// Two specs are the same job when their parameters are the same JSON
-// value, whatever the key order and spacing.
-func TestSpecSame(t *testing.T) {
-	a := Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3,"cols":4}`)}
-	for _, c := range []struct {
-		b    Spec
-		same bool
-	}{
-		{Spec{Kind: "mnk.count", Params: json.RawMessage(`{ "cols": 4, "rows": 3 }`)}, true},
-		{Spec{Kind: "mnk.solve", Params: json.RawMessage(`{"rows":3,"cols":4}`)}, false},
-		{Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3,"cols":5}`)}, false},
-		{Spec{Kind: "mnk.count", Params: json.RawMessage(`not json`)}, false},
-	} {
-		if got := a.Same(c.b); got != c.same {
-			t.Errorf("%s same as %s %s: %v, want %v", a.Params, c.b.Kind, c.b.Params, got, c.same)
-		}
-	}
-}
 
 // A job's run time: nothing before it starts; the time since it started
 // while it runs in its first life; the recorded run time once it is
@@ -75,7 +44,7 @@ func TestStates(t *testing.T) {
 // A summary has the record's figures, and null for parameters that are not
 // JSON, so that it always encodes.
 func TestSummary(t *testing.T) {
-	r := &Record{ID: "j1", Spec: Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3}`)}, State: Running,
+	r := &Record{ID: "j1", Spec: tasks.Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3}`)}, State: Running,
 		Tasks: 4, Done: 2, Failed: 1, CacheHits: 3, CancelRequested: true, Error: "e"}
 	s := r.Summary()
 	if s.ID != "j1" || s.Kind != "mnk.count" || string(s.Params) != `{"rows":3}` || s.State != Running ||

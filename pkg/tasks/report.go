@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-
-	"github.com/woprlabs/wopr/pkg/job"
 )
 
 // Common is what every job's report has. The runtime fills it once for all
 // kinds (Compose); a kind's report leaves these fields out.
 type Common struct {
-	Tasks          int           `json:"tasks"`
-	FailedTasks    int           `json:"failed_tasks"`
-	Failures       []job.Failure `json:"failures,omitempty"`
-	CacheHits      int64         `json:"cache_hits"`
-	ElapsedSeconds float64       `json:"elapsed_seconds"`
+	Tasks          int       `json:"tasks"`
+	FailedTasks    int       `json:"failed_tasks"`
+	Failures       []Failure `json:"failures,omitempty"`
+	CacheHits      int64     `json:"cache_hits"`
+	ElapsedSeconds float64   `json:"elapsed_seconds"`
 	// Complete is true when no task failed: every figure covers the whole job.
 	Complete bool `json:"complete"`
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/woprlabs/wopr/pkg/job"
 )
 
 type ownReport struct {
@@ -29,7 +27,7 @@ func (empty) Text() string { return "" }
 // the JSON and in the text, and says when a job is incomplete and why.
 func TestCompose(t *testing.T) {
 	sum := Summary{Tasks: 4, CacheHits: 1, Elapsed: 1500 * time.Millisecond,
-		Failures: []job.Failure{{Task: "t2", Reason: "worker lost"}}}
+		Failures: []Failure{{Task: "t2", Reason: "worker lost"}}}
 	data, text, err := Compose(&ownReport{Value: "draw", Count: 3}, sum)
 	if err != nil {
 		t.Fatal(err)

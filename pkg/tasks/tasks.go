@@ -24,8 +24,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/woprlabs/wopr/pkg/job"
 )
 
 // Kind is one kind of job, such as "mnk.count".
@@ -92,15 +90,16 @@ type InputStore interface {
 
 // ReleasesInputs is a Kind whose jobs' inputs may be deleted once a job is
 // done: inputs named by their content, which no finished job reads again
-// (the same job run again uploads them again). The client that ran job j
-// calls ReleaseInputs once j is done and its outputs are written, only
-// where no other client shares the store (the embedded default: a client
-// that uploads inputs meanwhile, for a job not yet submitted, would lose
-// them), with every job of the store in jobs. The kind deletes what j
-// stored that no job of jobs may read again; an error leaves the rest of
-// the inputs to the store's time to live.
+// (the same job run again uploads them again). The client that ran a job
+// calls ReleaseInputs with the job's parameters once the job is done and
+// its outputs are written, and only when no other job of the store is
+// unfinished (one would read its inputs when it is resumed) and no other
+// client shares the store (the embedded default: a client that uploads
+// inputs meanwhile, for a job not yet submitted, would lose them). The
+// kind deletes what the job stored; an error leaves the rest to the
+// store's time to live.
 type ReleasesInputs interface {
-	ReleaseInputs(ctx context.Context, store InputStore, j *job.Record, jobs []*job.Record) error
+	ReleaseInputs(ctx context.Context, store InputStore, params json.RawMessage) error
 }
 
 // Plan is a job split into tasks, and knows how to merge their results.
@@ -113,7 +112,7 @@ type ReleasesInputs interface {
 // that cannot be read): the job fails with it.
 type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within
-	// the job and valid job.ValidID. Once a task's result is merged the
+	// the job and valid ValidID. Once a task's result is merged the
 	// runtime drops its payload (sets it to nil in this slice): Report may
 	// read the payloads of failed tasks only.
 	Tasks() []Task
@@ -147,7 +146,7 @@ type Task struct {
 type Summary struct {
 	Job       string
 	Tasks     int
-	Failures  []job.Failure
+	Failures  []Failure
 	CacheHits int64
 	Elapsed   time.Duration
 	// Outputs receives the files the job writes for its user (nil: the job

@@ -38,7 +38,7 @@ func TestKnownCounts(t *testing.T) {
 	}
 	raw, _ := json.Marshal(primes.Params{N: 100, Span: 50})
 	plan, _ := primes.Kind{}.Plan(context.Background(), raw, tasks.PlanEnv{})
-	failed := []job.Failure{{Task: plan.Tasks()[1].ID, Reason: "test"}}
+	failed := []tasks.Failure{{Task: plan.Tasks()[1].ID, Reason: "test"}}
 	rep := taskstest.RunPlan(t, primes.Kind{}, plan, tasks.Env{}, tasks.Summary{Failures: failed}).(*primes.Report)
 	if rep.Primes != 15 { // the primes below 50
 		t.Errorf("with the span from 50 failed: %d primes, want 15", rep.Primes)
@@ -61,7 +61,7 @@ func TestOnEmbeddedCluster(t *testing.T) {
 	}
 	defer c.Close(ctx)
 	raw, _ := json.Marshal(primes.Params{N: 1_000_000, Span: 100_000})
-	j, err := c.Broker.Jobs().Submit(ctx, job.Spec{Kind: "example.primes", Params: raw})
+	j, err := c.Broker.Jobs().Submit(ctx, tasks.Spec{Kind: "example.primes", Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}

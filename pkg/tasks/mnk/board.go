@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -104,10 +103,10 @@ func newGame(rows, cols, k, maxCells int, what, fits string) (*mnk.Game, error) 
 }
 
 // spec is the spec of a job of kind with the parameters p, checked.
-func spec(kind string, p any) (job.Spec, error) {
+func spec(kind string, p any) (tasks.Spec, error) {
 	params, err := json.Marshal(p)
 	if err != nil {
-		return job.Spec{}, fmt.Errorf("encode the parameters of %s: %w", kind, err)
+		return tasks.Spec{}, fmt.Errorf("encode the parameters of %s: %w", kind, err)
 	}
-	return job.Spec{Kind: kind, Params: params}, nil
+	return tasks.Spec{Kind: kind, Params: params}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -36,7 +35,7 @@ func TestRefusedBoards(t *testing.T) {
 	}
 	for _, c := range cases {
 		// The kind's parameters, its defaults under the case's.
-		var p interface{ Spec() (job.Spec, error) }
+		var p interface{ Spec() (tasks.Spec, error) }
 		switch c.Kind {
 		case Count{}.Name():
 			d := DefaultCountParams()

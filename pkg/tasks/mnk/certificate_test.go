@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -135,7 +134,7 @@ func TestSolveCertificateRefused(t *testing.T) {
 		}
 		sp.Merge(st.ID, out.Data)
 	}
-	failed := tasks.Summary{Failures: []job.Failure{{Task: certificateTask, Reason: err.Error()}}}
+	failed := tasks.Summary{Failures: []tasks.Failure{{Task: certificateTask, Reason: err.Error()}}}
 	if _, err := plan.Report(ctx, failed); err == nil || !strings.Contains(err.Error(), "task certificate failed: certificate too big") {
 		t.Errorf("report without its certificate: %v, want an error with the task's reason", err)
 	}

@@ -27,7 +27,6 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -60,9 +59,9 @@ func DefaultCountParams() CountParams {
 
 // Spec checks the parameters of a new job, as analyze mnk count and the
 // web's jobs API submit it, and returns the job's spec.
-func (p CountParams) Spec() (job.Spec, error) {
+func (p CountParams) Spec() (tasks.Spec, error) {
 	if _, err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Count{}.Name(), p)
 }

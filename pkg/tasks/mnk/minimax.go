@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -38,9 +37,9 @@ type MinimaxParams struct {
 
 // Spec checks the parameters of a new job, as analyze mnk minimax submits
 // it, and returns the job's spec.
-func (p MinimaxParams) Spec() (job.Spec, error) {
+func (p MinimaxParams) Spec() (tasks.Spec, error) {
 	if _, _, err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Minimax{}.Name(), p)
 }

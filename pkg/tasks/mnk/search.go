@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -99,9 +98,9 @@ func (p SearchParams) Big() bool { return p.Rows > mnk.MaxSide || p.Cols > mnk.M
 
 // Spec checks the parameters of a new job, as analyze mnk search submits
 // it, and returns the job's spec.
-func (p SearchParams) Spec() (job.Spec, error) {
+func (p SearchParams) Spec() (tasks.Spec, error) {
 	if err := p.check(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Search{}.Name(), p)
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -62,9 +61,9 @@ func DefaultSimulateParams() SimulateParams {
 
 // Spec checks the parameters of a new job, as analyze mnk simulate and
 // the web's jobs API submit it, and returns the job's spec.
-func (p SimulateParams) Spec() (job.Spec, error) {
+func (p SimulateParams) Spec() (tasks.Spec, error) {
 	if _, _, err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Simulate{}.Name(), p)
 }

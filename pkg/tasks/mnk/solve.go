@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -119,15 +118,15 @@ func DefaultSolveParams() SolveParams {
 // web's jobs API submit it, and returns the job's spec. A new job names
 // its table's size and its method: the zero values that Validate takes
 // for the defaults are for records, not for what a user asks.
-func (p SolveParams) Spec() (job.Spec, error) {
+func (p SolveParams) Spec() (tasks.Spec, error) {
 	switch {
 	case p.Method == "":
-		return job.Spec{}, methodError(p.Method)
+		return tasks.Spec{}, methodError(p.Method)
 	case p.TTMB == 0:
-		return job.Spec{}, ttmbError(p.TTMB)
+		return tasks.Spec{}, ttmbError(p.TTMB)
 	}
 	if _, err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Solve{}.Name(), p)
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -155,17 +154,17 @@ func DefaultSweepParams() SweepParams {
 // web's jobs API submit it, and returns the job's spec. A new job names its
 // lists: the empty lists that Validate takes for the defaults are for
 // records, not for what a user asks.
-func (p SweepParams) Spec() (job.Spec, error) {
+func (p SweepParams) Spec() (tasks.Spec, error) {
 	switch {
 	case len(p.Boards) == 0:
-		return job.Spec{}, tasks.Invalid("--boards: want a list such as 3x3,4x4")
+		return tasks.Spec{}, tasks.Invalid("--boards: want a list such as 3x3,4x4")
 	case len(p.Ks) == 0:
-		return job.Spec{}, tasks.Invalid("--k: want a list such as 3,4,5")
+		return tasks.Spec{}, tasks.Invalid("--k: want a list such as 3,4,5")
 	case len(p.Algorithms) == 0:
-		return job.Spec{}, tasks.Invalid("--algorithms: want a list such as minimax,alphabeta")
+		return tasks.Spec{}, tasks.Invalid("--algorithms: want a list such as minimax,alphabeta")
 	}
 	if err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	return spec(Sweep{}.Name(), p)
 }

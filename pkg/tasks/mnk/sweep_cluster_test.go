@@ -21,7 +21,7 @@ type sweepJob struct {
 
 // records is what the tests use of a cluster's job records (broker.Jobs).
 type records interface {
-	Submit(ctx context.Context, spec job.Spec) (*job.Record, error)
+	Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error)
 	Wait(ctx context.Context, id string, progress func(*job.Record)) (*job.Record, error)
 }
 
@@ -31,7 +31,7 @@ func runSweepJob(t *testing.T, jobs records, p mnk.SweepParams) sweepJob {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	raw, _ := json.Marshal(p)
-	j, err := jobs.Submit(ctx, job.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
+	j, err := jobs.Submit(ctx, tasks.Spec{Kind: mnk.Sweep{}.Name(), Params: raw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/player"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -47,15 +46,15 @@ type MatchParams struct {
 
 // Spec checks the parameters of a new job, as analyze nineboard match
 // submits it, and returns the job's spec.
-func (p MatchParams) Spec() (job.Spec, error) {
+func (p MatchParams) Spec() (tasks.Spec, error) {
 	if _, _, _, err := p.Validate(); err != nil {
-		return job.Spec{}, err
+		return tasks.Spec{}, err
 	}
 	params, err := json.Marshal(p)
 	if err != nil {
-		return job.Spec{}, fmt.Errorf("encode the parameters of %s: %w", Match{}.Name(), err)
+		return tasks.Spec{}, fmt.Errorf("encode the parameters of %s: %w", Match{}.Name(), err)
 	}
-	return job.Spec{Kind: Match{}.Name(), Params: params}, nil
+	return tasks.Spec{Kind: Match{}.Name(), Params: params}, nil
 }
 
 // Validate checks the parameters.

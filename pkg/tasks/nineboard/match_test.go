@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/nineboard"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -150,7 +149,7 @@ func TestMatchReportIncomplete(t *testing.T) {
 	if err := plan.Merge(ts[0].ID, out.Data); err != nil {
 		t.Fatal(err)
 	}
-	fail := []job.Failure{{Task: ts[1].ID, Reason: "test"}}
+	fail := []tasks.Failure{{Task: ts[1].ID, Reason: "test"}}
 	rep, err := plan.Report(context.Background(), tasks.Summary{Tasks: 2, Failures: fail})
 	if err != nil {
 		t.Fatal(err)

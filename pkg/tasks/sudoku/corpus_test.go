@@ -18,7 +18,6 @@ import (
 
 	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -204,7 +203,7 @@ func TestStreamedOutputsMatchWhole(t *testing.T) {
 		results := taskstest.Results(t, kind, plan, tasks.Env{Objects: whole})
 		n := len(plan.Tasks())
 		failed := plan.Tasks()[n/2].ID
-		sum := tasks.Summary{Job: "j", Failures: []job.Failure{{Task: failed, Reason: "lost"}}}
+		sum := tasks.Summary{Job: "j", Failures: []tasks.Failure{{Task: failed, Reason: "lost"}}}
 		sum.Outputs = whole
 		wantRep := taskstest.RunPlan(t, kind, plan, tasks.Env{Objects: whole}, sum)
 		size := 0

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -427,7 +426,7 @@ func TestSolveFailedChunk(t *testing.T) {
 		t.Fatalf("%d tasks, want 3", n)
 	}
 	failed := plan.Tasks()[1].ID
-	sum := tasks.Summary{Job: "j", Outputs: objs, Failures: []job.Failure{{Task: failed, Reason: "worker lost"}}}
+	sum := tasks.Summary{Job: "j", Outputs: objs, Failures: []tasks.Failure{{Task: failed, Reason: "worker lost"}}}
 	sr := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{Objects: objs}, sum).(*SolveReport)
 	out := strings.Split(strings.TrimSuffix(string(objs["out"]), "\n"), "\n")
 	if len(out) != 5 {
@@ -485,7 +484,7 @@ func TestMergeInAnyOrder(t *testing.T) {
 		results := taskstest.Results(t, Solve{}, plan, tasks.Env{Objects: objs})
 		failed := plan.Tasks()[3].ID
 		delete(results, failed)
-		sum := tasks.Summary{Job: "j", Outputs: objs, Failures: []job.Failure{{Task: failed, Reason: "lost"}}}
+		sum := tasks.Summary{Job: "j", Outputs: objs, Failures: []tasks.Failure{{Task: failed, Reason: "lost"}}}
 		// merged merges every result in the order given and reports.
 		merged := func(p *solvePlan, order []int) string {
 			for _, i := range order {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/woprlabs/wopr/internal/infile"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -32,6 +31,9 @@ func FileSource(path string) Source { return Source{name: path, file: true} }
 // decompressed), which the job names name.
 func TextSource(name string, text []byte) Source { return Source{name: name, text: text} }
 
+// corpusKinds are the kinds whose parameters are SolveParams.
+var corpusKinds = map[string]bool{Solve{}.Name(): true, Rate{}.Name(): true}
+
 // SubmitCorpus is the submit side of the corpus kinds, "sudoku.solve" and
 // "sudoku.rate", which analyze and the web both call: it checks p, reads
 // the text of each source once, cutting it into the pieces of its tasks as it reads
@@ -49,15 +51,15 @@ func TextSource(name string, text []byte) Source { return Source{name: name, tex
 // error wrapping tasks.ErrInvalid is a mistake of the caller's, which it
 // names: a file that cannot be read, a chunk out of range, a line whose
 // puzzles do not fit a task.
-func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []Source, p SolveParams) (spec job.Spec, damaged, err error) {
+func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []Source, p SolveParams) (spec tasks.Spec, damaged, err error) {
 	if !corpusKinds[kind] {
-		return job.Spec{}, nil, tasks.Invalid("kind %q: not a corpus kind (%s, %s)", kind, Solve{}.Name(), Rate{}.Name())
+		return tasks.Spec{}, nil, tasks.Invalid("kind %q: not a corpus kind (%s, %s)", kind, Solve{}.Name(), Rate{}.Name())
 	}
 	if len(sources) == 0 {
-		return job.Spec{}, nil, errNoInputs
+		return tasks.Spec{}, nil, errNoInputs
 	}
 	if err := checkChunk(p.Chunk, "by the inputs' size"); err != nil {
-		return job.Spec{}, nil, err
+		return tasks.Spec{}, nil, err
 	}
 	// The sources are opened and sized first, reading ahead what of the
 	// compressed ones the chunk needs (corpusSize); the upload reads the
@@ -74,7 +76,7 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 	}
 	for i, s := range sources {
 		if texts[i], err = openSource(s, in.Lends(), &sized); err != nil {
-			return job.Spec{}, nil, err
+			return tasks.Spec{}, nil, err
 		}
 	}
 	if p.Chunk == 0 {
@@ -96,17 +98,17 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 		case errors.As(err, new(*infile.DamagedError)):
 			damages = append(damages, err)
 		case errors.Is(err, tasks.ErrInvalid):
-			return job.Spec{}, nil, err
+			return tasks.Spec{}, nil, err
 		case err != nil:
-			return job.Spec{}, nil, fmt.Errorf("%s: %w", s.name, err)
+			return tasks.Spec{}, nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 		p.Inputs = append(p.Inputs, up)
 	}
 	params, err := json.Marshal(p)
 	if err != nil {
-		return job.Spec{}, nil, err
+		return tasks.Spec{}, nil, err
 	}
-	return job.Spec{Kind: kind, Params: params}, errors.Join(damages...), nil
+	return tasks.Spec{Kind: kind, Params: params}, errors.Join(damages...), nil
 }
 
 // sourceText is the text of a source: head, the text read ahead to size

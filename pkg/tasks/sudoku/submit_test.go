@@ -20,7 +20,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/woprlabs/wopr/internal/infile"
-	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -74,7 +73,7 @@ func (m *memInputs) UploadFileRange(ctx context.Context, data []byte, path strin
 func (m *memInputs) Lends() bool { return m.lends }
 
 // submitted decodes a spec's parameters.
-func submitted(t *testing.T, spec job.Spec) SolveParams {
+func submitted(t *testing.T, spec tasks.Spec) SolveParams {
 	t.Helper()
 	var p SolveParams
 	if err := json.Unmarshal(spec.Params, &p); err != nil {
@@ -322,7 +321,7 @@ func TestSubmitCorpusReadsAFileOnce(t *testing.T) {
 				}
 				path := fifo(t, dir, name+"-"+f.name+"-"+strconv.Itoa(chunk), f.of(t, text))
 				type result struct {
-					spec job.Spec
+					spec tasks.Spec
 					err  error
 				}
 				done := make(chan result, 1)
