@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/pkg/client"
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
 	"github.com/woprlabs/wopr/pkg/job"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -126,8 +126,8 @@ func mnkSweepCommand() *cli.Command {
 // rungList names the ladder's rungs, saying which are not built yet.
 func rungList() string {
 	built := mnktasks.DefaultSweepAlgorithms()
-	names := make([]string, len(mnk.Rungs))
-	for i, r := range mnk.Rungs {
+	names := make([]string, len(ladder.Rungs))
+	for i, r := range ladder.Rungs {
 		names[i] = r
 		if !slices.Contains(built, r) {
 			names[i] += " (not built yet)"

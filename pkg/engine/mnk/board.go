@@ -107,7 +107,7 @@ func (b *Board) Moves(buf []int) []int {
 // Hash returns Game.Hash of the current position: the Zobrist hash of its
 // canonical form, taken from the incrementally updated hashes.
 func (b *Board) Hash() uint64 {
-	_, s := b.g.canonical(b.pos)
+	_, s := b.g.CanonicalSym(b.pos)
 	return b.hash[s]
 }
 

@@ -92,7 +92,7 @@ func NewCertificate(ctx context.Context, s *Solver, root Position, maxPositions 
 			if g.Status(p) != Ongoing {
 				return nil
 			}
-			key, sym := g.canonical(p)
+			key, sym := g.CanonicalSym(p)
 			if seen[key] {
 				return nil
 			}

@@ -450,7 +450,7 @@ func (c *Counter) CountContext(ctx context.Context, p Position) (Stats, error) {
 	if ctx.Done() != nil {
 		c.ctx = ctx
 	}
-	cp, _ := g.canonical(p)
+	cp, _ := g.CanonicalSym(p)
 	slot := c.solve(cp, ply)
 	c.ctx = nil
 	c.flush()

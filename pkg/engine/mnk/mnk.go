@@ -216,8 +216,10 @@ func (g *Game) Mask() uint64 { return g.mask }
 // Empty returns the empty cells of the board in p.
 func (g *Game) Empty(p Position) uint64 { return g.mask &^ (p.X | p.O) }
 
-// Windows returns the number of k-windows (possible lines) of the board.
-func (g *Game) Windows() int { return len(g.windows) }
+// Windows returns the k-windows of the board (k cells in a row, a column
+// or a diagonal: the possible lines), each as the mask of its cells. The
+// slice is the Game's: callers must not modify it.
+func (g *Game) Windows() []uint64 { return g.windows }
 
 // LineThrough reports whether stones contain k in a row through cell. It
 // tests only the precomputed windows through cell (at most 4k), which is

@@ -60,7 +60,7 @@ func TestGeometry(t *testing.T) {
 	// 3x3: 3 rows, 3 columns, 2 diagonals. 3x4, k=3: 6 horizontal, 4
 	// vertical, 2+2 diagonal.
 	for _, tc := range []struct{ m, n, k, want int }{{3, 3, 3, 8}, {3, 4, 3, 14}, {4, 4, 4, 10}, {1, 1, 1, 1}, {2, 2, 1, 4}, {8, 8, 5, 4*8*2 + 4*4*2}} {
-		if got := MustNew(tc.m, tc.n, tc.k).Windows(); got != tc.want {
+		if got := len(MustNew(tc.m, tc.n, tc.k).Windows()); got != tc.want {
 			t.Errorf("%d,%d,%d: %d windows, want %d", tc.m, tc.n, tc.k, got, tc.want)
 		}
 	}

@@ -118,7 +118,7 @@ func (o *Oracle) Eval(ctx context.Context, p Position) (Value, int, error) {
 	if err := o.start(ctx); err != nil {
 		return 0, 0, err
 	}
-	cp, _ := o.g.canonical(p)
+	cp, _ := o.g.CanonicalSym(p)
 	s := o.eval(cp, p.Ply())
 	if o.abort {
 		return 0, 0, ctx.Err()

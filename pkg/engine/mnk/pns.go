@@ -384,7 +384,7 @@ func (s *ProofSolver) PV(ctx context.Context, p Position, v Value) ([]int, error
 // or -1: the winning move if p is won, a move that keeps the opponent from
 // winning if it is drawn.
 func (s *ProofSolver) bestMove(p Position) int {
-	best, bs := s.g.canonical(p)
+	best, bs := s.g.CanonicalSym(p)
 	for _, attX := range [2]bool{p.XToMove(), !p.XToMove()} {
 		if phi, _, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && phi == 0 {
 			return int(s.g.inv[bs][m])

@@ -161,7 +161,7 @@ func (w *walker) visit(p Position, ply, orbit int, res Result) {
 		cell := bits.TrailingZeros64(e)
 		_, r := g.play(p, cell, xToMove)
 		q := g.childCanonical(&im, nsym, cell, xToMove)
-		if par, _ := g.canonical(g.parent(q, ply+1, r == XWin || r == OWin)); par != p {
+		if par, _ := g.CanonicalSym(g.parent(q, ply+1, r == XWin || r == OWin)); par != p {
 			continue
 		}
 		i := 0

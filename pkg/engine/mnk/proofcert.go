@@ -72,7 +72,7 @@ func (x *proofExtractor) walk(p Position, r Result) error {
 		return nil
 	}
 	g, st := x.g, x.st
-	key, sym := g.canonical(p)
+	key, sym := g.CanonicalSym(p)
 	if x.seen[key] {
 		return nil
 	}
@@ -201,7 +201,7 @@ func (x *proofExtractor) contradiction(p Position) error {
 // side to move at p, if it holds one and the move keeps the goal.
 func (x *proofExtractor) tableMove(p Position) (int, bool, error) {
 	g := x.g
-	canon, sym := g.canonical(p)
+	canon, sym := g.CanonicalSym(p)
 	phi, _, m, ok := x.s.tt.probe(canon.X, canon.O, x.attX)
 	if !ok || phi != 0 || m < 0 {
 		return 0, false, nil
@@ -228,7 +228,7 @@ func (x *proofExtractor) keeps(p Position, cell int, prove bool) (bool, error) {
 	}
 	// The numbers of q are those of the other side's goal, which is met
 	// when the side's is not.
-	canon, _ := g.canonical(q)
+	canon, _ := g.CanonicalSym(q)
 	if phi, delta, _, ok := x.s.tt.probe(canon.X, canon.O, x.attX); ok && (phi == 0 || delta == 0) {
 		return delta == 0, nil
 	}

@@ -205,7 +205,7 @@ func TestProofCertificateRefusesBadProofs(t *testing.T) {
 	for _, st := range c5.Strategies {
 		if st.X {
 			st.Pairings = map[Position][]Pair{}
-			key, _ := g5.canonical(root)
+			key, _ := g5.CanonicalSym(root)
 			var pairs []Pair
 			for _, pr := range proofCertify(t, g5, 1<<20).Strategies[0].Pairings[Position{}] {
 				if (key.X|key.O)>>uint(pr[0])&1 == 0 && (key.X|key.O)>>uint(pr[1])&1 == 0 {

@@ -280,7 +280,7 @@ func (s *Searcher) search(depth int, alpha, beta int32) int32 {
 	var entry *searchEntry
 	ttMove := -1
 	if s.tt != nil {
-		key, sym = g.canonical(s.pos)
+		key, sym = g.CanonicalSym(s.pos)
 		entry = &s.tt[hash(key)&s.mask]
 		if entry.bound != 0 && entry.gen == s.gen && entry.x == key.X && entry.o == key.O {
 			if entry.move >= 0 {

@@ -142,6 +142,17 @@ func (t *SolverTable) Bytes() int { return len(t.slots) * 8 }
 // Clear empties the table. No Solver of t may be searching.
 func (t *SolverTable) Clear() { clear(t.slots) }
 
+// Entries returns the number of positions the table holds.
+func (t *SolverTable) Entries() uint64 {
+	var n uint64
+	for _, e := range t.slots {
+		if e != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // NewSolver returns a Solver that consults and fills t. Solvers of one
 // table may search at the same time, each on a goroutine of its own.
 func (t *SolverTable) NewSolver() *Solver {
@@ -324,7 +335,7 @@ func (s *Solver) PV(ctx context.Context, p Position, v Value) ([]int, error) {
 
 // ttMove returns the table's best move for p in p's frame, or -1.
 func (s *Solver) ttMove(p Position) int {
-	best, bs := s.g.canonical(p)
+	best, bs := s.g.CanonicalSym(p)
 	e := s.probe(s.tt.ternary(best))
 	if m := int(e>>5&127) - 1; m >= 0 {
 		return int(s.g.inv[bs][m])

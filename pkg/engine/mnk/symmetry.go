@@ -69,6 +69,15 @@ func (g *Game) Transform(p Position, s int) Position {
 	return Position{g.transform1(p.X, s), g.transform1(p.O, s)}
 }
 
+// MapCell returns the image of cell under symmetry s (see Transform), -1
+// off the board.
+func (g *Game) MapCell(s, cell int) int8 { return g.perm[s][cell] }
+
+// UnmapCell returns the cell whose image under symmetry s is cell (the
+// inverse of MapCell), -1 off the board and for the symmetries the board
+// does not have.
+func (g *Game) UnmapCell(s, cell int) int8 { return g.inv[s][cell] }
+
 // less orders positions by X, then O, as unsigned integers.
 func less(a, b Position) bool { return a.X < b.X || a.X == b.X && a.O < b.O }
 
@@ -88,8 +97,9 @@ func (g *Game) images(p Position) (im [8]Position, n int) {
 	return im, 8
 }
 
-// canonical returns the least image of p and the symmetry that gives it.
-func (g *Game) canonical(p Position) (Position, int) {
+// CanonicalSym returns the least image of p (see Canonical) and the
+// symmetry that gives it (one of them, if several do).
+func (g *Game) CanonicalSym(p Position) (Position, int) {
 	im, n := g.images(p)
 	best, bs := im[0], 0
 	for s := 1; s < n; s++ {
@@ -146,7 +156,7 @@ func (g *Game) Canonical(p Position) (Position, int) {
 
 // IsCanonical reports whether p is its own canonical form.
 func (g *Game) IsCanonical(p Position) bool {
-	c, _ := g.canonical(p)
+	c, _ := g.CanonicalSym(p)
 	return c == p
 }
 
@@ -204,6 +214,6 @@ func zobrist(p Position) uint64 {
 // symmetric positions. The keys are fixed, so hashes are stable across
 // processes. A hash is for indexing: exact counts must compare positions.
 func (g *Game) Hash(p Position) uint64 {
-	c, _ := g.canonical(p)
+	c, _ := g.CanonicalSym(p)
 	return zobrist(c)
 }

@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
 )
 
 // The chart of a sweep: one panel per k, nodes on a log scale against
@@ -28,7 +28,7 @@ import (
 // be read.
 
 // rungColors are the Okabe-Ito colours, told apart by colour-blind readers
-// too, in the order of mnk.Rungs.
+// too, in the order of ladder.Rungs.
 var rungColors = []color.RGBA{
 	{0, 0, 0, 255},       // black
 	{230, 159, 0, 255},   // orange
@@ -47,7 +47,7 @@ var rungShapes = [][2]draw.GlyphDrawer{
 }
 
 func rungStyle(rung string) (color.Color, [2]draw.GlyphDrawer) {
-	i := max(slices.Index(mnk.Rungs, rung), 0)
+	i := max(slices.Index(ladder.Rungs, rung), 0)
 	return rungColors[i%len(rungColors)], rungShapes[i%len(rungShapes)]
 }
 

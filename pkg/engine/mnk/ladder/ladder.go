@@ -1,19 +1,10 @@
-package mnk
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"slices"
-)
-
-// The ladder measures where plain search stops being practical: each rung
-// solves the empty board with one idea more than the rung before, and
-// counts its nodes, the calls of its search function, root included. Every
-// rung scores a position whose last move completed k in a row -1 for the
-// side to move and a full board 0, from inside the call (so terminal
-// positions are nodes: minimax on 3x3 visits the 549,946 nodes of the
-// game tree).
+// Package ladder measures where plain game-tree search stops being
+// practical on m,n,k-games. Each rung of the ladder solves the empty board
+// with one idea more than the rung before, and counts its nodes, the calls
+// of its search function, root included. Every rung scores a position
+// whose last move completed k in a row -1 for the side to move and a full
+// board 0, from inside the call (so terminal positions are nodes: minimax
+// on 3x3 visits the 549,946 nodes of the game tree).
 //
 //   - minimax: negamax over every move in row-major order, no pruning.
 //   - alphabeta: negamax over {-1, 0, +1} with the root window (-1, +1),
@@ -27,9 +18,9 @@ import (
 //     and the best move, which is tried first.
 //   - symmetry: tt keyed by the canonical position under the board's
 //     symmetries (the best move kept in the canonical frame).
-//   - solver: the exact solver of mnk solve (Solver), with its own pruning,
-//     ordering, threat tests and table.
-//   - pns: the proof-number solver (ProofSolver): df-pn asking "does X
+//   - solver: the exact alpha-beta solver of mnk solve (mnk.Solver), with
+//     its own pruning, ordering, threat tests and table.
+//   - pns: the proof-number solver (mnk.ProofSolver): df-pn asking "does X
 //     win?" then "does O win?", with its threat rules and pairings. Its
 //     nodes are the calls of its search function over both questions (a
 //     node reads the table for each of its children, so a pns node costs
@@ -38,6 +29,21 @@ import (
 //
 // Node counts are deterministic: the same rung on the same board with the
 // same table size and budget counts the same nodes on every machine.
+//
+// The ladder is a study harness, not an engine that players use. It sits
+// beside the engines it measures, pure and without I/O, so that the
+// mnk.sweep job kind can run its rungs in a worker; drawing and writing up
+// what a sweep finds is left to cmd/analyze.
+package ladder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+)
 
 // Rungs lists the ladder's rungs in order: each adds one idea to the one
 // before.
@@ -51,8 +57,8 @@ var (
 	ErrRungUnavailable = errors.New("rung not available yet")
 )
 
-// RungLimits bound one run of a rung.
-type RungLimits struct {
+// Limits bound one run of a rung.
+type Limits struct {
 	// Nodes stops the run after this many nodes (0: no limit).
 	Nodes uint64
 	// TTBytes is the size of the table of tt, symmetry, solver and pns (0:
@@ -60,11 +66,11 @@ type RungLimits struct {
 	TTBytes int
 }
 
-// RungResult is what one run of a rung found.
-type RungResult struct {
+// Result is what one run of a rung found.
+type Result struct {
 	// Value is the value of the empty board for the first player;
 	// meaningless if Stopped.
-	Value Value
+	Value mnk.Value
 	// Nodes counts the calls of the search function, root included.
 	Nodes uint64
 	// TableEntries is the number of positions the table holds at the end
@@ -74,24 +80,24 @@ type RungResult struct {
 	Stopped bool
 }
 
-// DefaultRungTTBytes is the table size of a rung when RungLimits.TTBytes is 0.
-const DefaultRungTTBytes = 64 << 20
+// DefaultTTBytes is the table size of a rung when Limits.TTBytes is 0.
+const DefaultTTBytes = 64 << 20
 
-// RunRung solves g from the empty board with one rung. A run stopped by the
+// Run solves g from the empty board with one rung. A run stopped by the
 // node budget or by ctx (a deadline) returns Stopped with the nodes reached
 // and a nil error. The solver rung takes at most MaxSolveCells cells (an
 // error wrapping ErrTooBig); pns takes every board.
-func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungResult, error) {
-	if err := RungTakes(g, rung); err != nil {
-		return RungResult{}, err
+func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, error) {
+	if err := Takes(g, rung); err != nil {
+		return Result{}, err
 	}
 	ttBytes := rungTableBytes(g, lim)
 	switch rung {
 	case "solver":
-		s := NewSolver(g, ttBytes)
+		s := mnk.NewSolver(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	case "pns":
-		s := NewProofSolver(g, ttBytes)
+		s := mnk.NewProofSolver(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
@@ -100,7 +106,7 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 	}
 	r.n = 0
 	for c := range 64 {
-		if g.mask>>c&1 != 0 {
+		if g.Mask()>>c&1 != 0 {
 			r.order[r.n] = int8(c)
 			r.n++
 		}
@@ -108,7 +114,7 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 	if rung != "minimax" && rung != "alphabeta" {
 		// Most windows first; the sort is stable, so ties stay row-major.
 		slices.SortStableFunc(r.order[:r.n], func(a, b int8) int {
-			return g.windowsThrough(int(b)) - g.windowsThrough(int(a))
+			return windowsThrough(g, int(b)) - windowsThrough(g, int(a))
 		})
 	}
 	if rung == "tt" || rung == "symmetry" {
@@ -123,13 +129,13 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 	var v int8
 	switch rung {
 	case "minimax":
-		v = r.minimax(Position{}, -1, true)
+		v = r.minimax(mnk.Position{}, -1, true)
 	case "alphabeta", "ordered":
-		v = r.alphabeta(Position{}, -1, true, -1, 1)
+		v = r.alphabeta(mnk.Position{}, -1, true, -1, 1)
 	default:
-		v = r.ttSearch(Position{}, -1, true, -1, 1)
+		v = r.ttSearch(mnk.Position{}, -1, true, -1, 1)
 	}
-	res := RungResult{Value: Value(v), Nodes: r.nodes, TableEntries: r.entries, Stopped: r.stop}
+	res := Result{Value: mnk.Value(v), Nodes: r.nodes, TableEntries: r.entries, Stopped: r.stop}
 	if res.Stopped {
 		res.Value = 0
 	}
@@ -139,20 +145,20 @@ func RunRung(ctx context.Context, g *Game, rung string, lim RungLimits) (RungRes
 // rungBuilt lists the rungs that exist.
 var rungBuilt = map[string]bool{"minimax": true, "alphabeta": true, "ordered": true, "tt": true, "symmetry": true, "solver": true, "pns": true}
 
-// RungAvailable reports whether rung is a rung of the ladder that is built.
-func RungAvailable(rung string) bool { return rungBuilt[rung] }
+// Available reports whether rung is a rung of the ladder that is built.
+func Available(rung string) bool { return rungBuilt[rung] }
 
-// RungTakes returns nil if RunRung can run rung on g, else why not: an
+// Takes returns nil if Run can run rung on g, else why not: an
 // error wrapping ErrUnknownRung, ErrRungUnavailable or ErrTooBig (the
 // solver takes at most MaxSolveCells cells).
-func RungTakes(g *Game, rung string) error {
+func Takes(g *mnk.Game, rung string) error {
 	switch {
 	case !slices.Contains(Rungs, rung):
 		return fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
 	case !rungBuilt[rung]:
 		return fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
-	case rung == "solver" && g.cells > MaxSolveCells:
-		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.cells, MaxSolveCells, ErrTooBig)
+	case rung == "solver" && g.Cells() > mnk.MaxSolveCells:
+		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.Cells(), mnk.MaxSolveCells, mnk.ErrTooBig)
 	}
 	return nil
 }
@@ -162,13 +168,13 @@ func RungTakes(g *Game, rung string) error {
 // budget or the positions of the board (3^cells), so that a run on a small
 // board does not spend its time clearing 64 MB. The size depends on the
 // board and the limits only, so node counts stay deterministic.
-func rungTableBytes(g *Game, lim RungLimits) int {
+func rungTableBytes(g *mnk.Game, lim Limits) int {
 	ttBytes := lim.TTBytes
 	if ttBytes == 0 {
-		ttBytes = DefaultRungTTBytes
+		ttBytes = DefaultTTBytes
 	}
 	fill := uint64(1)
-	for range g.cells {
+	for range g.Cells() {
 		if fill > 1<<40 {
 			break
 		}
@@ -186,19 +192,19 @@ func rungTableBytes(g *Game, lim RungLimits) int {
 // exactSolver is what the solver and pns rungs run: Solver and ProofSolver.
 type exactSolver interface {
 	SetNodeLimit(n uint64)
-	Solve(ctx context.Context, p Position) (Value, error)
+	Solve(ctx context.Context, p mnk.Position) (mnk.Value, error)
 	Nodes() uint64
 }
 
 // runExactRung runs s from the empty board; entries counts its table's
 // positions at the end.
-func runExactRung(ctx context.Context, s exactSolver, limit uint64, entries func() uint64) (RungResult, error) {
+func runExactRung(ctx context.Context, s exactSolver, limit uint64, entries func() uint64) (Result, error) {
 	s.SetNodeLimit(limit)
-	v, err := s.Solve(ctx, Position{})
-	res := RungResult{Value: v, Nodes: s.Nodes(), TableEntries: entries()}
+	v, err := s.Solve(ctx, mnk.Position{})
+	res := Result{Value: v, Nodes: s.Nodes(), TableEntries: entries()}
 	if err != nil {
-		if !errors.Is(err, ErrNodeLimit) && ctx.Err() == nil {
-			return RungResult{}, err
+		if !errors.Is(err, mnk.ErrNodeLimit) && ctx.Err() == nil {
+			return Result{}, err
 		}
 		res.Value, res.Stopped = 0, true
 	}
@@ -206,11 +212,17 @@ func runExactRung(ctx context.Context, s exactSolver, limit uint64, entries func
 }
 
 // windowsThrough returns the number of k-windows through cell.
-func (g *Game) windowsThrough(cell int) int { return int(g.cellOff[cell+1] - g.cellOff[cell]) }
+func windowsThrough(g *mnk.Game, cell int) int {
+	n := 0
+	for _, w := range g.Windows() {
+		n += int(w >> uint(cell) & 1)
+	}
+	return n
+}
 
 // rungSearch runs the rungs minimax to symmetry.
 type rungSearch struct {
-	g     *Game
+	g     *mnk.Game
 	ctx   context.Context
 	limit uint64
 	nodes uint64
@@ -262,7 +274,7 @@ func (r *rungSearch) enter() bool {
 // terminal scores p if the game is over: -1 for the side to move if the
 // last move (on cell last, by the other side) completed a line, 0 if the
 // board is full.
-func (r *rungSearch) terminal(p Position, last int, xToMove bool) (int8, bool) {
+func (r *rungSearch) terminal(p mnk.Position, last int, xToMove bool) (int8, bool) {
 	if last >= 0 {
 		mover := p.X
 		if xToMove {
@@ -272,13 +284,13 @@ func (r *rungSearch) terminal(p Position, last int, xToMove bool) (int8, bool) {
 			return -1, true
 		}
 	}
-	if r.g.mask&^(p.X|p.O) == 0 {
+	if r.g.Mask()&^(p.X|p.O) == 0 {
 		return 0, true
 	}
 	return 0, false
 }
 
-func play(p Position, cell int, xToMove bool) Position {
+func play(p mnk.Position, cell int, xToMove bool) mnk.Position {
 	if xToMove {
 		p.X |= 1 << uint(cell)
 	} else {
@@ -287,7 +299,7 @@ func play(p Position, cell int, xToMove bool) Position {
 	return p
 }
 
-func (r *rungSearch) minimax(p Position, last int, xToMove bool) int8 {
+func (r *rungSearch) minimax(p mnk.Position, last int, xToMove bool) int8 {
 	if !r.enter() {
 		return 0
 	}
@@ -309,7 +321,7 @@ func (r *rungSearch) minimax(p Position, last int, xToMove bool) int8 {
 	return best
 }
 
-func (r *rungSearch) alphabeta(p Position, last int, xToMove bool, alpha, beta int8) int8 {
+func (r *rungSearch) alphabeta(p mnk.Position, last int, xToMove bool, alpha, beta int8) int8 {
 	if !r.enter() {
 		return 0
 	}
@@ -336,7 +348,7 @@ func (r *rungSearch) alphabeta(p Position, last int, xToMove bool, alpha, beta i
 }
 
 // slot returns the table slot of key.
-func (r *rungSearch) slot(key Position) *rungEntry {
+func (r *rungSearch) slot(key mnk.Position) *rungEntry {
 	h := key.X*0x9e3779b97f4a7c15 ^ key.O*0xc2b2ae3d27d4eb4f
 	h ^= h >> 29
 	h *= 0xbf58476d1ce4e5b9
@@ -347,7 +359,7 @@ func (r *rungSearch) slot(key Position) *rungEntry {
 // store records a bound of key's value and its best move (in key's frame,
 // -1 if none), intersected with what the slot knows of the same key; else
 // it replaces the slot.
-func (r *rungSearch) store(key Position, val int8, flag uint8, move int8) {
+func (r *rungSearch) store(key mnk.Position, val int8, flag uint8, move int8) {
 	e := r.slot(key)
 	if e.flag == 0 {
 		r.entries++
@@ -381,7 +393,7 @@ func bounds(val int8, flag uint8) (lo, hi int8) {
 	return -1, val
 }
 
-func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta int8) int8 {
+func (r *rungSearch) ttSearch(p mnk.Position, last int, xToMove bool, alpha, beta int8) int8 {
 	if !r.enter() {
 		return 0
 	}
@@ -390,7 +402,7 @@ func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta in
 	}
 	key, sym := p, 0
 	if r.sym {
-		key, sym = r.g.canonical(p)
+		key, sym = r.g.CanonicalSym(p)
 	}
 	first := -1
 	if e := r.slot(key); e.flag != 0 && e.x == key.X && e.o == key.O {
@@ -412,13 +424,13 @@ func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta in
 		if e.move >= 0 {
 			first = int(e.move)
 			if r.sym {
-				first = int(r.g.inv[sym][first])
+				first = int(r.g.UnmapCell(sym, first))
 			}
 		}
 	}
 	frame := func(c int) int8 {
 		if r.sym {
-			return r.g.perm[sym][c]
+			return r.g.MapCell(sym, c)
 		}
 		return int8(c)
 	}
@@ -453,15 +465,4 @@ func (r *rungSearch) ttSearch(p Position, last int, xToMove bool, alpha, beta in
 		r.store(key, alpha, upperBound, -1)
 	}
 	return alpha
-}
-
-// Entries returns the number of positions the table holds.
-func (t *SolverTable) Entries() uint64 {
-	var n uint64
-	for _, e := range t.slots {
-		if e != 0 {
-			n++
-		}
-	}
-	return n
 }
