@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/study"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
 	"github.com/woprlabs/wopr/pkg/job"
@@ -78,25 +79,25 @@ func mnkSweepCommand() *cli.Command {
 				return usagef("--cell-time %q: want a duration such as 90s or 5m (0: no limit)", c.String("cell-time"))
 			}
 			p.CellSeconds = d.Seconds()
-			outputs := map[string]string{}
-			chart, study := c.String("chart"), c.String("study")
-			if study != "" {
-				if _, err := os.Stat(study); err != nil {
-					return usagef("--study %s: %v", study, err)
+			chart, page := c.String("chart"), c.String("study")
+			if page != "" {
+				if _, err := os.Stat(page); err != nil {
+					return usagef("--study %s: %v", page, err)
 				}
 				if chart == "" {
-					chart = strings.TrimSuffix(study, filepath.Ext(study)) + ".svg"
+					chart = strings.TrimSuffix(page, filepath.Ext(page)) + ".svg"
 				}
 			}
+			format := ""
 			if chart != "" {
 				switch ext := strings.ToLower(filepath.Ext(chart)); ext {
 				case ".svg", ".png":
-					p.Chart = ext[1:]
+					format = ext[1:]
 				default:
 					return usagef("--chart %s: want a file name ending in .svg or .png", chart)
 				}
-				outputs["chart"] = chart
 			}
+			outputs := map[string]string{}
 			if path := c.String("csv"); path != "" {
 				p.CSV = true
 				outputs["csv"] = path
@@ -114,8 +115,10 @@ func mnkSweepCommand() *cli.Command {
 			if len(outputs) > 0 {
 				o.Outputs = outputs
 			}
-			if study != "" {
-				o.Check = func(report []byte) error { return writeStudy(study, chart, report) }
+			if chart != "" {
+				// Drawn here, from the report: the daemons that run the
+				// sweep do not link the drawing.
+				o.Check = func(report []byte) error { return writeStudy(page, chart, format, report) }
 			}
 			params, _ := json.Marshal(p)
 			return client.Run(c.Context, o, job.Spec{Kind: mnktasks.Sweep{}.Name(), Params: params})
@@ -136,26 +139,37 @@ func rungList() string {
 	return strings.Join(names, ", ")
 }
 
-// writeStudy rewrites the generated blocks of the study page from the
-// sweep's JSON report; its chart is the file chart.
-func writeStudy(path, chart string, report []byte) error {
+// writeStudy draws the chart of the sweep's JSON report to the file chart
+// (format svg or png) and, if page is set, rewrites the generated blocks of
+// that study page, whose chart it is.
+func writeStudy(page, chart, format string, report []byte) error {
 	var rep mnktasks.SweepReport
 	if err := json.Unmarshal(report, &rep); err != nil {
 		return fmt.Errorf("read the sweep's report: %w", err)
 	}
-	page, err := os.ReadFile(path)
+	img, err := study.Chart(&rep, format)
+	if err != nil {
+		return fmt.Errorf("draw %s: %w", chart, err)
+	}
+	if err := os.WriteFile(chart, img, 0o644); err != nil {
+		return err
+	}
+	if page == "" {
+		return nil
+	}
+	text, err := os.ReadFile(page)
 	if err != nil {
 		return err
 	}
-	rel, err := filepath.Rel(filepath.Dir(path), chart)
+	rel, err := filepath.Rel(filepath.Dir(page), chart)
 	if err != nil {
 		rel = chart
 	}
-	page, err = mnktasks.FillStudy(page, &rep, filepath.ToSlash(rel))
+	text, err = study.Fill(text, &rep, filepath.ToSlash(rel))
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", page, err)
 	}
-	return os.WriteFile(path, page, 0o644)
+	return os.WriteFile(page, text, 0o644)
 }
 
 // splitList splits a comma-separated flag, dropping spaces.

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/study"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks/sudoku"
@@ -243,7 +244,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "the sweep's report does not decode")
 		return
 	}
-	svg, err := rep.Chart("svg")
+	svg, err := study.Chart(&rep, "svg")
 	if err != nil {
 		s.log.Error("web: sweep chart", "job", j.ID, "err", err)
 		writeError(w, http.StatusInternalServerError, "draw the chart: "+err.Error())
@@ -475,8 +476,8 @@ func sweepParams(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	switch {
-	case p.CSV || p.Chart != "":
-		return nil, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
+	case p.CSV:
+		return nil, errors.New("csv is a file that analyze writes: the job's page shows the rows and draws the chart from the report")
 	case len(p.Boards) == 0:
 		return nil, errors.New("boards: want a list such as [\"3x3\", \"4x4\"]")
 	case len(p.Ks) == 0:

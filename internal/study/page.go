@@ -1,17 +1,19 @@
-package mnk
+package study
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // The study page of a sweep (docs/where-search-stops.md) is prose written
 // by hand around blocks that the sweep writes: each block is the text
-// between "<!-- sweep:NAME -->" and "<!-- /sweep:NAME -->", and FillStudy
+// between "<!-- sweep:NAME -->" and "<!-- /sweep:NAME -->", and Fill
 // replaces it with the block NAME of a report. The blocks:
 //
 //   - settings: the grid, the limits and the worker time.
@@ -24,18 +26,18 @@ import (
 
 var studyBlock = regexp.MustCompile(`(?s)(<!-- sweep:([a-z]+) -->\n).*?(<!-- /sweep:([a-z]+) -->)`)
 
-// FillStudy returns page with its blocks rewritten from rep; chart is the
-// path of the chart image from the page.
-func FillStudy(page []byte, rep *SweepReport, chart string) ([]byte, error) {
+// Fill returns page with its blocks rewritten from rep; chart is the path
+// of the chart image from the page.
+func Fill(page []byte, rep *mnktasks.SweepReport, chart string) ([]byte, error) {
 	blocks := map[string]func() string{
-		"settings": rep.mdSettings,
-		"nodes":    rep.mdNodes,
-		"frontier": rep.mdFrontier,
-		"growth":   rep.mdGrowth,
+		"settings": func() string { return mdSettings(rep) },
+		"nodes":    func() string { return mdNodes(rep) },
+		"frontier": func() string { return mdFrontier(rep) },
+		"growth":   func() string { return mdGrowth(rep) },
 		"chart": func() string {
 			return fmt.Sprintf("![Nodes against cells, a panel per k, a line per rung](%s)\n", chart)
 		},
-		"rows": rep.mdRows,
+		"rows": func() string { return mdRows(rep) },
 	}
 	var err error
 	n := 0
@@ -58,7 +60,7 @@ func FillStudy(page []byte, rep *SweepReport, chart string) ([]byte, error) {
 	return out, err
 }
 
-func (r *SweepReport) mdSettings() string {
+func mdSettings(r *mnktasks.SweepReport) string {
 	var seconds float64
 	for _, row := range r.Rows {
 		seconds += row.Seconds
@@ -70,12 +72,12 @@ func (r *SweepReport) mdSettings() string {
 	return fmt.Sprintf("Boards %s; k %s; rungs %s. A cell stops at %s nodes or after %s; tables of at most %d MB. "+
 		"The %d cells took %s of worker time.\n",
 		strings.Join(r.Boards, ", "), joinInts(r.Ks), strings.Join(r.Algorithms, ", "), tasks.Thousands(r.NodeBudget), limit, r.TTMB,
-		len(r.Rows), ApproxSeconds(seconds))
+		len(r.Rows), mnktasks.ApproxSeconds(seconds))
 }
 
 // mdNodes is the table of nodes: a line per board and k, a column per
 // rung, and the value the rungs that finished found.
-func (r *SweepReport) mdNodes() string {
+func mdNodes(r *mnktasks.SweepReport) string {
 	var b strings.Builder
 	b.WriteString("| board | k | value |")
 	for _, a := range r.Algorithms {
@@ -118,7 +120,7 @@ func (r *SweepReport) mdNodes() string {
 				case "budget":
 					cell = "stopped"
 				case "time":
-					cell = "timed out at " + Approx(float64(row.Nodes))
+					cell = "timed out at " + mnktasks.Approx(float64(row.Nodes))
 				}
 			}
 			fmt.Fprintf(&b, " %s |", cell)
@@ -129,7 +131,7 @@ func (r *SweepReport) mdNodes() string {
 	return b.String()
 }
 
-func (r *SweepReport) mdFrontier() string {
+func mdFrontier(r *mnktasks.SweepReport) string {
 	var b strings.Builder
 	b.WriteString("| rung |")
 	for _, k := range r.Ks {
@@ -164,7 +166,7 @@ func (r *SweepReport) mdFrontier() string {
 	return b.String()
 }
 
-func (r *SweepReport) mdGrowth() string {
+func mdGrowth(r *mnktasks.SweepReport) string {
 	var b strings.Builder
 	b.WriteString("| rung | k | factor per cell | boards fitted (cells) | R² | next board | its nodes, predicted | its time, predicted |\n")
 	b.WriteString("|---|---|---:|---|---:|---|---:|---:|\n")
@@ -172,12 +174,12 @@ func (r *SweepReport) mdGrowth() string {
 		next, nodes, secs := "none it takes", "", ""
 		if g.Next != "" {
 			next = fmt.Sprintf("%s (%d)", g.Next, g.NextCells)
-			nodes = Approx(g.PredictedNodes)
+			nodes = mnktasks.Approx(g.PredictedNodes)
 			if g.Measured > 0 {
-				nodes += fmt.Sprintf(" (stopped at %s)", Approx(float64(g.Measured)))
+				nodes += fmt.Sprintf(" (stopped at %s)", mnktasks.Approx(float64(g.Measured)))
 			}
 			if g.PredictedSeconds > 0 {
-				secs = ApproxSeconds(g.PredictedSeconds)
+				secs = mnktasks.ApproxSeconds(g.PredictedSeconds)
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.2f | %d (%d to %d) | %.3f | %s | %s | %s |\n", g.Algorithm, g.K, g.BranchingFactor, g.Points,
@@ -186,13 +188,21 @@ func (r *SweepReport) mdGrowth() string {
 	return b.String()
 }
 
-func (r *SweepReport) mdRows() string {
+func mdRows(r *mnktasks.SweepReport) string {
 	var b bytes.Buffer
 	b.WriteString("| board | k | algorithm | value | nodes | seconds | nodes/s | table entries | stopped |\n")
 	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, row := range r.Rows {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.3f | %s | %s | %s |\n", row.Board, row.K, row.Algorithm, row.Value,
-			tasks.Thousands(row.Nodes), row.Seconds, tasks.Thousands(uint64(row.NodesPerSecond)), tasks.Thousands(row.TableEntries), stoppedWord(row))
+			tasks.Thousands(row.Nodes), row.Seconds, tasks.Thousands(uint64(row.NodesPerSecond)), tasks.Thousands(row.TableEntries), row.StoppedText())
 	}
 	return b.String()
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }

@@ -1,4 +1,10 @@
-package mnk
+// Package study draws and writes up what an m,n,k sweep (the mnk.sweep
+// job kind) finds: the chart of the nodes each rung needed against the
+// cells of the board, and the generated blocks of the sweep's study page,
+// docs/where-search-stops.md. It is presentation, for cmd/analyze and its
+// web face: it links gonum's plot, which the daemons that run the sweep do
+// not need (TestDaemonsLinkNoGonum).
+package study
 
 import (
 	"bytes"
@@ -18,6 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // The chart of a sweep: one panel per k, nodes on a log scale against
@@ -51,8 +58,8 @@ func rungStyle(rung string) (color.Color, [2]draw.GlyphDrawer) {
 	return rungColors[i%len(rungColors)], rungShapes[i%len(rungShapes)]
 }
 
-// Chart draws the report's chart as "svg" or "png".
-func (r *SweepReport) Chart(format string) ([]byte, error) {
+// Chart draws the chart of the sweep report r as "svg" or "png".
+func Chart(r *mnktasks.SweepReport, format string) ([]byte, error) {
 	const perRow = 3
 	panels := len(r.Ks)
 	cols, rows := min(panels, perRow), (panels+perRow-1)/perRow
@@ -102,7 +109,7 @@ func (r *SweepReport) Chart(format string) ([]byte, error) {
 	title := sansStyle(15)
 	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
 	dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - 0.12*vg.Inch},
-		fmt.Sprintf("Nodes to solve the empty board, per rung (node budget %s)", Approx(float64(r.NodeBudget))))
+		fmt.Sprintf("Nodes to solve the empty board, per rung (node budget %s)", mnktasks.Approx(float64(r.NodeBudget))))
 	area := dc
 	area.Max.Y -= titleH
 	area.Max.X -= legendW
@@ -119,7 +126,7 @@ func (r *SweepReport) Chart(format string) ([]byte, error) {
 	ymin, ymax = math.Pow(10, math.Floor(math.Log10(ymin))), math.Pow(10, math.Ceil(math.Log10(ymax*1.5)))
 	var xticks plot.ConstantTicks
 	for _, s := range r.Boards {
-		b, err := ParseSweepBoard(s)
+		b, err := mnktasks.ParseSweepBoard(s)
 		if err == nil {
 			xticks = append(xticks, plot.Tick{Value: float64(b.Cells()), Label: fmt.Sprintf("%d\n%s", b.Cells(), b)})
 		}
