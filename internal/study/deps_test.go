@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,9 +12,9 @@ import (
 // never draw them, so neither links gonum's plot nor this package: `go
 // list -deps` of each names no gonum.org package and not internal/study.
 func TestDaemonsLinkNoGonum(t *testing.T) {
-	goTool, err := exec.LookPath("go")
+	goTool, err := exec.LookPath("go") // go test puts its own first on PATH
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("the go command is not on PATH (%v): the daemons' imports are not checked", err)
 	}
 	for _, cmd := range []string{"./cmd/worker", "./cmd/coordinator"} {
 		c := exec.Command(goTool, "list", "-deps", cmd)
