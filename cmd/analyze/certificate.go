@@ -15,6 +15,9 @@ import (
 
 	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
@@ -44,16 +47,16 @@ func writeCertificate(ctx context.Context, stderr io.Writer, quiet bool, path st
 			fmt.Fprintf(stderr, "certificate: %d positions so far\n", n)
 		}
 	}
-	var cert *mnk.Certificate
+	var cert *mnkcert.Certificate
 	var err error
 	hint := "a strategy must answer every reply of the other side, and alpha-beta certificates grow fast past 4x5; --method pns gives smaller ones (docs/games.md)"
 	if method == mnktasks.MethodPNS {
-		cert, err = mnk.NewProofCertificate(ctx, mnk.NewProofSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
+		cert, err = pns.NewCertificate(ctx, pns.New(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
 		hint = "a strategy must answer every reply of the other side until a pairing or the end of the game (docs/games.md)"
 	} else {
-		cert, err = mnk.NewCertificate(ctx, mnk.NewSolver(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
+		cert, err = solve.NewCertificate(ctx, solve.New(g, ttMB<<20), mnk.Position{}, maxPositions, progress)
 	}
-	if errors.Is(err, mnk.ErrCertificateTooBig) {
+	if errors.Is(err, mnkcert.ErrTooBig) {
 		return fmt.Errorf("certificate: %w (--certificate-positions): %s", err, hint)
 	}
 	if err != nil {
@@ -111,7 +114,7 @@ func mnkVerifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cert, err := mnk.ReadCertificate(bytes.NewReader(data))
+			cert, err := mnkcert.Read(bytes.NewReader(data))
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/job"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -44,7 +46,7 @@ func boardFlags(maxSide int) []cli.Flag {
 	if maxSide > mnk.MaxSide {
 		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", bigDefaultK)
 		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), %d over %d)",
-			mnk.MaxBigK, mnk.MaxSide, bigDefaultK, mnk.MaxSide)
+			search.MaxBigK, mnk.MaxSide, bigDefaultK, mnk.MaxSide)
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "board", Value: "3x3", Usage: board},
@@ -64,8 +66,8 @@ func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
 	rows, err1 := strconv.Atoi(m[1])
 	cols, err2 := strconv.Atoi(m[2])
 	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > maxSide || cols > maxSide {
-		if maxSide == mnk.MaxSide && err1 == nil && err2 == nil && rows <= mnk.MaxBigSide && cols <= mnk.MaxBigSide && rows > 0 && cols > 0 {
-			return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d (mnk search takes boards up to %dx%d)", c.String("board"), maxSide, mnk.MaxBigSide, mnk.MaxBigSide)
+		if maxSide == mnk.MaxSide && err1 == nil && err2 == nil && rows <= search.MaxBigSide && cols <= search.MaxBigSide && rows > 0 && cols > 0 {
+			return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d (mnk search takes boards up to %dx%d)", c.String("board"), maxSide, search.MaxBigSide, search.MaxBigSide)
 		}
 		return 0, 0, 0, usagef("--board %s: rows and columns must be 1 to %d", c.String("board"), maxSide)
 	}
@@ -81,7 +83,7 @@ func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
 		}
 	}
 	if big {
-		_, err = mnk.NewBig(rows, cols, k)
+		_, err = search.NewBig(rows, cols, k)
 	} else {
 		_, err = mnk.New(rows, cols, k)
 	}
@@ -194,8 +196,8 @@ func mnkSolveCommand() *cli.Command {
 					return usagef("--certificate-positions %d: want 1 or more", c.Int("certificate-positions"))
 				}
 				method := p.Resolve()
-				if method == mnktasks.MethodAlphaBeta && rows*cols > mnk.MaxSolveCells {
-					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", mnk.MaxSolveCells, rows, cols)
+				if method == mnktasks.MethodAlphaBeta && rows*cols > solve.MaxCells {
+					return usagef("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)", solve.MaxCells, rows, cols)
 				}
 				certify = append(certify, func(o *client.Options) {
 					check := o.Check
@@ -225,12 +227,12 @@ func mnkSearchCommand() *cli.Command {
 			"Boards of more than 8 on a side (up to 19x19, k up to 8) are searched from the empty cells within\n" +
 			"two rows and columns of a stone (the centre on an empty board).",
 		OnUsageError: onUsageError,
-		Flags: append(append(append(boardFlags(mnk.MaxBigSide), positionFlags()...),
+		Flags: append(append(append(boardFlags(search.MaxBigSide), positionFlags()...),
 			&cli.IntFlag{Name: "depth", Usage: "search `D` plies deep (0: as deep as --time allows)"},
 			&cli.StringFlag{Name: "time", Usage: "iterative deepening until `T` has passed, e.g. 500ms or 2s"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c, mnk.MaxBigSide)
+			rows, cols, k, err := board(c, search.MaxBigSide)
 			if err != nil {
 				return err
 			}

@@ -13,15 +13,16 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/player"
 )
 
 // The m,n,k games of /play: boards of up to maxPlaySide on a side, the
 // person against one of the players of pkg/player. Boards of up to
 // mnk.MaxSide on a side are the engine's mnk.Game (the perfect player's
-// oracle, mnk.Searcher); bigger ones, gomoku's 15x15, its mnk.BigGame and
-// mnk.BigSearcher. The server keeps the board as a cell per byte, row-major
-// (r*cols+c), which is a mnk.BigPosition as it is.
+// oracle, search.Searcher); bigger ones, gomoku's 15x15, search.BigGame
+// and search.BigSearcher. The server keeps the board as a cell per byte,
+// row-major (r*cols+c), which is a search.BigPosition as it is.
 //
 // A move is made under the game's mutex; the engine's reply is searched
 // outside it, with the game marked thinking, so that the state can be read
@@ -89,9 +90,9 @@ func sideName(side int8) string { return [3]string{"", "x", "o"}[side] }
 // the immutable ones (the board's size, the players).
 type mnkGame struct {
 	rows, cols, k int
-	small         *mnk.Game    // boards of up to mnk.MaxSide on a side, else nil
-	big           *mnk.BigGame // the others
-	human         int8         // 1: X, 2: O
+	small         *mnk.Game       // boards of up to mnk.MaxSide on a side, else nil
+	big           *search.BigGame // the others
+	human         int8            // 1: X, 2: O
 	opp           player.Spec
 
 	mu       sync.Mutex
@@ -166,7 +167,7 @@ type mnkAnalysis struct {
 func (s *Server) playRoutes() {
 	s.mux.HandleFunc("GET /play", func(w http.ResponseWriter, r *http.Request) {
 		s.page(w, "play.html", map[string]any{"Title": "Play", "Nav": "play",
-			"MaxSide": maxPlaySide, "MaxPerfectCells": player.MaxPerfectCells, "SmallSide": mnk.MaxSide, "MaxBigK": mnk.MaxBigK})
+			"MaxSide": maxPlaySide, "MaxPerfectCells": player.MaxPerfectCells, "SmallSide": mnk.MaxSide, "MaxBigK": search.MaxBigK})
 	})
 	s.mux.HandleFunc("POST /api/mnk/games", s.mnkCreate)
 	s.mux.HandleFunc("GET /api/mnk/games/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -201,10 +202,10 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	if p.Rows <= mnk.MaxSide && p.Cols <= mnk.MaxSide {
 		g.small, err = mnk.New(p.Rows, p.Cols, p.K)
 	} else {
-		if p.K > mnk.MaxBigK {
-			return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, mnk.MaxBigK)
+		if p.K > search.MaxBigK {
+			return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, search.MaxBigK)
 		}
-		g.big, err = mnk.NewBig(p.Rows, p.Cols, p.K)
+		g.big, err = search.NewBig(p.Rows, p.Cols, p.K)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rows, cols, k: %v", err)
@@ -355,7 +356,7 @@ func (g *mnkGame) play(cell int) {
 	if g.small != nil {
 		g.result = g.small.Status(g.position(g.cells))
 	} else {
-		g.result = g.big.Status(mnk.BigPosition(g.cells))
+		g.result = g.big.Status(search.BigPosition(g.cells))
 	}
 	g.line = nil
 	if g.result == mnk.XWin || g.result == mnk.OWin {
@@ -437,7 +438,7 @@ func (g *mnkGame) reply(ctx context.Context, cells []int8, rng *rand.Rand) (int,
 			cell = ch.Cell/8*g.cols + ch.Cell%8
 			return nil
 		}
-		res, err := mnk.NewBigSearcher(g.big, mnkTableBytes).Search(ctx, mnk.BigPosition(cells), g.opp.Depth, g.opp.Time)
+		res, err := search.NewBigSearcher(g.big, mnkTableBytes).Search(ctx, search.BigPosition(cells), g.opp.Depth, g.opp.Time)
 		if err != nil {
 			return err
 		}
@@ -527,7 +528,7 @@ func (s *Server) mnkAnalyse(w http.ResponseWriter, r *http.Request) {
 func (g *mnkGame) analyse(ctx context.Context, cells []int8, budget time.Duration) (mnkAnalysis, error) {
 	start := time.Now()
 	toMove := int8(1)
-	if mnk.BigPosition(cells).Ply()%2 == 1 {
+	if search.BigPosition(cells).Ply()%2 == 1 {
 		toMove = 2
 	}
 	me, them := strings.ToUpper(sideName(toMove)), strings.ToUpper(sideName(3-toMove))
@@ -565,18 +566,18 @@ func (g *mnkGame) analyse(ctx context.Context, cells []int8, budget time.Duratio
 		return a, nil
 	}
 	var (
-		res  mnk.SearchResult
+		res  search.Result
 		err  error
 		near bool
 	)
 	if g.small != nil {
-		res, err = mnk.NewSearcher(g.small, mnkTableBytes).Search(ctx, g.position(cells), 0, budget)
+		res, err = search.New(g.small, mnkTableBytes).Search(ctx, g.position(cells), 0, budget)
 		for i, c := range res.PV {
 			res.PV[i] = c/8*g.cols + c%8
 		}
 	} else {
-		s := mnk.NewBigSearcher(g.big, mnkTableBytes)
-		res, err = s.Search(ctx, mnk.BigPosition(cells), 0, budget)
+		s := search.NewBigSearcher(g.big, mnkTableBytes)
+		res, err = s.Search(ctx, search.BigPosition(cells), 0, budget)
 		near = s.Near
 	}
 	if err != nil {

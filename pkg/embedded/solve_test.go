@@ -12,6 +12,7 @@ import (
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -61,7 +62,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 	}
 	for _, g := range games {
 		game := mnk.MustNew(g.m, g.n, g.k)
-		s := mnk.NewSolver(game, 16<<20)
+		s := solve.New(game, 16<<20)
 		v, _ := s.Solve(context.Background(), mnk.Position{})
 		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
 		want := solveFigures{Value: v.String(), BestMoves: [][2]int{}, MoveValues: map[string]string{}}

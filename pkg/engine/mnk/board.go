@@ -14,7 +14,7 @@ import (
 // results it is about 250 bytes, and copying it at every node made a walk
 // of 4,4,4 about seven times slower (the copies also escaped to the heap;
 // BenchmarkMakeUnmake, docs/benchmarks.md). The counters (Counter,
-// CountPositions) need no hashes or stack and use copy-make of the 16-byte
+// Positions in package count) need no hashes or stack and use copy-make of the 16-byte
 // Position instead, passed by value.
 type Board struct {
 	g     *Game
@@ -64,7 +64,7 @@ func (b *Board) Make(cell int) Result {
 	}
 	side := b.ply & 1
 	var r Result
-	b.pos, r = g.play(b.pos, cell, side == 0)
+	b.pos, r = g.Place(b.pos, cell, side == 0)
 	for s := range g.nsym {
 		b.hash[s] ^= g.zob[s][side][cell]
 	}

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -302,7 +303,7 @@ func (cp *countPlan) Report(_ context.Context, _ tasks.Summary) (tasks.Report, e
 	var a acc
 	var nodes, draws, cgames uint64
 	var wins [65]uint64
-	var pc mnk.PositionCounts
+	var pc count.PositionCounts
 	values := make([][]mnk.Value, len(cp.layers))
 	known := make([][]bool, len(cp.layers))
 	for d, layer := range cp.layers {

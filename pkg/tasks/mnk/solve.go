@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -93,7 +95,7 @@ func (p SolveParams) Resolve() string {
 	case MethodPNS:
 		return MethodPNS
 	case MethodAuto:
-		if p.K >= 4 || p.Rows*p.Cols > mnk.MaxSolveCells {
+		if p.K >= 4 || p.Rows*p.Cols > solve.MaxCells {
 			return MethodPNS
 		}
 	}
@@ -108,9 +110,9 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
 		return nil, tasks.Invalid("method %q: want %s, %s or %s", p.Method, MethodPNS, MethodAlphaBeta, MethodAuto)
 	case p.Resolve() == MethodPNS:
-		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
+		g, err = newGame(p.Rows, p.Cols, p.K, pns.MaxCells, "exact solving", "8x8")
 	default:
-		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
+		g, err = newGame(p.Rows, p.Cols, p.K, solve.MaxCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
 	}
 	if err != nil {
 		return nil, err
@@ -521,13 +523,13 @@ func (Solve) NewRunner(env tasks.Env) tasks.Runner {
 type solveTables struct {
 	mu     sync.Mutex
 	params solveTask // the game, table size and method; no position
-	table  *mnk.SolverTable
-	proof  *mnk.ProofTable
+	table  *solve.Table
+	proof  *pns.Table
 }
 
 // get returns the table for t's game, size and method (an alpha-beta or a
 // proof-number table), replacing another's.
-func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.ProofTable) {
+func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
@@ -535,9 +537,9 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.Proo
 	if s.params != key || s.table == nil && s.proof == nil {
 		s.params, s.table, s.proof = key, nil, nil
 		if t.Method == MethodPNS {
-			s.proof = mnk.NewProofTable(g, t.TTMB<<20)
+			s.proof = pns.NewTable(g, t.TTMB<<20)
 		} else {
-			s.table = mnk.NewSolverTable(g, t.TTMB<<20)
+			s.table = solve.NewTable(g, t.TTMB<<20)
 		}
 	}
 	return s.table, s.proof
@@ -548,8 +550,8 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.Proo
 type solveRunner struct {
 	cache  tasks.Cache
 	tables *solveTables
-	solver *mnk.Solver
-	proof  *mnk.ProofSolver
+	solver *solve.Solver
+	proof  *pns.Solver
 }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -601,9 +603,9 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 // proof-number solver keeps no values in the worker's store of proven
 // positions: it proves one question at a time, and most positions below a
 // task's root get only one answered, a bound rather than a value.
-func (r *solveRunner) runProof(ctx context.Context, table *mnk.ProofTable, pos mnk.Position) (tasks.Output, error) {
+func (r *solveRunner) runProof(ctx context.Context, table *pns.Table, pos mnk.Position) (tasks.Output, error) {
 	if r.proof == nil || r.proof.Table() != table {
-		r.proof = table.NewProofSolver()
+		r.proof = table.NewSolver()
 	}
 	s := r.proof
 	start := time.Now()

@@ -18,9 +18,9 @@
 //     and the best move, which is tried first.
 //   - symmetry: tt keyed by the canonical position under the board's
 //     symmetries (the best move kept in the canonical frame).
-//   - solver: the exact alpha-beta solver of mnk solve (mnk.Solver), with
+//   - solver: the exact alpha-beta solver of mnk solve (solve.Solver), with
 //     its own pruning, ordering, threat tests and table.
-//   - pns: the proof-number solver (mnk.ProofSolver): df-pn asking "does X
+//   - pns: the proof-number solver (pns.Solver): df-pn asking "does X
 //     win?" then "does O win?", with its threat rules and pairings. Its
 //     nodes are the calls of its search function over both questions (a
 //     node reads the table for each of its children, so a pns node costs
@@ -43,6 +43,8 @@ import (
 	"slices"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 )
 
 // Rungs lists the ladder's rungs in order: each adds one idea to the one
@@ -85,7 +87,7 @@ const DefaultTTBytes = 64 << 20
 
 // Run solves g from the empty board with one rung. A run stopped by the
 // node budget or by ctx (a deadline) returns Stopped with the nodes reached
-// and a nil error. The solver rung takes at most MaxSolveCells cells (an
+// and a nil error. The solver rung takes at most solve.MaxCells cells (an
 // error wrapping ErrTooBig); pns takes every board.
 func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, error) {
 	if err := Takes(g, rung); err != nil {
@@ -94,10 +96,10 @@ func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, err
 	ttBytes := rungTableBytes(g, lim)
 	switch rung {
 	case "solver":
-		s := mnk.NewSolver(g, ttBytes)
+		s := solve.New(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	case "pns":
-		s := mnk.NewProofSolver(g, ttBytes)
+		s := pns.New(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}
@@ -150,15 +152,15 @@ func Available(rung string) bool { return rungBuilt[rung] }
 
 // Takes returns nil if Run can run rung on g, else why not: an
 // error wrapping ErrUnknownRung, ErrRungUnavailable or ErrTooBig (the
-// solver takes at most MaxSolveCells cells).
+// solver takes at most solve.MaxCells cells).
 func Takes(g *mnk.Game, rung string) error {
 	switch {
 	case !slices.Contains(Rungs, rung):
 		return fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
 	case !rungBuilt[rung]:
 		return fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
-	case rung == "solver" && g.Cells() > mnk.MaxSolveCells:
-		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.Cells(), mnk.MaxSolveCells, mnk.ErrTooBig)
+	case rung == "solver" && g.Cells() > solve.MaxCells:
+		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.Cells(), solve.MaxCells, mnk.ErrTooBig)
 	}
 	return nil
 }
@@ -189,7 +191,7 @@ func rungTableBytes(g *mnk.Game, lim Limits) int {
 	return ttBytes
 }
 
-// exactSolver is what the solver and pns rungs run: Solver and ProofSolver.
+// exactSolver is what the solver and pns rungs run: solve.Solver and pns.Solver.
 type exactSolver interface {
 	SetNodeLimit(n uint64)
 	Solve(ctx context.Context, p mnk.Position) (mnk.Value, error)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 )
 
 // refNode is the ladder's node function written out plainly on a Board
@@ -162,7 +163,7 @@ func TestLadderAgainstReference(t *testing.T) {
 		for cols := rows; cols <= 4; cols++ {
 			for k := 1; k <= max(rows, cols); k++ {
 				g := mnk.MustNew(rows, cols, k)
-				want, err := mnk.NewSolver(g, 1<<20).Solve(context.Background(), mnk.Position{})
+				want, err := solve.New(g, 1<<20).Solve(context.Background(), mnk.Position{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,7 +195,7 @@ func TestLadderAgainstReference(t *testing.T) {
 func TestLadderSmallTable(t *testing.T) {
 	for _, spec := range [][3]int{{3, 3, 3}, {3, 4, 3}, {3, 4, 4}, {4, 4, 3}} {
 		g := mnk.MustNew(spec[0], spec[1], spec[2])
-		want, _ := mnk.NewSolver(g, 1<<20).Solve(context.Background(), mnk.Position{})
+		want, _ := solve.New(g, 1<<20).Solve(context.Background(), mnk.Position{})
 		for _, rung := range []string{"tt", "symmetry"} {
 			a, err := Run(context.Background(), g, rung, Limits{TTBytes: 24 * 64})
 			b, _ := Run(context.Background(), g, rung, Limits{TTBytes: 24 * 64})

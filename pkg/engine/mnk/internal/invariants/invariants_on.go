@@ -1,6 +1,7 @@
 //go:build invariants
 
-package mnk
+package invariants
 
-// invariants turns on the solver's self-checks (go test -tags invariants).
-const invariants = true
+// Enabled turns on the self-checks of the solvers (go test -tags
+// invariants).
+const Enabled = true
