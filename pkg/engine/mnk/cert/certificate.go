@@ -324,16 +324,14 @@ var ErrInvalid = errors.New("the certificate does not prove its value")
 // because each window free of the side's stones lacks more stones of the
 // other than it has moves left, or a position where the certificate gives
 // a pairing of the side, which Verify checks to cover every window free of
-// the side's stones. It uses only the rules (Play, the symmetries'
-// Transform, the windows of k cells), not the solver. It returns the
-// number of positions it visited.
+// the side's stones. It plays by rules of its own (see rules), not by the
+// engines' that found the strategies, which use package mnk's. It returns
+// the number of positions it visited.
 func (c *Certificate) Verify(ctx context.Context) (int, error) {
 	g := c.Game
-	if err := g.Valid(c.Root); err != nil {
-		return 0, fmt.Errorf("root: %v: %w", err, ErrInvalid)
-	}
-	if g.Status(c.Root) != mnk.Ongoing {
-		return 0, fmt.Errorf("the root position is over: %w", ErrInvalid)
+	r := newRules(g.Rows, g.Cols, g.K)
+	if err := r.root(c.Root); err != nil {
+		return 0, fmt.Errorf("root %s: %v: %w", g.String(c.Root), err, ErrInvalid)
 	}
 	xToMove := c.Root.XToMove()
 	var need []Strategy
@@ -346,7 +344,6 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 		need = []Strategy{{X: true}, {X: false}}
 	}
 	visited := 0
-	lines := Lines(g.Rows, g.Cols, g.K)
 	for _, want := range need {
 		var st *Strategy
 		for _, s := range c.Strategies {
@@ -360,7 +357,7 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 		if st.Win && len(st.Pairings) > 0 {
 			return visited, fmt.Errorf("the strategy of %s to win holds pairings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
 		}
-		v := verifier{g: g, st: st, lines: lines, ok: map[mnk.Position]bool{}}
+		v := verifier{g: g, r: r, st: st, ok: map[mnk.Position]bool{}}
 		err := v.walk(ctx, c.Root, mnk.Ongoing)
 		visited += v.visited
 		if err != nil {
@@ -372,7 +369,7 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 
 // Lines returns every line of k cells of the rows x cols board, in the
 // four directions, as a set of cells (row*8+col). The verifier builds its
-// own instead of reading the Game's windows, which the solvers use.
+// own instead of reading the Game's windows, which the engines use.
 func Lines(rows, cols, k int) []uint64 {
 	var lines []uint64
 	for r := range rows {
@@ -416,23 +413,11 @@ func Hopeless(lines []uint64, k int, att, def, empty uint64, attToMove bool) boo
 }
 
 type verifier struct {
-	g       *mnk.Game
+	g       *mnk.Game // for the text of boards in messages
+	r       *rules
 	st      *Strategy
-	lines   []uint64
 	ok      map[mnk.Position]bool // canonical positions already checked
 	visited int
-}
-
-// canonical is the least image of p under the board's symmetries, found
-// with Transform, and the symmetry that gives it.
-func (v *verifier) canonical(p mnk.Position) (mnk.Position, int) {
-	best, bs := p, 0
-	for s := 1; s < v.g.NumSymmetries(); s++ {
-		if q := v.g.Transform(p, s); q.X < best.X || q.X == best.X && q.O < best.O {
-			best, bs = q, s
-		}
-	}
-	return best, bs
 }
 
 // cellName is a cell as "row,col".
@@ -452,7 +437,7 @@ func (v *verifier) checkPairing(p mnk.Position, pairs []Pair) error {
 	if st.X {
 		def = p.X
 	}
-	empty := g.Mask() &^ (p.X | p.O)
+	empty := v.r.mask &^ (p.X | p.O)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("the pairing of %s at %s (a position up to symmetry, cells in its frame) %s: %w",
 			st.Side(), g.String(p), fmt.Sprintf(format, args...), ErrInvalid)
@@ -474,7 +459,7 @@ func (v *verifier) checkPairing(p mnk.Position, pairs []Pair) error {
 			cells[i] |= 1 << uint(c)
 		}
 	}
-	for _, w := range v.lines {
+	for _, w := range v.r.lines {
 		if w&def != 0 {
 			continue
 		}
@@ -510,7 +495,7 @@ func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) error
 		}
 		return fmt.Errorf("the strategy of %s to win draws at %s: %w", st.Side(), g.String(p), ErrInvalid)
 	}
-	key, sym := v.canonical(p)
+	key, sym := v.r.canonical(p)
 	if v.ok[key] {
 		return nil
 	}
@@ -524,7 +509,7 @@ func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) error
 		if !st.X {
 			me, them = them, me
 		}
-		if Hopeless(v.lines, v.g.K, them, me, g.Mask()&^(p.X|p.O), p.XToMove() != st.X) {
+		if Hopeless(v.r.lines, v.r.k, them, me, v.r.mask&^(p.X|p.O), p.XToMove() != st.X) {
 			v.ok[key] = true
 			return nil
 		}
@@ -541,24 +526,17 @@ func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) error
 		if !found {
 			return fmt.Errorf("the strategy of %s to %s has no move at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
 		}
-		// The cell of p whose image under sym is m.
-		cell := -1
-		for c := range 64 {
-			if g.Mask()>>c&1 != 0 && g.Transform(mnk.Position{X: 1 << c}, sym).X == 1<<uint(m) {
-				cell = c
-				break
-			}
-		}
-		if cell < 0 || g.Empty(p)>>cell&1 == 0 {
+		cell := v.r.preimage(sym, int(m))
+		if cell < 0 || (p.X|p.O)>>uint(cell)&1 != 0 {
 			return fmt.Errorf("the strategy of %s to %s plays on a taken or missing cell at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
 		}
-		q, res := g.Play(p, cell)
+		q, res := v.r.play(p, cell)
 		if err := v.walk(ctx, q, res); err != nil {
 			return err
 		}
 	} else {
-		for e := g.Empty(p); e != 0; e &= e - 1 {
-			q, res := g.Play(p, bits.TrailingZeros64(e))
+		for e := v.r.mask &^ (p.X | p.O); e != 0; e &= e - 1 {
+			q, res := v.r.play(p, bits.TrailingZeros64(e))
 			if err := v.walk(ctx, q, res); err != nil {
 				return err
 			}

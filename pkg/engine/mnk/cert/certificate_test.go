@@ -1,6 +1,8 @@
 package cert
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -78,6 +80,59 @@ func TestAttackerHopeless(t *testing.T) {
 		}
 		if got := Hopeless(Lines(c.r, c.c, c.k), c.k, att, def, g.Empty(p), c.attToMove); got != c.want {
 			t.Errorf("%s %s, attacker X %v to move %v: hopeless %v, want %v", g.Spec(), c.board, c.attX, c.attToMove, got, c.want)
+		}
+	}
+}
+
+// TestRules: the verifier's own rules agree with package mnk's on every
+// board: the result of every move of random games, the images of their
+// positions under every symmetry, their canonical forms, and which of them
+// can be a proof's root.
+func TestRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for rows := 1; rows <= mnk.MaxSide; rows++ {
+		for cols := 1; cols <= mnk.MaxSide; cols++ {
+			for k := 1; k <= max(rows, cols); k++ {
+				g, r := mnk.MustNew(rows, cols, k), newRules(rows, cols, k)
+				if r.nsym != g.NumSymmetries() || r.mask != g.Mask() {
+					t.Fatalf("%s: %d symmetries, mask %#x; want %d, %#x", g.Spec(), r.nsym, r.mask, g.NumSymmetries(), g.Mask())
+				}
+				for range 3 {
+					p, res := mnk.Position{}, mnk.Ongoing
+					for res == mnk.Ongoing {
+						if err := r.root(p); err != nil {
+							t.Fatalf("%s: %s is not a root: %v", g.Spec(), g.String(p), err)
+						}
+						for s := range r.nsym {
+							if got, want := r.transform(p, s), g.Transform(p, s); got != want {
+								t.Fatalf("%s: image %d of %s is %s, want %s", g.Spec(), s, g.String(p), g.String(got), g.String(want))
+							}
+						}
+						key, sym := r.canonical(p)
+						if want, _ := g.Canonical(p); key != want || r.transform(p, sym) != key {
+							t.Fatalf("%s: canonical %s of %s (symmetry %d), want %s", g.Spec(), g.String(key), g.String(p), sym, g.String(want))
+						}
+						empty := g.Empty(p)
+						cell := -1
+						for n := rng.IntN(bits.OnesCount64(empty)); n >= 0; n-- {
+							cell = bits.TrailingZeros64(empty)
+							empty &= empty - 1
+						}
+						if c := r.preimage(sym, int(r.image[sym][cell])); c != cell {
+							t.Fatalf("%s: the preimage under %d of the image of %d is %d", g.Spec(), sym, cell, c)
+						}
+						q, got := r.play(p, cell)
+						want, wantRes := g.Play(p, cell)
+						if q != want || got != wantRes {
+							t.Fatalf("%s: %d on %s gives %s, %v; want %s, %v", g.Spec(), cell, g.String(p), g.String(q), got, g.String(want), wantRes)
+						}
+						p, res = q, got
+					}
+					if err := r.root(p); err == nil {
+						t.Errorf("%s: the finished %s (%v) can be a root", g.Spec(), g.String(p), res)
+					}
+				}
+			}
 		}
 	}
 }
