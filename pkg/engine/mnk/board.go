@@ -10,12 +10,12 @@ import (
 // updated with one XOR per symmetry and move, so a symmetry-invariant hash
 // never needs recomputing.
 //
-// Board uses make/unmake: with the eight hashes, the move stack and the
-// results it is about 250 bytes, and copying it at every node made a walk
-// of 4,4,4 about seven times slower (the copies also escaped to the heap;
-// BenchmarkMakeUnmake, docs/benchmarks.md). The counters (Counter,
-// Positions in package count) need no hashes or stack and use copy-make of the 16-byte
-// Position instead, passed by value.
+// Board uses make/unmake rather than copy-make: with the eight hashes, the
+// move stack and the results it is about 250 bytes, and a copy at every
+// node costs more than the undo, and escapes to the heap
+// (BenchmarkMakeUnmake). The counters of package count need no hashes or
+// stack and use copy-make of the 16-byte Position instead, passed by
+// value.
 type Board struct {
 	g     *Game
 	pos   Position

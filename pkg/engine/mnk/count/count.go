@@ -164,16 +164,16 @@ type Cache interface {
 // into a page of the slab that its Counter took for itself, before its
 // slot is published with a compare-and-swap; readers load slots
 // atomically, so they see whole entries or none, and entries never change
-// afterwards. Loads on amd64 are plain moves: a Counter alone runs as fast
-// as before the memo could be shared. Two Counters that both miss a
+// afterwards. Loads on amd64 are plain moves, so a Counter alone pays
+// nothing for the sharing (BenchmarkCounter444). Two Counters that both miss a
 // position both count it and the second insert finds the first's slot and
 // drops its own entry: work is lost, never exactness. The table grows
 // (doubles) under a mutex while the others go on, in the old table: what
 // they insert there during the copy is lost to the new one, which costs
 // recounting those positions, one node each since their children are
-// there. The alternatives measured (docs/benchmarks.md): a mutex per
+// there. The alternatives rejected cost more on two cores: a mutex per
 // stripe of the table, and a shared map consulted only near the tasks'
-// roots.
+// roots (BenchmarkCountTasks444 runs private and shared memos).
 type Memo struct {
 	g      *mnk.Game
 	table  atomic.Pointer[memoTable]
@@ -183,9 +183,9 @@ type Memo struct {
 	// allocated as they are first needed and kept by Reset. A Counter
 	// takes a page (npages.Add) and fills it alone; an entry's offset is
 	// its page number << pageBits | its index in the page. Pages are not
-	// one slice grown by append: a slice of 100+ MB is copied at every
-	// growth, which spent a quarter of the count of 4,4,4 in memmove and
-	// memclr and allocated 3.6 times the memory.
+	// one slice grown by append: such a slice is copied at every growth,
+	// which for a memo of 100+ MB costs much of a count in memmove and
+	// memclr and holds several times the memory (BenchmarkCounter444).
 	chunks   [maxChunks]atomic.Pointer[memoChunk]
 	npages   atomic.Int64 // pages taken since the last Reset
 	pages    atomic.Int64 // pages allocated
@@ -321,7 +321,7 @@ type Counter struct {
 	// Counters of a memo that reach the same unfinished position go
 	// different ways below it and soon find each other's work, rather than
 	// count the same subtree side by side (the first Counter of a memo
-	// takes them in order; see docs/benchmarks.md).
+	// takes them in order; BenchmarkCountTasks444 measures it).
 	reverse bool
 	rotate  uint32
 	carry   uint64 // non-zero once an addition or product overflowed

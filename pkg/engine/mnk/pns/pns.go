@@ -53,8 +53,9 @@ import (
 // The pairings are what make k = 5 cheap: the empty 5x5 board has one (a
 // pair on each of its 12 lines), so 5,5,5 is a draw at the root, and deep
 // enough in the tree most positions of 6,6,5 and 7,7,5 have one; the
-// alpha-beta Solver, without them, proves the same draws with millions of
-// nodes or not at all (docs/benchmarks.md). A pairing is looked for only
+// alpha-beta solver of package solve, without them, proves the same draws
+// with far more nodes or not at all (TestLadderProofNumbers in package
+// ladder compares them). A pairing is looked for only
 // where the attacker is to move: one where the defender is to move
 // survives every defender move (a stone on a pair kills the windows the
 // pair covered), so the first child entered finds it, one node later, and
@@ -66,8 +67,8 @@ import (
 // threat-space search does; otherwise at the number of empty cells left,
 // times 1 + r/4 for the r-th move in the order of the window weights (as
 // the alpha-beta solver's, 11:3), so that df-pn searches the first moves
-// deeper before it turns to the others. The rank halved the nodes of
-// 7,7,5 against the same delta for all (docs/benchmarks.md). Each node
+// deeper before it turns to the others, which takes fewer nodes than the
+// same delta for all (BenchmarkProof775). Each node
 // keeps its children's numbers in a per-ply array and reads the table only
 // when it is entered; a child's search returns its numbers, so a table too
 // small to keep them never makes a node loop on stale ones.
@@ -275,9 +276,9 @@ const (
 	// complete within it, and gives up (no pairing found) past it. Most
 	// searches that succeed take a step per pair (15 to 20 on 7x7); a
 	// larger budget finds more pairings, and so takes fewer nodes, at a
-	// higher cost per node: on 7,7,5 the time is about the same from 64
-	// to 256, the nodes a third fewer at 256, and on the 8-wide boards,
-	// where a node costs more, 256 is quicker (docs/benchmarks.md).
+	// higher cost per node. 256 is where the 8-wide boards, whose nodes
+	// cost the most, are quickest, and costs the 7-wide ones nothing
+	// (BenchmarkProof775, BenchmarkProof785).
 	pairBudget = 256
 )
 
@@ -383,8 +384,8 @@ func (s *Solver) MoveValues(ctx context.Context, p mnk.Position) ([]mnk.MoveValu
 // holds depends on what its solvers searched before, so another run may
 // give another line of the same value. (The first move in an order fixed
 // by the position that keeps the value would not: but off the proof, the
-// line's positions are proven anew, five times the nodes of the job of
-// 7,7,5.)
+// line's positions are proven anew, at several times the cost of the
+// proof.)
 func (s *Solver) PV(ctx context.Context, p mnk.Position, v mnk.Value) ([]int, error) {
 	return exact.PV(ctx, s.g, p, v, s.Solve, s.bestMove)
 }
@@ -616,11 +617,10 @@ func (s *Solver) pairable(def, empty uint64) bool {
 		n++
 	}
 	if n >= bits.OnesCount64(empty) {
-		// As many open windows as empty cells: not a theorem, but no such
-		// position of the proofs of 7,7,5 or of a run of 8,8,5 had a
-		// pairing (the most windows with one was 15/16 of the empty
-		// cells), and on 8x8 nearly every search would fail at the full
-		// budget (docs/benchmarks.md). Skipping a search is always sound.
+		// At least as many open windows as empty cells: a pairing is
+		// rare there (not impossible), and on 8x8 nearly every such
+		// search would fail after the full budget (BenchmarkProof885Budget).
+		// Skipping a search is always sound.
 		return false
 	}
 	s.pairSteps, s.pairEmpty = 0, empty
@@ -633,10 +633,9 @@ func (s *Solver) pairable(def, empty uint64) bool {
 // of its own cells), of those the one whose free cells the most open
 // windows need, and tries each pair in it: those covering the most open
 // windows first, then those whose cells the fewest other open windows
-// need. Against the first window of fewest free cells and the pairs by
-// coverage alone, the two tie-breaks took the proofs of 7,7,5, 6,8,5,
-// 8,6,5 and 6,7,5 from 255,688 nodes to 62,101, in half the time
-// (docs/benchmarks.md).
+// need. The two tie-breaks find within the budget pairings that the first
+// window of fewest free cells, with its pairs by coverage alone, misses,
+// and so save nodes and time (BenchmarkProof775).
 func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 	pt, ws := s.tt.pairs, s.g.Windows()
 	best, bestFree, bestD := -1, 65, 0
@@ -761,8 +760,9 @@ func newPairTable(g *mnk.Game) *pairTable {
 }
 
 // pollMaskPNS sets how often the search polls its context: every 2^12
-// nodes (a node reads the table for each child, so this is about a
-// millisecond, as the alpha-beta solver's 2^14).
+// nodes. A node reads the table for each of its children, so it costs
+// several alpha-beta nodes, and polls come about as often in time as the
+// alpha-beta solver's every 2^14.
 const pollMaskPNS = 1<<12 - 1
 
 // mid searches the current position (ongoing, the last move made no line)

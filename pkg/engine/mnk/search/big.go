@@ -506,8 +506,8 @@ func (s *BigSearcher) search(depth int, alpha, beta int32) int32 {
 	best, bestMove := int32(-Mate-1), -1
 	side := int8(me + 1)
 	for i := range n {
-		// Select the best move left (most nodes cut off after a few
-		// moves: sorting all of them cost more than the search).
+		// Select the best move left: most nodes cut off after a few
+		// moves, so sorting all of them would cost more than it saves.
 		bi := i
 		for j := i + 1; j < n; j++ {
 			if sc[j] > sc[bi] {

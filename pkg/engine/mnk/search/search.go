@@ -28,9 +28,9 @@ import (
 // of the solver. The table is keyed by the canonical position (full keys)
 // and an entry is used for a cutoff only at the depth it was searched to,
 // so the score of a search is the same with the table as without it (the
-// tests check it); entries of other depths still give their move. At depth
-// 5 on the empty 8,8,5 board the table saves almost nine nodes in ten
-// (BenchmarkSearch885 against BenchmarkSearch885NoTable). Mate scores are
+// tests check it); entries of other depths still give their move. The
+// table saves most of the nodes of a deep search (BenchmarkSearch885
+// against BenchmarkSearch885NoTable). Mate scores are
 // stored relative to the entry's position. An entry whose exact score lies
 // inside the window is not used to cut either: the search passes through to
 // keep the principal variation whole.

@@ -10,15 +10,15 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/exact"
 )
 
-// NewCertificate extracts, with a Solver of g, the strategies that prove
-// the value of root: at each position of the proving side it takes the
-// first move, in row-major order, that keeps the value (a move that
-// completes a line first), and it follows every reply of the other side.
-// progress, if not nil, is called with the number of positions visited now
-// and then. A certificate grows with every reply it must answer: 4,4,4 (a
-// draw) takes 21,398 moves, 4,5,4 1,046,938, and 5,5,4 had passed 4.5 GB
-// and 6 minutes without finishing; past maxPositions positions visited (0:
-// no limit) it stops with cert.ErrTooBig.
+// NewCertificate extracts, with the solver s, the strategies that prove the
+// value of root: at each position of the proving side it takes the first
+// move, in row-major order, that keeps the value (a move that completes a
+// line first), and it follows every reply of the other side. progress, if
+// not nil, is called with the number of positions visited now and then. A
+// certificate grows with every reply it must answer, so quickly that a
+// draw of 5x5 is out of reach (pns.NewCertificate ends the draws sooner,
+// in pairings); past maxPositions positions visited (0: no limit) it stops
+// with cert.ErrTooBig.
 func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositions int, progress func(positions int)) (*cert.Certificate, error) {
 	g := s.g
 	v, err := s.Solve(ctx, root)

@@ -38,21 +38,19 @@ import (
 // Two more sound prunings: a move that makes two threats at once wins when
 // the opponent has none (it cannot win at once and cannot block both), and
 // of the dead cells (on no window free of either side) only one is tried,
-// since a stone there can never be part of a line. Together they halved the
-// nodes of 4,5,4.
+// since a stone there can never be part of a line. Both cut the nodes of
+// the draws (BenchmarkSolve554).
 //
 // Move ordering decides the size of the proof: the table's move first, then
 // the cells by a weight summed over the windows through them that are still
 // open to a side (fourfold per stone of that side on the window, the side to
 // move's windows weighing 11 against the opponent's 3), then by history.
-// On 5,5,4 the window weights and the prunings together need under a
-// seven-hundredth of the nodes of history with a static centre-first order.
-// Attack first pays most where a side defends a lost cause: on 6,5,4 after
-// an edge opening (1,0), a draw, defence first (3:4) takes ten times the
-// nodes of attack first (8:3). Over seven proofs (5,5,4, 6,5,4, 4,5,4,
-// 6,6,4, 6,5,4 after (1,0), 6,6,4 after (1,2) and after (0,1)) 11:3 with a
-// wide history tie-break takes a third of the nodes of 8:3, and fewer than
-// 4:1. The node counts are in docs/benchmarks.md.
+// The window weights and the prunings take a small fraction of the nodes
+// of history over a static centre-first order. Attack weighs more than
+// defence because attack first pays most where a side defends a lost
+// cause; 11:3 with a wide history tie-break is the ratio that took the
+// fewest nodes over the proofs compared in docs/benchmarks.md
+// (BenchmarkSolve554, BenchmarkSolve654).
 //
 // Positions are canonicalised from the images of the position under every
 // symmetry, kept up to date with one OR per symmetry and move (as Board does
@@ -69,9 +67,9 @@ type ValueCache interface {
 	StoreValue(p mnk.Position, v mnk.Value)
 }
 
-// MaxCells bounds the boards the exact solver accepts (6x6). Not all
-// of them are within reach: 6,6,4 is solved in about a second, 6,6,5 was
-// not in 20 s (docs/benchmarks.md).
+// MaxCells bounds the boards the exact solver accepts (6x6). Not all of
+// them are within reach: 6,6,4 is, 6,6,5 is not, and package pns proves it
+// (docs/where-search-stops.md).
 const MaxCells = 36
 
 // Table is the transposition table of Solvers: proven bounds and a
@@ -90,8 +88,8 @@ const MaxCells = 36
 // the low bits of the result choose the bucket, and the entry keeps the
 // others (the quotient), from which bucket and quotient give back the
 // position. The rest of the word is the packed bounds, best move (in the
-// canonical frame) and work; a bucket is 8 entries, a cache line. The
-// earlier entries of 24 bytes (the key as two bitboards) held a third as
+// canonical frame) and work; a bucket is 8 entries, a cache line. An
+// entry of 24 bytes with the key as two bitboards would hold a third as
 // many positions per byte, and could not be written atomically.
 type Table struct {
 	g     *mnk.Game
@@ -475,8 +473,7 @@ func (s *Solver) canonical() (mnk.Position, int) {
 	return best, bs
 }
 
-// pollMask sets how often the search polls its context: every 2^14 nodes,
-// about a millisecond.
+// pollMask sets how often the search polls its context: every 2^14 nodes.
 const pollMask = 1<<14 - 1
 
 // search returns the value of the current position (ongoing, the last move
