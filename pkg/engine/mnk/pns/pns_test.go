@@ -78,8 +78,8 @@ func TestProofAgainstSolver(t *testing.T) {
 			}
 		}
 	}
-	// Boards where alpha-beta also finishes within a few seconds (it takes
-	// minutes on 5,5,5 and does not finish 6,6,5).
+	// Boards where alpha-beta also finishes quickly: not 5,5,5 or 6,6,5,
+	// whose draws it proves only with far more nodes, or not at all.
 	games = append(games, ref.Games("4,5,3 4,5,4 5,4,4 4,5,5 3,5,3 3,6,3 3,7,3 3,8,3 2,8,2 5,5,3 3,8,5")...)
 	if !testing.Short() {
 		games = append(games, ref.Games("5,5,4 6,5,4 4,6,4 3,8,4")...)
@@ -347,8 +347,7 @@ func BenchmarkProof775(b *testing.B) { benchProof(b, 7, 7, 5, mnk.Drawn, 16<<20)
 func BenchmarkProof785(b *testing.B) { benchProof(b, 7, 8, 5, mnk.Drawn, 1<<30) }
 
 // BenchmarkProof885Budget asks "does X win 8,8,5?" with a budget of 24
-// million nodes (about ten minutes on the 2-core machine of
-// docs/benchmarks.md), and reports the proof and disproof numbers of the
+// million nodes (its time is in docs/benchmarks.md), and reports the proof and disproof numbers of the
 // root where the budget stops the search. The question is open at the
 // budget: the figures say how far the search got, the same on every
 // machine. Run it with -benchtime 1x.

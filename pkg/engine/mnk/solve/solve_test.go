@@ -319,8 +319,8 @@ func (s *refSolver) value(p mnk.Position, alpha, beta int8) int8 {
 }
 
 // deep adds the slow differential cases:
-// go test -run Reference ./pkg/engine/mnk -args -mnk.deep
-var deep = flag.Bool("mnk.deep", false, "also prove 5,5,4 with the reference alpha-beta (about 30 s)")
+// go test -run Reference ./pkg/engine/mnk/solve -args -mnk.deep
+var deep = flag.Bool("mnk.deep", false, "also prove 5,5,4 with the reference alpha-beta (slow: it has none of the solver's prunings)")
 
 // TestSolveAgainstReference proves the values of 4,5,4 and 5,4,4 and of
 // their first moves (every one a draw), and of the 4x4 games (with
@@ -332,7 +332,7 @@ func TestSolveAgainstReference(t *testing.T) {
 			continue
 		}
 		if r.Cells() > 20 && !*deep {
-			t.Logf("%s: run with -mnk.deep (the reference takes about 30 s)", ref.Name(r))
+			t.Logf("%s: run with -mnk.deep (the reference is slow)", ref.Name(r))
 			continue
 		}
 		s := New(mnk.MustNew(r.M, r.N, r.K), 16<<20)
