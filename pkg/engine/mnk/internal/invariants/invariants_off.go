@@ -1,10 +1,7 @@
 //go:build !invariants
 
-// Package invariants turns the engines' self-checks on: Enabled is true
-// under the invariants build tag (go test -tags invariants), so that the
-// checks cost nothing otherwise.
 package invariants
 
-// Enabled turns on the self-checks of the solvers (go test -tags
-// invariants).
+// Enabled says whether the engines' self-checks run: not without the
+// invariants build tag.
 const Enabled = false

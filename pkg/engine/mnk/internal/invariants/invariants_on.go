@@ -2,6 +2,6 @@
 
 package invariants
 
-// Enabled turns on the self-checks of the solvers (go test -tags
-// invariants).
+// Enabled says whether the engines' self-checks run: they do under the
+// invariants build tag.
 const Enabled = true
