@@ -13,6 +13,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -35,14 +36,14 @@ func mnkCommand() *cli.Command {
 }
 
 // boardFlags are --board and --k for boards of up to maxSide on a side
-// (mnk.MaxSide, or mnk.MaxBigSide for search).
+// (mnk.MaxSide, or search.MaxBigSide for search).
 func boardFlags(maxSide int) []cli.Flag {
 	board := fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each", maxSide)
 	k := "`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C))"
 	if maxSide > mnk.MaxSide {
 		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", mnktasks.BigDefaultK)
 		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), %d over %d)",
-			mnk.MaxBigK, mnk.MaxSide, mnktasks.BigDefaultK, mnk.MaxSide)
+			search.MaxBigK, mnk.MaxSide, mnktasks.BigDefaultK, mnk.MaxSide)
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "board", Value: fmt.Sprintf("%dx%d", mnktasks.DefaultRows, mnktasks.DefaultCols), Usage: board},
@@ -197,12 +198,12 @@ func mnkSearchCommand() *cli.Command {
 			"Boards of more than 8 on a side (up to 19x19, k up to 8) are searched from the empty cells within\n" +
 			"two rows and columns of a stone (the centre on an empty board).",
 		OnUsageError: onUsageError,
-		Flags: append(append(append(boardFlags(mnk.MaxBigSide), positionFlags()...),
+		Flags: append(append(append(boardFlags(search.MaxBigSide), positionFlags()...),
 			&cli.IntFlag{Name: "depth", Usage: "search `D` plies deep (0: as deep as --time allows)"},
 			&cli.StringFlag{Name: "time", Usage: "iterative deepening until `T` has passed, e.g. 500ms or 2s"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c, mnk.MaxBigSide)
+			rows, cols, k, err := board(c, search.MaxBigSide)
 			if err != nil {
 				return err
 			}

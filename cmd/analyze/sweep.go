@@ -13,8 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/study"
 	"github.com/woprlabs/wopr/pkg/client"
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
@@ -65,25 +66,25 @@ func mnkSweepCommand() *cli.Command {
 				return usagef("--cell-time %q: want a duration such as 90s or 5m (0: no limit)", c.String("cell-time"))
 			}
 			p.CellSeconds = d.Seconds()
-			outputs := map[string]string{}
-			chart, study := c.String("chart"), c.String("study")
-			if study != "" {
-				if _, err := os.Stat(study); err != nil {
-					return usagef("--study %s: %v", study, err)
+			chart, page := c.String("chart"), c.String("study")
+			if page != "" {
+				if _, err := os.Stat(page); err != nil {
+					return usagef("--study %s: %v", page, err)
 				}
 				if chart == "" {
-					chart = strings.TrimSuffix(study, filepath.Ext(study)) + ".svg"
+					chart = strings.TrimSuffix(page, filepath.Ext(page)) + ".svg"
 				}
 			}
+			format := ""
 			if chart != "" {
 				switch ext := strings.ToLower(filepath.Ext(chart)); ext {
 				case ".svg", ".png":
-					p.Chart = ext[1:]
+					format = ext[1:]
 				default:
 					return usagef("--chart %s: want a file name ending in .svg or .png", chart)
 				}
-				outputs["chart"] = chart
 			}
+			outputs := map[string]string{}
 			if path := c.String("csv"); path != "" {
 				p.CSV = true
 				outputs["csv"] = path
@@ -95,8 +96,10 @@ func mnkSweepCommand() *cli.Command {
 				if len(outputs) > 0 {
 					o.Outputs = outputs
 				}
-				if study != "" {
-					o.Check = func(report []byte) error { return writeStudy(study, chart, report) }
+				if chart != "" {
+					// Drawn here, from the report: the daemons that run
+					// the sweep do not link the drawing.
+					o.Render = func(report []byte) error { return writeStudy(page, chart, format, report) }
 				}
 			})
 		},
@@ -106,8 +109,8 @@ func mnkSweepCommand() *cli.Command {
 // rungList names the ladder's rungs, saying which are not built yet.
 func rungList() string {
 	built := mnktasks.DefaultSweepAlgorithms()
-	names := make([]string, len(mnk.Rungs))
-	for i, r := range mnk.Rungs {
+	names := make([]string, len(ladder.Rungs))
+	for i, r := range ladder.Rungs {
 		names[i] = r
 		if !slices.Contains(built, r) {
 			names[i] += " (not built yet)"
@@ -116,26 +119,37 @@ func rungList() string {
 	return strings.Join(names, ", ")
 }
 
-// writeStudy rewrites the generated blocks of the study page from the
-// sweep's JSON report; its chart is the file chart.
-func writeStudy(path, chart string, report []byte) error {
+// writeStudy draws the chart of the sweep's JSON report to the file chart
+// (format svg or png) and, if page is set, rewrites the generated blocks of
+// that study page, whose chart it is.
+func writeStudy(page, chart, format string, report []byte) error {
 	var rep mnktasks.SweepReport
 	if err := json.Unmarshal(report, &rep); err != nil {
 		return fmt.Errorf("read the sweep's report: %w", err)
 	}
-	page, err := os.ReadFile(path)
+	img, err := study.Chart(&rep, format)
+	if err != nil {
+		return fmt.Errorf("draw %s: %w", chart, err)
+	}
+	if err := os.WriteFile(chart, img, 0o644); err != nil {
+		return err
+	}
+	if page == "" {
+		return nil
+	}
+	text, err := os.ReadFile(page)
 	if err != nil {
 		return err
 	}
-	rel, err := filepath.Rel(filepath.Dir(path), chart)
+	rel, err := filepath.Rel(filepath.Dir(page), chart)
 	if err != nil {
 		rel = chart
 	}
-	page, err = mnktasks.FillStudy(page, &rep, filepath.ToSlash(rel))
+	text, err = study.Fill(text, &rep, filepath.ToSlash(rel))
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", page, err)
 	}
-	return os.WriteFile(path, page, 0o644)
+	return os.WriteFile(page, text, 0o644)
 }
 
 // splitList splits a comma-separated flag, dropping spaces.

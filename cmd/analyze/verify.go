@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/internal/infile"
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
 )
 
 func mnkVerifyCommand() *cli.Command {
@@ -36,7 +36,7 @@ func mnkVerifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cert, err := mnk.ReadCertificate(bytes.NewReader(data))
+			cert, err := mnkcert.Read(bytes.NewReader(data))
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}

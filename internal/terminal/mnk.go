@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
 )
@@ -216,12 +217,12 @@ func (g *mnkGame) hint(ctx context.Context) (string, error) {
 		}
 		return fmt.Sprintf("%s, a draw (perfect)", move), nil
 	}
-	const mateBound = mnk.Mate - 64
+	const mateBound = search.Mate - 64
 	switch {
 	case ch.Score > mateBound:
-		return fmt.Sprintf("%s, a win, the game ending %s (%s, depth %d)", move, plies(mnk.Mate-ch.Score), g.HintSpec, ch.Depth), nil
+		return fmt.Sprintf("%s, a win, the game ending %s (%s, depth %d)", move, plies(search.Mate-ch.Score), g.HintSpec, ch.Depth), nil
 	case ch.Score < -mateBound:
-		return fmt.Sprintf("%s, a loss, the game ending %s (%s, depth %d)", move, plies(mnk.Mate+ch.Score), g.HintSpec, ch.Depth), nil
+		return fmt.Sprintf("%s, a loss, the game ending %s (%s, depth %d)", move, plies(search.Mate+ch.Score), g.HintSpec, ch.Depth), nil
 	}
 	return fmt.Sprintf("%s, score %+d (%s, depth %d)", move, ch.Score, g.HintSpec, ch.Depth), nil
 }

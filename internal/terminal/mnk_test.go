@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/player"
 )
 
@@ -157,8 +158,8 @@ func TestHint(t *testing.T) {
 		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Win, Plies: 3}, "hint: 0,2 (3), a win, the game ending in 3 plies (perfect)"},
 		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Loss, Plies: 1}, "hint: 0,2 (3), a loss, the game ending in 1 ply (perfect)"},
 		{player.Spec{Kind: player.Engine, Time: time.Second}, player.Choice{Cell: mnk.Cell(1, 0), Score: -40, Depth: 7}, "hint: 1,0 (4), score -40 (engine:time=1s, depth 7)"},
-		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: mnk.Mate - 3, Depth: 5}, "hint: 1,0 (4), a win, the game ending in 3 plies (engine:depth=5, depth 5)"},
-		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: -(mnk.Mate - 2), Depth: 5}, "hint: 1,0 (4), a loss, the game ending in 2 plies (engine:depth=5, depth 5)"},
+		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: search.Mate - 3, Depth: 5}, "hint: 1,0 (4), a win, the game ending in 3 plies (engine:depth=5, depth 5)"},
+		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: -(search.Mate - 2), Depth: 5}, "hint: 1,0 (4), a loss, the game ending in 2 plies (engine:depth=5, depth 5)"},
 	} {
 		asked := 0
 		m := humanAgainstFirstEmpty()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/woprlabs/wopr/internal/study"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -212,7 +213,7 @@ func (s *Server) jobChart(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "the sweep's report does not decode")
 		return
 	}
-	svg, err := rep.Chart("svg")
+	svg, err := study.Chart(&rep, "svg")
 	if err != nil {
 		s.log.Error("web: sweep chart", "job", j.ID, "err", err)
 		writeError(w, http.StatusInternalServerError, "draw the chart: "+err.Error())
@@ -428,8 +429,8 @@ func sweepSpec(raw json.RawMessage) (tasks.Spec, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return tasks.Spec{}, err
 	}
-	if p.CSV || p.Chart != "" {
-		return tasks.Spec{}, errors.New("csv and chart are files that analyze writes: the job's page draws the chart from the report")
+	if p.CSV {
+		return tasks.Spec{}, errors.New("csv is a file that analyze writes: the job's page shows the rows and draws the chart from the report")
 	}
 	return p.Spec()
 }

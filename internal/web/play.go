@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
 )
@@ -19,7 +20,7 @@ import (
 // The m,n,k games of /play: boards of up to maxPlaySide on a side, the
 // person against one of the players of pkg/player. A game is a game.MNK:
 // boards of up to mnk.MaxSide on a side are the engine's mnk.Game,
-// bigger ones, gomoku's 15x15, its mnk.BigGame.
+// bigger ones, gomoku's 15x15, its search.BigGame.
 //
 // A move is made under the game's mutex; the engine's reply is searched
 // outside it, on a clone, with the game marked thinking, so that the state
@@ -155,7 +156,7 @@ type mnkAnalysis struct {
 func (s *Server) playRoutes() {
 	s.mux.HandleFunc("GET /play", func(w http.ResponseWriter, r *http.Request) {
 		s.page(w, "play.html", map[string]any{"Title": "Play", "Nav": "play",
-			"MaxSide": maxPlaySide, "MaxPerfectCells": player.MaxPerfectCells, "SmallSide": mnk.MaxSide, "MaxBigK": mnk.MaxBigK})
+			"MaxSide": maxPlaySide, "MaxPerfectCells": player.MaxPerfectCells, "SmallSide": mnk.MaxSide, "MaxBigK": search.MaxBigK})
 	})
 	s.mux.HandleFunc("POST /api/mnk/games", s.mnkCreate)
 	s.mux.HandleFunc("GET /api/mnk/games/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -185,8 +186,8 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	if maxK := max(p.Rows, p.Cols); p.K < 1 || p.K > maxK {
 		return nil, fmt.Errorf("k %d: want 1 to %d (the longer side of %dx%d)", p.K, maxK, p.Rows, p.Cols)
 	}
-	if (p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide) && p.K > mnk.MaxBigK {
-		return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, mnk.MaxBigK)
+	if (p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide) && p.K > search.MaxBigK {
+		return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, search.MaxBigK)
 	}
 	s, err := game.NewMNK(p.Rows, p.Cols, p.K)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 )
 
 // decode decodes an answer of status want into v, failing otherwise.
@@ -296,11 +297,11 @@ func checkMNK(t testing.TB, st mnkState) {
 		}
 		res = g.Status(p)
 	} else {
-		g, err := mnk.NewBig(st.Rows, st.Cols, st.K)
+		g, err := search.NewBig(st.Rows, st.Cols, st.K)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res = g.Status(mnk.BigPosition(cells))
+		res = g.Status(search.BigPosition(cells))
 	}
 	want := map[mnk.Result]string{mnk.Ongoing: "", mnk.XWin: "x", mnk.OWin: "o", mnk.Draw: "draw"}[res]
 	if st.Result != want {

@@ -51,8 +51,13 @@ type Options struct {
 	// local files to write them to once the job is done.
 	Outputs map[string]string
 	// Check, if set, judges a finished job's JSON report after it was
-	// printed (e.g. --strict: any reject is an error).
+	// printed (e.g. --strict: any reject is an error), when every task
+	// succeeded.
 	Check func(report []byte) error
+	// Render, if set, writes files drawn from a finished job's JSON report
+	// (the sweep's chart) once the report is printed, whether or not
+	// every task succeeded: an incomplete report says what it leaves out.
+	Render func(report []byte) error
 
 	Stdout, Stderr io.Writer
 	// Progress forces progress on (true) or leaves the choice to whether
@@ -528,6 +533,11 @@ func printReport(ctx context.Context, s *session, o Options, j *job.Record) erro
 			}
 		} else {
 			fmt.Fprint(o.Stdout, j.Text)
+		}
+		if o.Render != nil {
+			if err := o.Render(j.Report); err != nil {
+				return err
+			}
 		}
 		if j.Failed > 0 {
 			return fmt.Errorf("job %s: %d of %d tasks failed: %w", j.ID, j.Failed, j.Tasks, ErrJobFailed)

@@ -13,6 +13,9 @@ import (
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -62,7 +65,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 	}
 	for _, g := range games {
 		game := mnk.MustNew(g.m, g.n, g.k)
-		s := mnk.NewSolver(game, 16<<20)
+		s := solve.New(game, 16<<20)
 		v, _ := s.Solve(context.Background(), mnk.Position{})
 		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
 		want := solveFigures{Value: v.String(), BestMoves: [][2]int{}, MoveValues: map[string]string{}}
@@ -131,12 +134,12 @@ func TestSolveCertificateOutput(t *testing.T) {
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
 		game := mnk.MustNew(g.m, g.n, g.k)
-		var cert *mnk.Certificate
+		var cert *mnkcert.Certificate
 		var err error
 		if g.method == mnktasks.MethodPNS {
-			cert, err = mnk.NewProofCertificate(context.Background(), mnk.NewProofSolver(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+			cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		} else {
-			cert, err = mnk.NewCertificate(context.Background(), mnk.NewSolver(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+			cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +153,7 @@ func TestSolveCertificateOutput(t *testing.T) {
 			if got != want.String() {
 				t.Errorf("%s run %d: the job's certificate (%d bytes) differs from this process's (%d bytes)", label, run, len(got), want.Len())
 			}
-			read, err := mnk.ReadCertificate(strings.NewReader(got))
+			read, err := mnkcert.Read(strings.NewReader(got))
 			if err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}

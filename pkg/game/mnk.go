@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/player"
 )
 
@@ -24,22 +25,22 @@ type MNKSeat struct {
 	// side. When it is nil, Reply makes one for each move: an engine
 	// player owns a table of megabytes, too much for an idle game to keep.
 	// On bigger boards Reply plays Spec itself: random, or the engine's
-	// mnk.BigSearcher.
+	// search.BigSearcher.
 	Player player.Player
 }
 
 // MNK is an m,n,k-game in progress. Its cells are numbered row*cols+col,
-// as mnk.BigPosition numbers them (not as mnk.Cell does). A board of up to
+// as search.BigPosition numbers them (not as mnk.Cell does). A board of up to
 // mnk.MaxSide on a side is the engine's mnk.Game, on which the players of
-// pkg/player play; a bigger one (gomoku's 15x15) is its mnk.BigGame, on
-// which the random player and mnk.BigSearcher do.
+// pkg/player play; a bigger one (gomoku's 15x15) is its search.BigGame, on
+// which the random player and search.BigSearcher do.
 type MNK struct {
 	rows, cols, k int
-	small         *mnk.Game    // boards of up to mnk.MaxSide on a side, else nil
-	big           *mnk.BigGame // the others
+	small         *mnk.Game       // boards of up to mnk.MaxSide on a side, else nil
+	big           *search.BigGame // the others
 
-	board  mnk.BigPosition // 0 empty, 1 X, 2 O
-	pos    mnk.Position    // board, on small's bitboards
+	board  search.BigPosition // 0 empty, 1 X, 2 O
+	pos    mnk.Position       // board, on small's bitboards
 	moves  []int
 	result mnk.Result
 	line   []int // the winning lines' cells, sorted
@@ -53,12 +54,12 @@ func NewMNK(rows, cols, k int) (*MNK, error) {
 	if rows <= mnk.MaxSide && cols <= mnk.MaxSide {
 		g.small, err = mnk.New(rows, cols, k)
 	} else {
-		g.big, err = mnk.NewBig(rows, cols, k)
+		g.big, err = search.NewBig(rows, cols, k)
 	}
 	if err != nil {
 		return nil, err
 	}
-	g.board = make(mnk.BigPosition, rows*cols)
+	g.board = make(search.BigPosition, rows*cols)
 	return g, nil
 }
 
@@ -90,7 +91,7 @@ func (g *MNK) Clone() *MNK {
 }
 
 // Board returns the board, a cell per byte: 0 empty, 1 X, 2 O.
-func (g *MNK) Board() mnk.BigPosition { return slices.Clone(g.board) }
+func (g *MNK) Board() search.BigPosition { return slices.Clone(g.board) }
 
 // Position returns the board as a position of the engine's mnk.Game, on
 // boards of up to mnk.MaxSide on a side (the players' positions).
@@ -220,7 +221,7 @@ func (g *MNK) bigReply(ctx context.Context, s player.Spec, rng *rand.Rand) (int,
 		}
 		cell = empty[rng.IntN(len(empty))]
 	case player.Engine:
-		res, err := mnk.NewBigSearcher(g.big, tableBytes).Search(ctx, g.board, s.Depth, s.Time)
+		res, err := search.NewBigSearcher(g.big, tableBytes).Search(ctx, g.board, s.Depth, s.Time)
 		if err != nil {
 			return 0, fmt.Errorf("player %s: %w", s, err)
 		}
@@ -289,17 +290,17 @@ func (g *MNK) Analyse(ctx context.Context, budget time.Duration) (MNKAnalysis, e
 	}
 	a := MNKAnalysis{Engine: player.Spec{Kind: player.Engine, Time: budget}}
 	var (
-		res  mnk.SearchResult
+		res  search.Result
 		err  error
 		near bool
 	)
 	if g.small != nil {
-		res, err = mnk.NewSearcher(g.small, tableBytes).Search(ctx, g.pos, 0, budget)
+		res, err = search.New(g.small, tableBytes).Search(ctx, g.pos, 0, budget)
 		for i, c := range res.PV {
 			res.PV[i] = c/8*g.cols + c%8
 		}
 	} else {
-		s := mnk.NewBigSearcher(g.big, tableBytes)
+		s := search.NewBigSearcher(g.big, tableBytes)
 		res, err = s.Search(ctx, g.board, 0, budget)
 		near = s.Near
 	}

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/oracle"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 )
 
 // MaxPerfectCells is the largest board the perfect player plays: its
 // oracle memoises every position it meets, which boards of up to 16 cells
 // (4x4, 3x5, 2x8) keep to tens of megabytes.
-const MaxPerfectCells = mnk.MaxOracleCells
+const MaxPerfectCells = oracle.MaxCells
 
 // The engine players' tables. The depth player's moves depend on the size
 // of its table (which entries survive decides the move ordering, and so
@@ -39,9 +41,9 @@ func newEngine(s Spec, g *mnk.Game) (Player, error) {
 			return nil, fmt.Errorf("player %s: want a depth or a time", s)
 		}
 		if s.Time > 0 {
-			return &enginePlayer{s: mnk.NewSearcher(g, timeTableBytes), budget: s.Time}, nil
+			return &enginePlayer{s: search.New(g, timeTableBytes), budget: s.Time}, nil
 		}
-		return &enginePlayer{s: mnk.NewSearcher(g, depthTableBytes), depth: s.Depth}, nil
+		return &enginePlayer{s: search.New(g, depthTableBytes), depth: s.Depth}, nil
 	}
 	return nil, fmt.Errorf("player %v: unknown kind", s.Kind)
 }
@@ -52,13 +54,13 @@ func newEngine(s Spec, g *mnk.Game) (Player, error) {
 // takes 16 MB once complete).
 var oracles struct {
 	sync.Mutex
-	m map[[3]int]*mnk.Oracle
+	m map[[3]int]*oracle.Oracle
 }
 
 // Oracle returns the process's oracle of g, which the perfect players of
 // g share. Boards of more than MaxPerfectCells cells have none: the error
 // says so and wraps mnk.ErrTooBig.
-func Oracle(g *mnk.Game) (*mnk.Oracle, error) {
+func Oracle(g *mnk.Game) (*oracle.Oracle, error) {
 	if g.Cells() > MaxPerfectCells {
 		return nil, fmt.Errorf("player perfect: plays boards of up to %d cells, not %dx%d (%d): %w",
 			MaxPerfectCells, g.Rows, g.Cols, g.Cells(), mnk.ErrTooBig)
@@ -69,12 +71,12 @@ func Oracle(g *mnk.Game) (*mnk.Oracle, error) {
 	if o := oracles.m[key]; o != nil {
 		return o, nil
 	}
-	o, err := mnk.NewOracle(g)
+	o, err := oracle.New(g)
 	if err != nil {
 		return nil, err
 	}
 	if oracles.m == nil {
-		oracles.m = make(map[[3]int]*mnk.Oracle)
+		oracles.m = make(map[[3]int]*oracle.Oracle)
 	}
 	oracles.m[key] = o
 	return o, nil
@@ -82,7 +84,7 @@ func Oracle(g *mnk.Game) (*mnk.Oracle, error) {
 
 // perfectPlayer plays the oracle's move: the best value, the quickest win
 // or the slowest loss, then the first in row-major order.
-type perfectPlayer struct{ o *mnk.Oracle }
+type perfectPlayer struct{ o *oracle.Oracle }
 
 func (pp perfectPlayer) Move(ctx context.Context, p mnk.Position, _ *rand.Rand) (Choice, error) {
 	m, nodes, err := pp.o.Best(ctx, p)
@@ -97,7 +99,7 @@ func (pp perfectPlayer) Move(ctx context.Context, p mnk.Position, _ *rand.Rand) 
 // the position only, or deepening for a time per move, keeping its table
 // from move to move.
 type enginePlayer struct {
-	s      *mnk.Searcher
+	s      *search.Searcher
 	depth  int
 	budget time.Duration
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/oracle"
 )
 
 // neverWorse plays perfect, in the seat of side (0: X, 1: O), against
@@ -220,7 +221,7 @@ func TestPerfectConcurrent(t *testing.T) {
 			ps = append(ps, p)
 		}
 	}
-	fresh, _ := mnk.NewOracle(g)
+	fresh, _ := oracle.New(g)
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 )
 
 // refGame is a game record replayed on a plain board: a slice of cells
@@ -207,7 +208,7 @@ func TestExactRandomAgainstCounter(t *testing.T) {
 		if g.Cells() > 12 && testing.Short() {
 			continue // 3x3 and 3x4 cover the same code
 		}
-		st := mnk.NewCounter(g).Count(mnk.Position{})
+		st := count.New(g).Count(mnk.Position{})
 		c := g.Cells()
 		fact := func(n int) *big.Int { return new(big.Int).MulRange(1, int64(max(n, 1))) }
 		var x, o big.Int

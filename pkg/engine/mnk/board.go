@@ -10,12 +10,12 @@ import (
 // updated with one XOR per symmetry and move, so a symmetry-invariant hash
 // never needs recomputing.
 //
-// Board uses make/unmake: with the eight hashes, the move stack and the
-// results it is about 250 bytes, and copying it at every node made a walk
-// of 4,4,4 about seven times slower (the copies also escaped to the heap;
-// BenchmarkMakeUnmake, docs/benchmarks.md). The counters (Counter,
-// CountPositions) need no hashes or stack and use copy-make of the 16-byte
-// Position instead, passed by value.
+// Board uses make/unmake rather than copy-make: with the eight hashes, the
+// move stack and the results it is about 250 bytes, and a copy at every
+// node costs more than the undo, and escapes to the heap
+// (BenchmarkMakeUnmake). The counters of package count need no hashes or
+// stack and use copy-make of the 16-byte Position instead, passed by
+// value.
 type Board struct {
 	g     *Game
 	pos   Position
@@ -64,7 +64,7 @@ func (b *Board) Make(cell int) Result {
 	}
 	side := b.ply & 1
 	var r Result
-	b.pos, r = g.play(b.pos, cell, side == 0)
+	b.pos, r = g.Place(b.pos, cell, side == 0)
 	for s := range g.nsym {
 		b.hash[s] ^= g.zob[s][side][cell]
 	}
@@ -107,7 +107,7 @@ func (b *Board) Moves(buf []int) []int {
 // Hash returns Game.Hash of the current position: the Zobrist hash of its
 // canonical form, taken from the incrementally updated hashes.
 func (b *Board) Hash() uint64 {
-	_, s := b.g.canonical(b.pos)
+	_, s := b.g.CanonicalSym(b.pos)
 	return b.hash[s]
 }
 

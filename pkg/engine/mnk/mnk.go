@@ -1,9 +1,25 @@
-// Package mnk implements m,n,k-games (tic-tac-toe and its generalisations
-// up to 8x8 boards) and the exact counting of their game trees: nodes,
-// complete games by result and length, games up to symmetry, distinct
-// positions and the game-theoretic value; the exact value and distance to
-// the end of every position of boards of up to 16 cells (Oracle); and
-// depth-limited searches for the others.
+// Package mnk is the board and the rules of m,n,k-games (tic-tac-toe and
+// its generalisations up to 8x8 boards): positions, moves and results, the
+// symmetries of the board and canonical forms, Zobrist hashes, make and
+// unmake (Board), and the text form of boards and move lists. The engines
+// live in packages of their own beneath it, one per concept:
+//
+//   - count: exact counts of the game tree and of the distinct positions;
+//   - solve: the exact alpha-beta solver;
+//   - pns: the proof-number solver;
+//   - cert: certificates that prove a value, and their verifier;
+//   - search: depth-limited search, for boards too big to solve, up to
+//     19x19;
+//   - oracle: the exact value and distance to the end of every position
+//     of boards of up to 16 cells, for the perfect player;
+//   - minimax: the minimax of the textbooks;
+//   - ladder: the study harness, from plain minimax to the solvers.
+//
+// The engines share what this package exports for their inner loops: the
+// k-windows of a board (Windows), the images of a position under the
+// symmetries and the canonical form of a child made from them (Images,
+// ChildCanonical, CanonicalSym, MapCell, UnmapCell), and a move without
+// checks (Place).
 //
 // A position is a pair of bitboards, one per side. Cell (r, c) is bit r*8+c
 // for every board size (the "8-stride layout" of chess engines), so the
@@ -31,6 +47,14 @@ var ErrK = errors.New("k out of range")
 
 // ErrInvalidPosition reports a position that cannot arise in play.
 var ErrInvalidPosition = errors.New("invalid position")
+
+// ErrTooBig reports a game too large for an exact engine (the solvers, the
+// oracle).
+var ErrTooBig = errors.New("board too big for exact solving")
+
+// ErrNodeLimit is the error of a search stopped by its node limit (the
+// solvers' SetNodeLimit).
+var ErrNodeLimit = errors.New("node limit reached")
 
 // Cell returns the bit index of the cell in row r and column c (both
 // 0-based): r*8 + c, whatever the board size.
@@ -97,6 +121,13 @@ func (v Value) String() string {
 	return fmt.Sprintf("Value(%d)", int8(v))
 }
 
+// MoveValue is a legal move and the exact value it leads to, for the side
+// that plays it.
+type MoveValue struct {
+	Cell  int
+	Value Value
+}
+
 // Game is an m,n,k-game: Rows x Cols board, K in a row wins. Create it with
 // New; a Game is immutable and safe for concurrent use.
 type Game struct {
@@ -123,10 +154,6 @@ type Game struct {
 	// inv[s] is perm[s] inverted: inv[s][perm[s][c]] = c, -1 off the board
 	// and for symmetries the board does not have.
 	inv [8][64]int8
-
-	// winLo is the first ply at which a line can be completed (2k-1): the
-	// memo stores wins only from there on.
-	winLo int
 }
 
 // New returns the rows x cols game where k in a row wins.
@@ -137,7 +164,7 @@ func New(rows, cols, k int) (*Game, error) {
 	if maxk := max(rows, cols); k < 1 || k > maxk {
 		return nil, &sizeError{fmt.Sprintf("k %d is out of range for a %dx%d board: want 1 <= k <= %d", k, rows, cols, maxk), ErrK}
 	}
-	g := &Game{Rows: rows, Cols: cols, K: k, cells: rows * cols, winLo: 2*k - 1}
+	g := &Game{Rows: rows, Cols: cols, K: k, cells: rows * cols}
 	for r := range rows {
 		for c := range cols {
 			g.mask |= 1 << Cell(r, c)
@@ -216,8 +243,10 @@ func (g *Game) Mask() uint64 { return g.mask }
 // Empty returns the empty cells of the board in p.
 func (g *Game) Empty(p Position) uint64 { return g.mask &^ (p.X | p.O) }
 
-// Windows returns the number of k-windows (possible lines) of the board.
-func (g *Game) Windows() int { return len(g.windows) }
+// Windows returns the k-windows of the board (k cells in a row, a column
+// or a diagonal: the possible lines), each as the mask of its cells. The
+// slice is the Game's: callers must not modify it.
+func (g *Game) Windows() []uint64 { return g.windows }
 
 // LineThrough reports whether stones contain k in a row through cell. It
 // tests only the precomputed windows through cell (at most 4k), which is
@@ -229,45 +258,6 @@ func (g *Game) LineThrough(stones uint64, cell int) bool {
 		}
 	}
 	return false
-}
-
-// insertMove adds move c with score v to the n moves ordered by score,
-// highest first, after those of equal score, and returns n+1: the move
-// ordering of the solver and the search.
-func insertMove(moves *[64]int8, sc *[64]int32, n int, c int8, v int32) int {
-	j := n
-	for j > 0 && sc[j-1] < v {
-		moves[j], sc[j] = moves[j-1], sc[j-1]
-		j--
-	}
-	moves[j], sc[j] = c, v
-	return n + 1
-}
-
-// windowWeights sets cs[c], for every empty cell c, to the move-ordering
-// score of the solver and the search: the sum, over the windows through c
-// still open to a side, of that side's weight (attack for me, defence for
-// them) times four to the power of its stones on the window.
-func (g *Game) windowWeights(cs *[64]int32, me, them, empty uint64, attack, defence int32) {
-	for e := empty; e != 0; e &= e - 1 {
-		cs[bits.TrailingZeros64(e)] = 0
-	}
-	for _, w := range g.windows {
-		a, b := w&me, w&them
-		var wt int32
-		if b == 0 {
-			wt = attack << (2 * bits.OnesCount64(a))
-		}
-		if a == 0 {
-			wt += defence << (2 * bits.OnesCount64(b))
-		}
-		if wt == 0 {
-			continue
-		}
-		for e := w & empty; e != 0; e &= e - 1 {
-			cs[bits.TrailingZeros64(e)] += wt
-		}
-	}
 }
 
 // HasLine reports whether stones contain k in a row anywhere (a full scan).
@@ -289,11 +279,11 @@ func (g *Game) Play(p Position, cell int) (Position, Result) {
 	if cell < 0 || cell > 63 || g.Empty(p)&bit == 0 {
 		panic(fmt.Sprintf("mnk: play on cell %d: not an empty cell of the %dx%d board", cell, g.Rows, g.Cols))
 	}
-	return g.play(p, cell, p.XToMove())
+	return g.Place(p, cell, p.XToMove())
 }
 
-// play is Play without the checks, for callers that know the side to move.
-func (g *Game) play(p Position, cell int, xToMove bool) (Position, Result) {
+// Place is Play without the checks, for callers that know the side to move.
+func (g *Game) Place(p Position, cell int, xToMove bool) (Position, Result) {
 	bit := uint64(1) << uint(cell)
 	if xToMove {
 		p.X |= bit
@@ -333,9 +323,9 @@ func (g *Game) Status(p Position) Result {
 	return Ongoing
 }
 
-// completed returns the intersection of the windows filled by stones and
+// Completed returns the intersection of the windows filled by stones and
 // whether there is any.
-func (g *Game) completed(stones uint64) (uint64, bool) {
+func (g *Game) Completed(stones uint64) (uint64, bool) {
 	inter, any := ^uint64(0), false
 	for _, w := range g.windows {
 		if stones&w == w {
@@ -369,8 +359,25 @@ func (g *Game) Valid(p Position) error {
 	if g.HasLine(other) {
 		return bad("%s has a line but %s moved last", otherName, lastName)
 	}
-	if inter, any := g.completed(last); any && inter&last == 0 {
+	if inter, any := g.Completed(last); any && inter&last == 0 {
 		return bad("%s has lines that no single last move completed", lastName)
 	}
 	return nil
+}
+
+// Pack returns p in 32 bits for a board of up to 16 cells: X's stones in
+// the low 16 bits and O's in the high 16, cell (r, c) at bit r*Cols+c. It
+// is one-to-one on the positions of the board, so a packed position is a
+// full key. It panics on a board of more than 16 cells.
+func (g *Game) Pack(p Position) uint32 {
+	if g.cells > 16 {
+		panic(fmt.Sprintf("mnk: pack a %dx%d position: more than 16 cells", g.Rows, g.Cols))
+	}
+	row := uint64(1)<<uint(g.Cols) - 1
+	var x, o uint64
+	for r := range g.Rows {
+		x |= p.X >> uint(8*r) & row << uint(r*g.Cols)
+		o |= p.O >> uint(8*r) & row << uint(r*g.Cols)
+	}
+	return uint32(x | o<<16)
 }

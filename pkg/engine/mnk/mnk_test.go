@@ -1,4 +1,4 @@
-package mnk
+package mnk_test
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
 )
 
 func TestNew(t *testing.T) {
@@ -18,14 +21,14 @@ func TestNew(t *testing.T) {
 		{1, 1, 1, nil, ""},
 		{8, 8, 8, nil, ""},
 		{2, 7, 7, nil, ""},
-		{3, 3, 5, ErrK, "k 5 is out of range for a 3x3 board: want 1 <= k <= 3"},
-		{3, 3, 0, ErrK, "k 0 is out of range"},
-		{2, 7, 8, ErrK, "want 1 <= k <= 7"},
-		{0, 3, 3, ErrBoardSize, "board 0x3: want 1 <= rows, cols <= 8"},
-		{3, 9, 3, ErrBoardSize, "board 3x9"},
-		{-1, 3, 3, ErrBoardSize, "board -1x3"},
+		{3, 3, 5, mnk.ErrK, "k 5 is out of range for a 3x3 board: want 1 <= k <= 3"},
+		{3, 3, 0, mnk.ErrK, "k 0 is out of range"},
+		{2, 7, 8, mnk.ErrK, "want 1 <= k <= 7"},
+		{0, 3, 3, mnk.ErrBoardSize, "board 0x3: want 1 <= rows, cols <= 8"},
+		{3, 9, 3, mnk.ErrBoardSize, "board 3x9"},
+		{-1, 3, 3, mnk.ErrBoardSize, "board -1x3"},
 	} {
-		g, err := New(tc.rows, tc.cols, tc.k)
+		g, err := mnk.New(tc.rows, tc.cols, tc.k)
 		if !errors.Is(err, tc.err) {
 			t.Errorf("New(%d, %d, %d): err = %v, want %v", tc.rows, tc.cols, tc.k, err, tc.err)
 			continue
@@ -43,14 +46,14 @@ func TestNew(t *testing.T) {
 }
 
 func TestGeometry(t *testing.T) {
-	g := MustNew(3, 4, 3)
+	g := mnk.MustNew(3, 4, 3)
 	if got, want := g.Mask(), uint64(0x0f0f0f); got != want {
 		t.Errorf("3x4 Mask = %#x, want %#x", got, want)
 	}
-	if got, want := Cell(2, 3), 19; got != want {
+	if got, want := mnk.Cell(2, 3), 19; got != want {
 		t.Errorf("Cell(2, 3) = %d, want %d", got, want)
 	}
-	p := Position{X: 1 << Cell(0, 0), O: 1 << Cell(1, 1)}
+	p := mnk.Position{X: 1 << mnk.Cell(0, 0), O: 1 << mnk.Cell(1, 1)}
 	if got, want := g.Empty(p), uint64(0x0f0d0e); got != want {
 		t.Errorf("Empty = %#x, want %#x", got, want)
 	}
@@ -60,7 +63,7 @@ func TestGeometry(t *testing.T) {
 	// 3x3: 3 rows, 3 columns, 2 diagonals. 3x4, k=3: 6 horizontal, 4
 	// vertical, 2+2 diagonal.
 	for _, tc := range []struct{ m, n, k, want int }{{3, 3, 3, 8}, {3, 4, 3, 14}, {4, 4, 4, 10}, {1, 1, 1, 1}, {2, 2, 1, 4}, {8, 8, 5, 4*8*2 + 4*4*2}} {
-		if got := MustNew(tc.m, tc.n, tc.k).Windows(); got != tc.want {
+		if got := len(mnk.MustNew(tc.m, tc.n, tc.k).Windows()); got != tc.want {
 			t.Errorf("%d,%d,%d: %d windows, want %d", tc.m, tc.n, tc.k, got, tc.want)
 		}
 	}
@@ -68,7 +71,7 @@ func TestGeometry(t *testing.T) {
 
 // randomStones returns random stones inside the board with a random
 // density.
-func randomStones(rng *rand.Rand, g *Game) uint64 {
+func randomStones(rng *rand.Rand, g *mnk.Game) uint64 {
 	density := rng.Float64()
 	var x uint64
 	for e := g.Mask(); e != 0; e &= e - 1 {
@@ -82,8 +85,8 @@ func randomStones(rng *rand.Rand, g *Game) uint64 {
 // allShapes returns every board from 1x1 to 8x8.
 func allShapes() [][2]int {
 	var s [][2]int
-	for m := 1; m <= MaxSide; m++ {
-		for n := 1; n <= MaxSide; n++ {
+	for m := 1; m <= mnk.MaxSide; m++ {
+		for n := 1; n <= mnk.MaxSide; n++ {
 			s = append(s, [2]int{m, n})
 		}
 	}
@@ -94,16 +97,16 @@ func TestLineThrough(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, sh := range allShapes() {
 		for k := 1; k <= max(sh[0], sh[1]); k++ {
-			g, r := MustNew(sh[0], sh[1], k), ref{sh[0], sh[1], k}
+			g, r := mnk.MustNew(sh[0], sh[1], k), ref.Game{M: sh[0], N: sh[1], K: k}
 			for range 40 {
 				x := randomStones(rng, g)
 				row, col := rng.IntN(sh[0]), rng.IntN(sh[1])
-				want := set(x, row, col) && r.lineThrough(x, row, col)
-				if got := g.LineThrough(x, Cell(row, col)); got != want {
-					t.Errorf("%d,%d,%d: LineThrough(%s, (%d,%d)) = %v, want %v", sh[0], sh[1], k, g.String(Position{X: x}), row, col, got, want)
+				want := ref.Has(x, row, col) && r.LineThrough(x, row, col)
+				if got := g.LineThrough(x, mnk.Cell(row, col)); got != want {
+					t.Errorf("%d,%d,%d: LineThrough(%s, (%d,%d)) = %v, want %v", sh[0], sh[1], k, g.String(mnk.Position{X: x}), row, col, got, want)
 				}
-				if got, want := g.HasLine(x), r.hasLine(x); got != want {
-					t.Errorf("%d,%d,%d: HasLine(%s) = %v, want %v", sh[0], sh[1], k, g.String(Position{X: x}), got, want)
+				if got, want := g.HasLine(x), r.HasLine(x); got != want {
+					t.Errorf("%d,%d,%d: HasLine(%s) = %v, want %v", sh[0], sh[1], k, g.String(mnk.Position{X: x}), got, want)
 				}
 			}
 		}
@@ -114,16 +117,16 @@ func TestPlayAndStatus(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, sh := range allShapes() {
 		for k := 1; k <= max(sh[0], sh[1]); k++ {
-			g, r := MustNew(sh[0], sh[1], k), ref{sh[0], sh[1], k}
+			g, r := mnk.MustNew(sh[0], sh[1], k), ref.Game{M: sh[0], N: sh[1], K: k}
 			for range 5 {
-				var p Position
-				for res := Ongoing; res == Ongoing; {
-					ml := r.moves(p)
-					ms := ml.list()
+				var p mnk.Position
+				for res := mnk.Ongoing; res == mnk.Ongoing; {
+					ml := r.Moves(p)
+					ms := ml.List()
 					m := ms[rng.IntN(len(ms))]
-					want, wantRes := r.play(p, m[0], m[1])
-					var got Position
-					got, res = g.Play(p, Cell(m[0], m[1]))
+					want, wantRes := r.Play(p, m[0], m[1])
+					var got mnk.Position
+					got, res = g.Play(p, mnk.Cell(m[0], m[1]))
 					if got != want || res != wantRes {
 						t.Fatalf("%d,%d,%d: Play(%s, (%d,%d)) = %s, %v, want %s, %v", sh[0], sh[1], k, g.String(p), m[0], m[1], g.String(got), res, g.String(want), wantRes)
 					}
@@ -141,15 +144,15 @@ func TestPlayAndStatus(t *testing.T) {
 }
 
 func TestPlayPanics(t *testing.T) {
-	g := MustNew(3, 3, 3)
-	for _, cell := range []int{Cell(0, 0), Cell(0, 3), Cell(3, 0), -1, 64} {
+	g := mnk.MustNew(3, 3, 3)
+	for _, cell := range []int{mnk.Cell(0, 0), mnk.Cell(0, 3), mnk.Cell(3, 0), -1, 64} {
 		func() {
 			defer func() {
 				if recover() == nil {
 					t.Errorf("Play(X on 0,0, %d) did not panic", cell)
 				}
 			}()
-			g.Play(Position{X: 1}, cell)
+			g.Play(mnk.Position{X: 1}, cell)
 		}()
 	}
 }
@@ -176,7 +179,7 @@ func TestValid(t *testing.T) {
 		{1, 1, 1, "X", ""},
 		{4, 4, 4, "XXXX/OOO./..../....", ""},
 	} {
-		g := MustNew(tc.rows, tc.cols, tc.k)
+		g := mnk.MustNew(tc.rows, tc.cols, tc.k)
 		p, err := g.Parse(tc.pos)
 		if tc.err == "" {
 			if err != nil {
@@ -184,13 +187,13 @@ func TestValid(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrInvalidPosition) || !strings.Contains(err.Error(), tc.err) {
+		if !errors.Is(err, mnk.ErrInvalidPosition) || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: Parse(%q) = %s, %v, want an ErrInvalidPosition containing %q", g.Spec(), tc.pos, g.String(p), err, tc.err)
 		}
 	}
-	g := MustNew(3, 3, 3)
-	for _, p := range []Position{{X: 1, O: 1}, {X: 1 << 3, O: 0}, {X: 1<<63 | 1, O: 2}} {
-		if err := g.Valid(p); !errors.Is(err, ErrInvalidPosition) {
+	g := mnk.MustNew(3, 3, 3)
+	for _, p := range []mnk.Position{{X: 1, O: 1}, {X: 1 << 3, O: 0}, {X: 1<<63 | 1, O: 2}} {
+		if err := g.Valid(p); !errors.Is(err, mnk.ErrInvalidPosition) {
 			t.Errorf("Valid(%#v) = %v, want ErrInvalidPosition", p, err)
 		}
 	}
@@ -199,33 +202,33 @@ func TestValid(t *testing.T) {
 // TestValidExhaustive compares Valid with the set of positions reached by
 // play on small boards: a position is valid exactly when it is reached.
 func TestValidExhaustive(t *testing.T) {
-	for _, r := range []ref{{3, 3, 3}, {2, 3, 2}, {2, 2, 1}, {3, 3, 2}, {1, 4, 2}} {
-		g := MustNew(r.m, r.n, r.k)
-		reached := map[Position]bool{}
-		var walk func(p Position, res Result)
-		walk = func(p Position, res Result) {
+	for _, r := range ref.Games("3,3,3 2,3,2 2,2,1 3,3,2 1,4,2") {
+		g := mnk.MustNew(r.M, r.N, r.K)
+		reached := map[mnk.Position]bool{}
+		var walk func(p mnk.Position, res mnk.Result)
+		walk = func(p mnk.Position, res mnk.Result) {
 			if reached[p] {
 				return
 			}
 			reached[p] = true
-			if res != Ongoing {
+			if res != mnk.Ongoing {
 				return
 			}
-			for _, m := range r.moves(p).list() {
-				walk(r.play(p, m[0], m[1]))
+			for _, m := range r.Moves(p).List() {
+				walk(r.Play(p, m[0], m[1]))
 			}
 		}
-		walk(Position{}, Ongoing)
+		walk(mnk.Position{}, mnk.Ongoing)
 		// Every assignment of X, O or empty to the cells.
-		cells := r.cells()
+		cells := r.Cells()
 		total := 1
 		for range cells {
 			total *= 3
 		}
 		for code := range total {
-			var p Position
+			var p mnk.Position
 			for i, c := 0, code; i < cells; i, c = i+1, c/3 {
-				bit := uint64(1) << Cell(i/r.n, i%r.n)
+				bit := uint64(1) << mnk.Cell(i/r.N, i%r.N)
 				switch c % 3 {
 				case 1:
 					p.X |= bit
@@ -234,7 +237,7 @@ func TestValidExhaustive(t *testing.T) {
 				}
 			}
 			if err := g.Valid(p); (err == nil) != reached[p] {
-				t.Errorf("%s: Valid(%s) = %v, reached in play: %v", refName(r), g.String(p), err, reached[p])
+				t.Errorf("%s: Valid(%s) = %v, reached in play: %v", ref.Name(r), g.String(p), err, reached[p])
 			}
 		}
 	}
@@ -243,9 +246,9 @@ func TestValidExhaustive(t *testing.T) {
 func TestTransformCanonical(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sh := range allShapes() {
-		g, r := MustNew(sh[0], sh[1], 1), ref{sh[0], sh[1], 1}
-		if g.NumSymmetries() != r.nsym() {
-			t.Errorf("%dx%d: NumSymmetries = %d, want %d", sh[0], sh[1], g.NumSymmetries(), r.nsym())
+		g, r := mnk.MustNew(sh[0], sh[1], 1), ref.Game{M: sh[0], N: sh[1], K: 1}
+		if g.NumSymmetries() != r.NumSymmetries() {
+			t.Errorf("%dx%d: NumSymmetries = %d, want %d", sh[0], sh[1], g.NumSymmetries(), r.NumSymmetries())
 		}
 		for i := range 60 {
 			x := randomStones(rng, g)
@@ -253,17 +256,17 @@ func TestTransformCanonical(t *testing.T) {
 			if i%3 == 0 {
 				// Symmetric positions, to exercise orbit sizes below 8.
 				s := rng.IntN(g.NumSymmetries())
-				x |= r.transform(Position{X: x}, s).X
-				o = (o | r.transform(Position{X: o}, s).X) &^ x
+				x |= r.Transform(mnk.Position{X: x}, s).X
+				o = (o | r.Transform(mnk.Position{X: o}, s).X) &^ x
 			}
-			p := Position{x, o}
+			p := mnk.Position{X: x, O: o}
 			for s := range g.NumSymmetries() {
-				if got, want := g.Transform(p, s), r.transform(p, s); got != want {
+				if got, want := g.Transform(p, s), r.Transform(p, s); got != want {
 					t.Errorf("%dx%d: Transform(%s, %d) = %s, want %s", sh[0], sh[1], g.String(p), s, g.String(got), g.String(want))
 				}
 			}
 			got, gotOrbit := g.Canonical(p)
-			want, wantOrbit := r.canonical(p)
+			want, wantOrbit := r.Canonical(p)
 			if got != want || gotOrbit != wantOrbit {
 				t.Errorf("%dx%d: Canonical(%s) = %s, %d, want %s, %d", sh[0], sh[1], g.String(p), g.String(got), gotOrbit, g.String(want), wantOrbit)
 			}
@@ -276,7 +279,7 @@ func TestTransformCanonical(t *testing.T) {
 					t.Errorf("%dx%d: Hash of image %d of %s differs", sh[0], sh[1], s, g.String(p))
 				}
 			}
-			if g.Hash(p) != zobrist(got) {
+			if g.Hash(p) != mnk.Zobrist(got) {
 				t.Errorf("%dx%d: Hash(%s) is not the Zobrist hash of its canonical form", sh[0], sh[1], g.String(p))
 			}
 		}
@@ -285,28 +288,28 @@ func TestTransformCanonical(t *testing.T) {
 
 func TestBoard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	for _, r := range []ref{{3, 3, 3}, {4, 4, 4}, {3, 5, 3}, {8, 8, 5}, {6, 7, 4}} {
-		g := MustNew(r.m, r.n, r.k)
-		b := NewBoard(g)
-		var stack []Position
+	for _, r := range ref.Games("3,3,3 4,4,4 3,5,3 8,8,5 6,7,4") {
+		g := mnk.MustNew(r.M, r.N, r.K)
+		b := mnk.NewBoard(g)
+		var stack []mnk.Position
 		buf := make([]int, 0, 64)
 		for range 400 {
 			p := b.Position()
 			if b.Hash() != g.Hash(p) {
-				t.Fatalf("%s: Board.Hash of %s = %#x, want %#x", refName(r), g.String(p), b.Hash(), g.Hash(p))
+				t.Fatalf("%s: Board.Hash of %s = %#x, want %#x", ref.Name(r), g.String(p), b.Hash(), g.Hash(p))
 			}
 			if b.SymHash() != boardAt(g, g.Transform(p, rng.IntN(g.NumSymmetries()))).SymHash() {
-				t.Fatalf("%s: SymHash differs between symmetric images of %s", refName(r), g.String(p))
+				t.Fatalf("%s: SymHash differs between symmetric images of %s", ref.Name(r), g.String(p))
 			}
 			buf = b.Moves(buf)
 			if len(buf) != g.Cells()-b.Ply() {
-				t.Fatalf("%s: %d moves in %s, want %d", refName(r), len(buf), g.String(p), g.Cells()-b.Ply())
+				t.Fatalf("%s: %d moves in %s, want %d", ref.Name(r), len(buf), g.String(p), g.Cells()-b.Ply())
 			}
-			if b.Result() == Ongoing && (len(stack) == 0 || rng.IntN(3) > 0) {
+			if b.Result() == mnk.Ongoing && (len(stack) == 0 || rng.IntN(3) > 0) {
 				m := buf[rng.IntN(len(buf))]
 				want, wantRes := g.Play(p, m)
 				if got := b.Make(m); got != wantRes || b.Position() != want {
-					t.Fatalf("%s: Make(%d) on %s = %s, %v, want %s, %v", refName(r), m, g.String(p), g.String(b.Position()), got, g.String(want), wantRes)
+					t.Fatalf("%s: Make(%d) on %s = %s, %v, want %s, %v", ref.Name(r), m, g.String(p), g.String(b.Position()), got, g.String(want), wantRes)
 				}
 				stack = append(stack, p)
 				continue
@@ -315,21 +318,21 @@ func TestBoard(t *testing.T) {
 			want := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if b.Position() != want || b.Ply() != want.Ply() {
-				t.Fatalf("%s: Unmake gave %s, want %s", refName(r), g.String(b.Position()), g.String(want))
+				t.Fatalf("%s: Unmake gave %s, want %s", ref.Name(r), g.String(b.Position()), g.String(want))
 			}
 		}
 	}
 }
 
-func boardAt(g *Game, p Position) *Board {
-	b := NewBoard(g)
+func boardAt(g *mnk.Game, p mnk.Position) *mnk.Board {
+	b := mnk.NewBoard(g)
 	b.SetPosition(p)
 	return b
 }
 
 func TestBoardAllocs(t *testing.T) {
-	g := MustNew(4, 4, 4)
-	b := NewBoard(g)
+	g := mnk.MustNew(4, 4, 4)
+	b := mnk.NewBoard(g)
 	buf := make([]int, 0, 64)
 	if n := testing.AllocsPerRun(100, func() {
 		buf = b.Moves(buf)
@@ -344,7 +347,7 @@ func TestBoardAllocs(t *testing.T) {
 }
 
 func TestParseString(t *testing.T) {
-	g := MustNew(3, 3, 3)
+	g := mnk.MustNew(3, 3, 3)
 	p, err := g.ParseMoves("1,1 0,0 2,2")
 	if err != nil {
 		t.Fatal(err)
@@ -361,10 +364,10 @@ func TestParseString(t *testing.T) {
 		err error
 		msg string
 	}{
-		{"X../...", ErrSyntax, "2 rows, want 3"},
-		{"X../..../...", ErrSyntax, "row 1 has 4 cells, want 3"},
-		{"X../.Q./...", ErrSyntax, "row 1 column 1: 'Q'"},
-		{"XX./.../...", ErrInvalidPosition, "2 X and 0 O"},
+		{"X../...", mnk.ErrSyntax, "2 rows, want 3"},
+		{"X../..../...", mnk.ErrSyntax, "row 1 has 4 cells, want 3"},
+		{"X../.Q./...", mnk.ErrSyntax, "row 1 column 1: 'Q'"},
+		{"XX./.../...", mnk.ErrInvalidPosition, "2 X and 0 O"},
 	} {
 		if _, err := g.Parse(tc.s); !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Parse(%q) err = %v, want %v containing %q", tc.s, err, tc.err, tc.msg)
@@ -375,18 +378,18 @@ func TestParseString(t *testing.T) {
 		err error
 		msg string
 	}{
-		{"1,1 0;0", ErrSyntax, `move 2 "0;0": want row,col`},
-		{"1,1 a,0", ErrSyntax, `move 2 "a,0"`},
-		{"1,1 3,0", ErrInvalidPosition, `move 2 "3,0": outside the 3x3 board`},
-		{"1,1 0,-1", ErrInvalidPosition, `move 2 "0,-1": outside`},
-		{"1,1 0,0 1,1", ErrInvalidPosition, `move 3 "1,1": cell is occupied`},
-		{"0,0 1,0 0,1 1,1 0,2 2,2", ErrInvalidPosition, `move 6 "2,2": the game is over (X wins)`},
+		{"1,1 0;0", mnk.ErrSyntax, `move 2 "0;0": want row,col`},
+		{"1,1 a,0", mnk.ErrSyntax, `move 2 "a,0"`},
+		{"1,1 3,0", mnk.ErrInvalidPosition, `move 2 "3,0": outside the 3x3 board`},
+		{"1,1 0,-1", mnk.ErrInvalidPosition, `move 2 "0,-1": outside`},
+		{"1,1 0,0 1,1", mnk.ErrInvalidPosition, `move 3 "1,1": cell is occupied`},
+		{"0,0 1,0 0,1 1,1 0,2 2,2", mnk.ErrInvalidPosition, `move 6 "2,2": the game is over (X wins)`},
 	} {
 		if _, err := g.ParseMoves(tc.s); !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("ParseMoves(%q) err = %v, want %v containing %q", tc.s, err, tc.err, tc.msg)
 		}
 	}
-	if p, err := g.ParseMoves("  "); err != nil || p != (Position{}) {
+	if p, err := g.ParseMoves("  "); err != nil || p != (mnk.Position{}) {
 		t.Errorf("ParseMoves(blank) = %s, %v, want the empty board", g.String(p), err)
 	}
 }
@@ -397,7 +400,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(2, 2, 1, "X./..")
 	f.Fuzz(func(t *testing.T, rows, cols, k int, s string) {
-		g, err := New(rows, cols, k)
+		g, err := mnk.New(rows, cols, k)
 		if err != nil {
 			return
 		}
@@ -417,7 +420,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func ExampleGame_ParseMoves() {
-	g := MustNew(3, 3, 3)
+	g := mnk.MustNew(3, 3, 3)
 	p, err := g.ParseMoves("1,1 0,0 2,2 0,2")
 	if err != nil {
 		fmt.Println(err)
@@ -431,22 +434,8 @@ func ExampleGame_ParseMoves() {
 	// move 2 "1,1": cell is occupied: invalid position
 }
 
-func ExampleCounter_Count() {
-	g := MustNew(3, 3, 3)
-	s := NewCounter(g).Count(Position{})
-	fmt.Println(s.Nodes, s.Games(), s.XWins(), s.OWins(), s.Draws, s.CanonicalGames, s.Value)
-	// Output: 549946 255168 131184 77904 46080 26830 draw
-}
-
-func ExampleGame_CountPositions() {
-	g := MustNew(3, 3, 3)
-	pc := g.CountPositions(Position{})
-	fmt.Println(pc.Positions, pc.Canonical, pc.Terminal[XWin], pc.Terminal[OWin], pc.Terminal[Draw])
-	// Output: 5478 765 626 316 16
-}
-
 func ExampleGame_Canonical() {
-	g := MustNew(3, 3, 3)
+	g := mnk.MustNew(3, 3, 3)
 	p, _ := g.Parse("..X/.../...")
 	c, orbit := g.Canonical(p)
 	fmt.Println(g.String(c), orbit)

@@ -69,11 +69,20 @@ func (g *Game) Transform(p Position, s int) Position {
 	return Position{g.transform1(p.X, s), g.transform1(p.O, s)}
 }
 
+// MapCell returns the image of cell under symmetry s (see Transform), -1
+// off the board.
+func (g *Game) MapCell(s, cell int) int8 { return g.perm[s][cell] }
+
+// UnmapCell returns the cell whose image under symmetry s is cell (the
+// inverse of MapCell), -1 off the board and for the symmetries the board
+// does not have.
+func (g *Game) UnmapCell(s, cell int) int8 { return g.inv[s][cell] }
+
 // less orders positions by X, then O, as unsigned integers.
 func less(a, b Position) bool { return a.X < b.X || a.X == b.X && a.O < b.O }
 
-// images returns the images of p under all symmetries, im[s] for symmetry s.
-func (g *Game) images(p Position) (im [8]Position, n int) {
+// Images returns the images of p under all symmetries, im[s] for symmetry s.
+func (g *Game) Images(p Position) (im [8]Position, n int) {
 	vs, hs := uint(64-8*g.Rows), uint(8-g.Cols)
 	im[0] = p
 	im[1] = Position{flipV(p.X, vs), flipV(p.O, vs)}
@@ -88,9 +97,10 @@ func (g *Game) images(p Position) (im [8]Position, n int) {
 	return im, 8
 }
 
-// canonical returns the least image of p and the symmetry that gives it.
-func (g *Game) canonical(p Position) (Position, int) {
-	im, n := g.images(p)
+// CanonicalSym returns the least image of p (see Canonical) and the
+// symmetry that gives it (one of them, if several do).
+func (g *Game) CanonicalSym(p Position) (Position, int) {
+	im, n := g.Images(p)
 	best, bs := im[0], 0
 	for s := 1; s < n; s++ {
 		if less(im[s], best) {
@@ -100,12 +110,13 @@ func (g *Game) canonical(p Position) (Position, int) {
 	return best, bs
 }
 
-// childCanonical returns the canonical form of the child of a position
+// ChildCanonical returns the canonical form of the child of a position
 // whose images are im[:n] after a stone of the side to move on cell. The
 // children of one node share the node's images, so each child costs one
 // table lookup and OR per symmetry instead of the shifts and swaps of a
-// full transform, which make Counter.Count on 4,4,4 about 10% slower.
-func (g *Game) childCanonical(im *[8]Position, n, cell int, xToMove bool) Position {
+// full transform (BenchmarkCounter444 in package count measures the
+// difference).
+func (g *Game) ChildCanonical(im *[8]Position, n, cell int, xToMove bool) Position {
 	var best Position
 	for s := range n {
 		q := im[s]
@@ -126,7 +137,7 @@ func (g *Game) childCanonical(im *[8]Position, n, cell int, xToMove bool) Positi
 // (comparing X, then O, as unsigned integers) and the size of p's orbit, the
 // number of distinct images.
 func (g *Game) Canonical(p Position) (Position, int) {
-	im, n := g.images(p)
+	im, n := g.Images(p)
 	best := im[0]
 	for s := 1; s < n; s++ {
 		if less(im[s], best) {
@@ -146,7 +157,7 @@ func (g *Game) Canonical(p Position) (Position, int) {
 
 // IsCanonical reports whether p is its own canonical form.
 func (g *Game) IsCanonical(p Position) bool {
-	c, _ := g.canonical(p)
+	c, _ := g.CanonicalSym(p)
 	return c == p
 }
 
@@ -204,6 +215,6 @@ func zobrist(p Position) uint64 {
 // symmetric positions. The keys are fixed, so hashes are stable across
 // processes. A hash is for indexing: exact counts must compare positions.
 func (g *Game) Hash(p Position) uint64 {
-	c, _ := g.canonical(p)
+	c, _ := g.CanonicalSym(p)
 	return zobrist(c)
 }

@@ -13,7 +13,7 @@ var ErrSyntax = errors.New("syntax error")
 // String returns p as rows of 'X', 'O' and '.', top row first, separated by
 // '/', e.g. "X.O/.X./..." for 3x3. Stones outside the board are not shown.
 func (g *Game) String(p Position) string {
-	return writeBoard(g.Rows, g.Cols, func(r, c int) int8 {
+	return WriteBoard(g.Rows, g.Cols, func(r, c int) int8 {
 		bit := uint64(1) << Cell(r, c)
 		switch {
 		case p.X&bit != 0:
@@ -30,7 +30,7 @@ func (g *Game) String(p Position) string {
 // ErrInvalidPosition and name the row and column at fault.
 func (g *Game) Parse(s string) (Position, error) {
 	var p Position
-	err := readBoard(s, g.Rows, g.Cols, func(r, c int, side int8) {
+	err := ReadBoard(s, g.Rows, g.Cols, func(r, c int, side int8) {
 		if side == 1 {
 			p.X |= 1 << Cell(r, c)
 		} else {
@@ -54,7 +54,7 @@ func (g *Game) Parse(s string) (Position, error) {
 func (g *Game) ParseMoves(s string) (Position, error) {
 	var p Position
 	res := Ongoing
-	err := readMoves(s, g.Rows, g.Cols, func(r, c int) error {
+	err := ReadMoves(s, g.Rows, g.Cols, func(r, c int) error {
 		if res != Ongoing {
 			return fmt.Errorf("the game is over (%s): %w", res, ErrInvalidPosition)
 		}
@@ -71,9 +71,9 @@ func (g *Game) ParseMoves(s string) (Position, error) {
 	return p, nil
 }
 
-// writeBoard writes a rows x cols board in String's format; at gives the
+// WriteBoard writes a rows x cols board in String's format; at gives the
 // stone on each cell (0 none, 1 X, 2 O).
-func writeBoard(rows, cols int, at func(r, c int) int8) string {
+func WriteBoard(rows, cols int, at func(r, c int) int8) string {
 	var sb strings.Builder
 	sb.Grow(rows * (cols + 1))
 	for r := range rows {
@@ -87,10 +87,10 @@ func writeBoard(rows, cols int, at func(r, c int) int8) string {
 	return sb.String()
 }
 
-// readBoard reads a rows x cols board in String's format ('x' and 'o' too)
+// ReadBoard reads a rows x cols board in String's format ('x' and 'o' too)
 // and calls set for every stone (side 1 X, 2 O). Errors wrap ErrSyntax and
 // name the row and column at fault.
-func readBoard(s string, rows, cols int, set func(r, c int, side int8)) error {
+func ReadBoard(s string, rows, cols int, set func(r, c int, side int8)) error {
 	lines := strings.Split(s, "/")
 	if len(lines) != rows {
 		return fmt.Errorf("parse %q: %d rows, want %d for a %dx%d board: %w", s, len(lines), rows, rows, cols, ErrSyntax)
@@ -114,11 +114,11 @@ func readBoard(s string, rows, cols int, set func(r, c int, side int8)) error {
 	return nil
 }
 
-// readMoves reads "row,col" moves (0-based, separated by spaces) of a rows x
+// ReadMoves reads "row,col" moves (0-based, separated by spaces) of a rows x
 // cols board and calls play for each in turn. Errors name the move (1-based)
 // and say what is wrong: a malformed item, a cell outside the board, or
 // what play said.
-func readMoves(s string, rows, cols int, play func(r, c int) error) error {
+func ReadMoves(s string, rows, cols int, play func(r, c int) error) error {
 	for i, item := range strings.Fields(s) {
 		rs, cs, ok := strings.Cut(item, ",")
 		r, err1 := strconv.Atoi(rs)

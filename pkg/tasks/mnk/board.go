@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -65,8 +66,8 @@ func NewGame(rows, cols, k int) (*mnk.Game, error) {
 	g, err := mnk.New(rows, cols, k)
 	if errors.Is(err, mnk.ErrBoardSize) {
 		msg := "board " + sizeRule(rows, cols, mnk.MaxSide)
-		if rows > 0 && cols > 0 && rows <= mnk.MaxBigSide && cols <= mnk.MaxBigSide {
-			msg += fmt.Sprintf(" (mnk search takes boards up to %dx%d)", mnk.MaxBigSide, mnk.MaxBigSide)
+		if rows > 0 && cols > 0 && rows <= search.MaxBigSide && cols <= search.MaxBigSide {
+			msg += fmt.Sprintf(" (mnk search takes boards up to %dx%d)", search.MaxBigSide, search.MaxBigSide)
 		}
 		return nil, tasks.Invalid("%s", msg)
 	}
@@ -76,11 +77,11 @@ func NewGame(rows, cols, k int) (*mnk.Game, error) {
 	return g, nil
 }
 
-// newBigGame is NewGame for a board of up to mnk.MaxBigSide on a side.
-func newBigGame(rows, cols, k int) (*mnk.BigGame, error) {
-	g, err := mnk.NewBig(rows, cols, k)
+// newBigGame is NewGame for a board of up to search.MaxBigSide on a side.
+func newBigGame(rows, cols, k int) (*search.BigGame, error) {
+	g, err := search.NewBig(rows, cols, k)
 	if errors.Is(err, mnk.ErrBoardSize) {
-		return nil, tasks.Invalid("board %s", sizeRule(rows, cols, mnk.MaxBigSide))
+		return nil, tasks.Invalid("board %s", sizeRule(rows, cols, search.MaxBigSide))
 	}
 	if err != nil {
 		return nil, tasks.Invalid("%v", err)

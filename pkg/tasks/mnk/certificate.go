@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -18,7 +21,7 @@ import (
 // strategies that prove the value of the empty board, which analyze mnk
 // verify checks with the rules alone.
 //
-// One task builds it as mnk.NewCertificate or mnk.NewProofCertificate
+// One task builds it as solve.NewCertificate or pns.NewCertificate
 // build it from the root (a proof of the root, then the extraction), with
 // a solver of the job's method on a table of the job's size of its own,
 // beside the table the solve tasks share: which move a pns certificate
@@ -31,7 +34,7 @@ import (
 // first player's strategy takes, so every task would extract both sides'
 // strategies.
 //
-// The report checks the certificate (mnk.Certificate.Verify: the rules
+// The report checks the certificate (mnkcert.Certificate.Verify: the rules
 // alone, a small share of the extraction's time), compares its value with
 // the one the solve tasks found, and writes it as the job's output
 // "certificate".
@@ -56,7 +59,7 @@ const maxCertificateResult = 1000 << 10
 const maxCertificateText = 1 << 30
 
 // certificateResult is the result of the certificate task: the
-// certificate's text (mnk.Certificate.WriteTo), deflated, its size, and
+// certificate's text (mnkcert.Certificate.WriteTo), deflated, its size, and
 // the time it took.
 type certificateResult struct {
 	Bytes   int     `json:"bytes"`
@@ -81,16 +84,16 @@ type SolveCertificate struct {
 // method on a table of its own.
 func runCertificate(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask) (tasks.Output, error) {
 	start := time.Now()
-	var cert *mnk.Certificate
+	var cert *mnkcert.Certificate
 	var err error
 	hint := "a strategy must answer every reply of the other side, and alpha-beta certificates grow fast past 4x5; --method pns gives smaller ones (docs/games.md)"
 	if t.Method == MethodPNS {
-		cert, err = mnk.NewProofCertificate(ctx, mnk.NewProofSolver(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
+		cert, err = pns.NewCertificate(ctx, pns.New(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
 		hint = "a strategy must answer every reply of the other side until a pairing or the end of the game (docs/games.md)"
 	} else {
-		cert, err = mnk.NewCertificate(ctx, mnk.NewSolver(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
+		cert, err = solve.NewCertificate(ctx, solve.New(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
 	}
-	if errors.Is(err, mnk.ErrCertificateTooBig) {
+	if errors.Is(err, mnkcert.ErrTooBig) {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("%w (--certificate-positions): %s", err, hint))
 	}
 	if err != nil {
@@ -155,7 +158,7 @@ func (sp *solvePlan) certificate(ctx context.Context, sum tasks.Summary, rep *So
 	if err != nil {
 		return fmt.Errorf("result of task %s: the certificate's text: %w", certificateTask, err)
 	}
-	cert, err := mnk.ReadCertificate(bytes.NewReader(text))
+	cert, err := mnkcert.Read(bytes.NewReader(text))
 	if err != nil {
 		return fmt.Errorf("result of task %s: %w", certificateTask, err)
 	}

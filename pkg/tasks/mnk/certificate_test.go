@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -49,12 +52,12 @@ func TestSolveCertificate(t *testing.T) {
 		name := fmt.Sprintf("%d,%d,%d %s", c.m, c.n, c.k, c.method)
 
 		g := mnk.MustNew(c.m, c.n, c.k)
-		var cert *mnk.Certificate
+		var cert *mnkcert.Certificate
 		var err error
 		if p.Resolve() == MethodPNS {
-			cert, err = mnk.NewProofCertificate(context.Background(), mnk.NewProofSolver(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+			cert, err = pns.NewCertificate(context.Background(), pns.New(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		} else {
-			cert, err = mnk.NewCertificate(context.Background(), mnk.NewSolver(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+			cert, err = solve.NewCertificate(context.Background(), solve.New(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -64,7 +67,7 @@ func TestSolveCertificate(t *testing.T) {
 		if !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%s: the job's certificate (%d bytes) differs from the extraction's in one process (%d bytes)", name, len(got), want.Len())
 		}
-		read, err := mnk.ReadCertificate(bytes.NewReader(got))
+		read, err := mnkcert.Read(bytes.NewReader(got))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -141,7 +144,7 @@ func TestSolveCertificateRefused(t *testing.T) {
 
 	// 4,4,4 is a draw; the certificate task's result is replaced.
 	text := func(rows, cols, k int) string {
-		cert, err := mnk.NewProofCertificate(ctx, mnk.NewProofSolver(mnk.MustNew(rows, cols, k), 16<<20), mnk.Position{}, 0, nil)
+		cert, err := pns.NewCertificate(ctx, pns.New(mnk.MustNew(rows, cols, k), 16<<20), mnk.Position{}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

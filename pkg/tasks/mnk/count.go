@@ -11,8 +11,8 @@
 // not depend on the split depth or on how many workers ran it.
 //
 // Distinct positions cannot be summed over overlapping subtrees; they are
-// counted by reverse search (mnk.Game.CountPositions), whose subtrees at the
-// split depth partition the orbits below it exactly.
+// counted by reverse search (count.Positions in pkg/engine/mnk/count),
+// whose subtrees at the split depth partition the orbits below it exactly.
 package mnk
 
 import (
@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -303,7 +304,7 @@ func (cp *countPlan) Report(_ context.Context, _ tasks.Summary) (tasks.Report, e
 	var a acc
 	var nodes, draws, cgames uint64
 	var wins [65]uint64
-	var pc mnk.PositionCounts
+	var pc count.PositionCounts
 	values := make([][]mnk.Value, len(cp.layers))
 	known := make([][]bool, len(cp.layers))
 	for d, layer := range cp.layers {

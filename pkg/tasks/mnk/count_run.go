@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -32,15 +33,15 @@ var sharedMemos = tasks.NewShared(func() *countMemos { return &countMemos{} })
 type countMemos struct {
 	mu   sync.Mutex
 	game [3]int
-	memo *mnk.Memo
+	memo *count.Memo
 }
 
 // get returns the memo of g, replacing that of another game.
-func (s *countMemos) get(g *mnk.Game) *mnk.Memo {
+func (s *countMemos) get(g *mnk.Game) *count.Memo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if key := [3]int{g.Rows, g.Cols, g.K}; s.memo == nil || s.game != key {
-		s.game, s.memo = key, mnk.NewMemo(g)
+		s.game, s.memo = key, count.NewMemo(g)
 	}
 	return s.memo
 }
@@ -49,7 +50,7 @@ func (s *countMemos) get(g *mnk.Game) *mnk.Memo {
 type countRunner struct {
 	cache   tasks.Cache
 	memos   *countMemos
-	counter *mnk.Counter
+	counter *count.Counter
 }
 
 func (r *countRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -79,7 +80,7 @@ func (r *countRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err != nil {
 		return tasks.Output{}, err
 	}
-	pc, err := g.CountPositionsContext(ctx, pos)
+	pc, err := count.PositionsContext(ctx, g, pos)
 	if err != nil {
 		return tasks.Output{}, err
 	}
@@ -119,19 +120,19 @@ type statsCache struct {
 
 func (c statsCache) key(p mnk.Position) []byte { return positionKey(c.prefix, p) }
 
-func (c statsCache) Load(p mnk.Position) (mnk.Stats, bool) {
+func (c statsCache) Load(p mnk.Position) (count.Stats, bool) {
 	v, ok, err := c.cache.Get(c.key(p))
 	if err != nil || !ok {
-		return mnk.Stats{}, false
+		return count.Stats{}, false
 	}
-	var s mnk.Stats
+	var s count.Stats
 	if err := s.UnmarshalBinary(v); err != nil {
-		return mnk.Stats{}, false
+		return count.Stats{}, false
 	}
 	return s, true
 }
 
-func (c statsCache) Store(p mnk.Position, s mnk.Stats) {
+func (c statsCache) Store(p mnk.Position, s count.Stats) {
 	v, err := s.MarshalBinary()
 	if err != nil {
 		return

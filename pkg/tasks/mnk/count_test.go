@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -38,8 +39,8 @@ func mustJSON(v any) json.RawMessage {
 func direct(t *testing.T, rows, cols, k int) *CountReport {
 	t.Helper()
 	g := mnk.MustNew(rows, cols, k)
-	st := mnk.NewCounter(g).Count(mnk.Position{})
-	pc := g.CountPositions(mnk.Position{})
+	st := count.New(g).Count(mnk.Position{})
+	pc := count.Positions(g, mnk.Position{})
 	r := &CountReport{
 		Nodes: st.Nodes, XWins: st.XWins(), OWins: st.OWins(), Draws: st.Draws, Games: st.Games(),
 		CanonicalGames: st.CanonicalGames, Positions: pc.Positions, CanonicalPositions: pc.Canonical,

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/minimax"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
-// "mnk.minimax" runs the textbook minimax (mnk.Game.Textbook) as one task:
+// "mnk.minimax" runs the textbook minimax (minimax.Textbook) as one task:
 // its call count is the point, and splitting would change it.
 
 func init() { tasks.Register(Minimax{}) }
@@ -124,7 +125,7 @@ func (minimaxRunner) Run(ctx context.Context, payload []byte) (tasks.Output, err
 		return tasks.Output{}, tasks.Permanent(err)
 	}
 	start := time.Now()
-	res, err := g.Textbook(ctx, pos, mnk.TextbookOptions{Cutoff: p.Cutoff, DepthScore: p.DepthScore})
+	res, err := minimax.Textbook(ctx, g, pos, minimax.Options{Cutoff: p.Cutoff, DepthScore: p.DepthScore})
 	if err != nil {
 		return tasks.Output{}, err
 	}

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // "mnk.search" is a depth-limited search from any position: one task, as
 // the iterations of one search depend on each other. Boards of more than
-// mnk.MaxSide on a side (gomoku's 15x15) are searched by mnk.BigSearcher.
+// mnk.MaxSide on a side (gomoku's 15x15) are searched by search.BigSearcher.
 
 func init() { tasks.Register(Search{}) }
 
@@ -43,7 +44,7 @@ type SearchParams struct {
 }
 
 // game reads positions of a board: mnk.Game (P = mnk.Position) or
-// mnk.BigGame (P = mnk.BigPosition).
+// search.BigGame (P = search.BigPosition).
 type game[P any] interface {
 	Parse(string) (P, error)
 	ParseMoves(string) (P, error)
@@ -92,7 +93,7 @@ func trimSentinel(err error) string {
 	return msg
 }
 
-// Big reports whether the board is searched by mnk.BigSearcher: more than
+// Big reports whether the board is searched by search.BigSearcher: more than
 // mnk.MaxSide on a side.
 func (p SearchParams) Big() bool { return p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide }
 
@@ -130,12 +131,12 @@ func (p SearchParams) Validate() (*mnk.Game, mnk.Position, error) {
 }
 
 // validateBig is Validate for a bigger board.
-func (p SearchParams) validateBig() (*mnk.BigGame, mnk.BigPosition, error) {
+func (p SearchParams) validateBig() (*search.BigGame, search.BigPosition, error) {
 	g, err := newBigGame(p.Rows, p.Cols, p.K)
 	if err != nil {
 		return nil, nil, err
 	}
-	pos, err := startPosition[mnk.BigPosition](g, p.Moves, p.Position)
+	pos, err := startPosition[search.BigPosition](g, p.Moves, p.Position)
 	if err != nil {
 		return nil, pos, err
 	}
@@ -238,7 +239,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 	}
 	budget := time.Duration(p.TimeSeconds * float64(time.Second))
 	var (
-		res  mnk.SearchResult
+		res  search.Result
 		head positionHead
 		rc   = cellRC
 		near bool
@@ -248,7 +249,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		if err != nil {
 			return tasks.Output{}, tasks.Permanent(err)
 		}
-		s := mnk.NewBigSearcher(g, searchTTBytes)
+		s := search.NewBigSearcher(g, searchTTBytes)
 		if res, err = s.Search(ctx, pos, p.Depth, budget); err != nil {
 			return tasks.Output{}, err
 		}
@@ -260,7 +261,7 @@ func (searchRunner) Run(ctx context.Context, payload []byte) (tasks.Output, erro
 		if err != nil {
 			return tasks.Output{}, tasks.Permanent(err)
 		}
-		if res, err = mnk.NewSearcher(g, searchTTBytes).Search(ctx, pos, p.Depth, budget); err != nil {
+		if res, err = search.New(g, searchTTBytes).Search(ctx, pos, p.Depth, budget); err != nil {
 			return tasks.Output{}, err
 		}
 		head = headOf(g, pos)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -30,13 +32,13 @@ import (
 // that asked.
 //
 // A task proves its position with the method of the job: the alpha-beta
-// Solver (boards of up to mnk.MaxSolveCells cells), or the proof-number
-// ProofSolver (every board up to 8x8), whose pairings decide k = 5 in a
+// Solver (boards of up to solve.MaxCells cells), or the proof-number
+// pns.Solver (every board up to 8x8), whose pairings decide k = 5 in a
 // fraction of the alpha-beta nodes, and which solves the k = 4 boards in a
 // half to a seventh of the time (5,5,4, 6,5,4, 6,6,4, 4,7,4, 5,7,4), while
 // alpha-beta finds the quick wins of k = 3 the sooner (docs/benchmarks.md).
 // "auto" picks by that: alpha-beta for k of 3 or less on boards of at most
-// mnk.MaxSolveCells cells, pns otherwise.
+// solve.MaxCells cells, pns otherwise.
 
 func init() { tasks.Register(Solve{}) }
 
@@ -77,7 +79,7 @@ type SolveParams struct {
 	// SolveParams.Resolve).
 	Method string `json:"method,omitempty"`
 	// Certificate asks for the strategies that prove the value, as the
-	// job's output "certificate" (the text of mnk.Certificate.WriteTo,
+	// job's output "certificate" (the text of mnkcert.Certificate.WriteTo,
 	// which analyze mnk verify reads; see certificate.go), of at most
 	// CertificatePositions positions visited.
 	Certificate          bool `json:"certificate,omitempty"`
@@ -93,13 +95,13 @@ const (
 
 // Resolve returns the method that solves the job's tasks: MethodPNS or
 // MethodAlphaBeta. Auto picks alpha-beta for k of 3 or less on boards of
-// at most mnk.MaxSolveCells cells, and pns otherwise.
+// at most solve.MaxCells cells, and pns otherwise.
 func (p SolveParams) Resolve() string {
 	switch p.Method {
 	case MethodPNS:
 		return MethodPNS
 	case MethodAuto:
-		if p.K >= 4 || p.Rows*p.Cols > mnk.MaxSolveCells {
+		if p.K >= 4 || p.Rows*p.Cols > solve.MaxCells {
 			return MethodPNS
 		}
 	}
@@ -150,13 +152,13 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 		return nil, tasks.Invalid("--certificate-positions %d: want 1 or more", p.CertificatePositions)
 	case !p.Certificate && p.CertificatePositions != 0:
 		return nil, tasks.Invalid("--certificate-positions %d: only with --certificate", p.CertificatePositions)
-	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > mnk.MaxSolveCells:
+	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > solve.MaxCells:
 		return nil, tasks.Invalid("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)",
-			mnk.MaxSolveCells, p.Rows, p.Cols)
+			solve.MaxCells, p.Rows, p.Cols)
 	case p.Resolve() == MethodPNS:
-		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxProofCells, "exact solving", "8x8")
+		g, err = newGame(p.Rows, p.Cols, p.K, pns.MaxCells, "exact solving", "8x8")
 	default:
-		g, err = newGame(p.Rows, p.Cols, p.K, mnk.MaxSolveCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
+		g, err = newGame(p.Rows, p.Cols, p.K, solve.MaxCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
 	}
 	if err != nil {
 		return nil, err
@@ -599,13 +601,13 @@ var sharedTables = tasks.NewShared(func() *solveTables { return &solveTables{} }
 type solveTables struct {
 	mu     sync.Mutex
 	params solveTask // the game, table size and method; no position
-	table  *mnk.SolverTable
-	proof  *mnk.ProofTable
+	table  *solve.Table
+	proof  *pns.Table
 }
 
 // get returns the table for t's game, size and method (an alpha-beta or a
 // proof-number table), replacing another's.
-func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.ProofTable) {
+func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
@@ -613,21 +615,21 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*mnk.SolverTable, *mnk.Proo
 	if s.params != key || s.table == nil && s.proof == nil {
 		s.params, s.table, s.proof = key, nil, nil
 		if t.Method == MethodPNS {
-			s.proof = mnk.NewProofTable(g, t.TTMB<<20)
+			s.proof = pns.NewTable(g, t.TTMB<<20)
 		} else {
-			s.table = mnk.NewSolverTable(g, t.TTMB<<20)
+			s.table = solve.NewTable(g, t.TTMB<<20)
 		}
 	}
 	return s.table, s.proof
 }
 
-// solveRunner solves with a Solver or ProofSolver of its own on the shared
+// solveRunner solves with a solve.Solver or pns.Solver of its own on the shared
 // table.
 type solveRunner struct {
 	cache  tasks.Cache
 	tables *solveTables
-	solver *mnk.Solver
-	proof  *mnk.ProofSolver
+	solver *solve.Solver
+	proof  *pns.Solver
 }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
@@ -678,13 +680,13 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	return tasks.Output{Data: data, CacheHits: int64(res.CacheHits)}, nil
 }
 
-// runProof solves pos with a ProofSolver on the shared table. The
+// runProof solves pos with a pns.Solver on the shared table. The
 // proof-number solver keeps no values in the worker's store of proven
 // positions: it proves one question at a time, and most positions below a
 // task's root get only one answered, a bound rather than a value.
-func (r *solveRunner) runProof(ctx context.Context, table *mnk.ProofTable, pos mnk.Position) (tasks.Output, error) {
+func (r *solveRunner) runProof(ctx context.Context, table *pns.Table, pos mnk.Position) (tasks.Output, error) {
 	if r.proof == nil || r.proof.Table() != table {
-		r.proof = table.NewProofSolver()
+		r.proof = table.NewSolver()
 	}
 	s := r.proof
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -44,7 +45,7 @@ func TestSolveMatchesEngine(t *testing.T) {
 	}
 	for _, c := range games {
 		g := mnk.MustNew(c.m, c.n, c.k)
-		s := mnk.NewSolver(g, 16<<20)
+		s := solve.New(g, 16<<20)
 		want, _ := s.Solve(context.Background(), mnk.Position{})
 		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
 		wantValues, wantBest := map[string]string{}, [][2]int{}

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/ladder"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // "mnk.sweep" measures where plain search stops: it solves the empty board
 // of every (board, k) of a grid with every rung of the ladder
-// (mnk.RunRung), each cell one task stopped by a node budget or a time
+// (ladder.Run), each cell one task stopped by a node budget or a time
 // limit, and reports the nodes each rung needed, the largest board each
 // solved (the frontier) and how its nodes grow with the number of cells.
 //
@@ -57,11 +58,11 @@ const (
 )
 
 // DefaultSweepAlgorithms lists the rungs that exist: every rung of
-// mnk.Rungs but those mnk.RunRung reports unavailable.
+// ladder.Rungs but those ladder.Available says are not.
 func DefaultSweepAlgorithms() []string {
 	var algs []string
-	for _, rung := range mnk.Rungs {
-		if mnk.RungAvailable(rung) {
+	for _, rung := range ladder.Rungs {
+		if ladder.Available(rung) {
 			algs = append(algs, rung)
 		}
 	}
@@ -70,7 +71,7 @@ func DefaultSweepAlgorithms() []string {
 
 // rungTakes tells whether rung can solve a board of g's size; if not, why.
 func rungTakes(g *mnk.Game, rung string) (bool, string) {
-	if err := mnk.RungTakes(g, rung); err != nil {
+	if err := ladder.Takes(g, rung); err != nil {
 		return false, err.Error()
 	}
 	return true, ""
@@ -81,16 +82,15 @@ func rungTakes(g *mnk.Game, rung string) (bool, string) {
 type SweepParams struct {
 	Boards     []string `json:"boards"` // "RxC"
 	Ks         []int    `json:"ks"`
-	Algorithms []string `json:"algorithms"` // rungs of mnk.Rungs
+	Algorithms []string `json:"algorithms"` // rungs of ladder.Rungs
 	NodeBudget uint64   `json:"node_budget"`
 	// CellSeconds stops a cell after this long (0: no time limit). A cell
 	// stopped by it has a count that depends on the machine.
 	CellSeconds float64 `json:"cell_seconds"`
 	TTMB        int     `json:"tt_mb"` // the table of tt, symmetry and solver (0: 64)
-	// CSV asks for the rows as the output "csv"; Chart ("svg" or "png")
-	// for the chart as the output "chart".
-	CSV   bool   `json:"csv,omitempty"`
-	Chart string `json:"chart,omitempty"`
+	// CSV asks for the rows as the output "csv". (The chart is drawn from
+	// the report by the client: analyze sweep --chart, the web's job page.)
+	CSV bool `json:"csv,omitempty"`
 }
 
 // SweepBoard is a board of a sweep.
@@ -218,10 +218,10 @@ func (p SweepParams) grid() (*sweepGrid, error) {
 	gr.p.Ks = ks
 	var rungs []string
 	for _, a := range p.Algorithms {
-		if !slices.Contains(mnk.Rungs, a) {
-			return nil, tasks.Invalid("--algorithms %s: no such rung (want some of %s)", a, strings.Join(mnk.Rungs, ", "))
+		if !slices.Contains(ladder.Rungs, a) {
+			return nil, tasks.Invalid("--algorithms %s: no such rung (want some of %s)", a, strings.Join(ladder.Rungs, ", "))
 		}
-		if !mnk.RungAvailable(a) {
+		if !ladder.Available(a) {
 			return nil, tasks.Invalid("--algorithms %s: the %s rung is not available yet (built: %s)", a, a, strings.Join(DefaultSweepAlgorithms(), ", "))
 		}
 		if slices.Contains(rungs, a) {
@@ -229,7 +229,7 @@ func (p SweepParams) grid() (*sweepGrid, error) {
 		}
 		rungs = append(rungs, a)
 	}
-	slices.SortFunc(rungs, func(a, b string) int { return slices.Index(mnk.Rungs, a) - slices.Index(mnk.Rungs, b) })
+	slices.SortFunc(rungs, func(a, b string) int { return slices.Index(ladder.Rungs, a) - slices.Index(ladder.Rungs, b) })
 	gr.p.Algorithms = rungs
 	if p.NodeBudget == 0 {
 		return nil, tasks.Invalid("--node-budget 0: want 1 or more nodes")
@@ -239,11 +239,6 @@ func (p SweepParams) grid() (*sweepGrid, error) {
 	}
 	if p.TTMB < 1 || p.TTMB > maxSweepTTMB {
 		return nil, tasks.Invalid("--tt-mb %d: want 1 to %d", p.TTMB, maxSweepTTMB)
-	}
-	switch p.Chart {
-	case "", "svg", "png":
-	default:
-		return nil, tasks.Invalid("--chart: format %q: want svg or png", p.Chart)
 	}
 	for _, b := range gr.boards {
 		taken := false
@@ -359,13 +354,15 @@ func (sweepRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error
 	if err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.sweep task: %w", err))
 	}
+	// The clock starts before the time limit's, so that a cell stopped by
+	// the limit never reports fewer seconds than the limit.
+	start := time.Now()
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if t.CellSeconds > 0 {
 		cctx, cancel = context.WithTimeout(ctx, time.Duration(t.CellSeconds*float64(time.Second)))
 	}
 	defer cancel()
-	start := time.Now()
-	res, err := mnk.RunRung(cctx, g, t.Rung, mnk.RungLimits{Nodes: t.NodeBudget, TTBytes: t.TTMB << 20})
+	res, err := ladder.Run(cctx, g, t.Rung, ladder.Limits{Nodes: t.NodeBudget, TTBytes: t.TTMB << 20})
 	seconds := time.Since(start).Seconds()
 	if ctx.Err() != nil {
 		return tasks.Output{}, ctx.Err()

@@ -145,15 +145,6 @@ func (sp *sweepPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 			return nil, err
 		}
 	}
-	if gr.p.Chart != "" {
-		data, err := rep.Chart(gr.p.Chart)
-		if err != nil {
-			return nil, err
-		}
-		if err := sum.PutOutput(ctx, "chart", data); err != nil {
-			return nil, err
-		}
-	}
 	return rep, nil
 }
 
@@ -288,7 +279,7 @@ func (r *SweepReport) Text() string {
 	fmt.Fprintf(&b, "  %-5s %2s  %-9s  %-7s  %15s  %9s  %13s  %13s  %s\n", "board", "k", "algorithm", "value", "nodes", "seconds", "nodes/s", "table entries", "stopped")
 	for _, row := range r.Rows {
 		fmt.Fprintf(&b, "  %-5s %2d  %-9s  %-7s  %15s  %9.3f  %13s  %13s  %s\n", row.Board, row.K, row.Algorithm, row.Value,
-			tasks.Thousands(row.Nodes), row.Seconds, tasks.Thousands(uint64(row.NodesPerSecond)), tasks.Thousands(row.TableEntries), stoppedWord(row))
+			tasks.Thousands(row.Nodes), row.Seconds, tasks.Thousands(uint64(row.NodesPerSecond)), tasks.Thousands(row.TableEntries), row.StoppedText())
 	}
 	if len(r.Frontier) > 0 {
 		b.WriteString("frontier: the largest board each rung solved within the budget, per k\n")
@@ -332,8 +323,8 @@ func (r *SweepReport) Text() string {
 	return b.String()
 }
 
-// stoppedWord is what the tables say of a cell: "no", or what stopped it.
-func stoppedWord(row SweepRow) string {
+// StoppedText is what the tables say of a cell: "no", or what stopped it.
+func (row SweepRow) StoppedText() string {
 	if !row.Stopped {
 		return "no"
 	}

@@ -5,10 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
-	"image/png"
-	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -161,7 +158,6 @@ func TestSweepInvalid(t *testing.T) {
 		{func(p *SweepParams) { p.Ks = []int{3, 3} }, "--k: 3 twice"},
 		{func(p *SweepParams) { p.CellSeconds = -1 }, "--cell-time"},
 		{func(p *SweepParams) { p.TTMB = -1 }, "--tt-mb -1"},
-		{func(p *SweepParams) { p.Chart = "gif" }, `--chart: format "gif"`},
 	} {
 		p := ok
 		c.change(&p)
@@ -216,11 +212,11 @@ func TestSweepGrowth(t *testing.T) {
 	}
 }
 
-// The CSV and chart outputs: the CSV reads back as the rows, the SVG is
-// XML, the PNG an image.
+// The CSV output reads back as the rows. (The chart is drawn from the
+// report by internal/study.)
 func TestSweepOutputs(t *testing.T) {
 	outs := &taskstest.Outputs{}
-	rep := runSweep(t, SweepParams{Boards: []string{"3x3", "3x4", "4x4"}, Ks: []int{3, 4}, NodeBudget: 100_000, CSV: true, Chart: "png"},
+	rep := runSweep(t, SweepParams{Boards: []string{"3x3", "3x4", "4x4"}, Ks: []int{3, 4}, NodeBudget: 100_000, CSV: true},
 		tasks.Summary{Outputs: outs})
 	data, ok := outs.Get("csv")
 	if !ok {
@@ -233,40 +229,8 @@ func TestSweepOutputs(t *testing.T) {
 	if !reflect.DeepEqual(got, rep.Rows) {
 		t.Errorf("csv read back:\n%+v\nwant\n%+v", got, rep.Rows)
 	}
-	chart, ok := outs.Get("chart")
-	if !ok {
-		t.Fatalf("no chart")
-	}
-	img, err := png.Decode(bytes.NewReader(chart))
-	if err != nil {
-		t.Fatalf("png: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 400 {
-		t.Errorf("png: %v, want at least 800x400", b)
-	}
-	svg, err := rep.Chart("svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := xml.NewDecoder(bytes.NewReader(svg))
-	root := ""
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("svg: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok && root == "" {
-			root = se.Name.Local
-		}
-	}
-	if root != "svg" || !bytes.Contains(svg, []byte(">symmetry<")) || !bytes.Contains(svg, []byte(">k = 4<")) {
-		t.Errorf("svg: root %q, want svg with a legend and a panel for k=4", root)
-	}
-	if _, err := rep.Chart("gif"); err == nil {
-		t.Error("a gif chart was drawn")
+	if _, ok := outs.Get("chart"); ok {
+		t.Error("the job wrote a chart: the kind draws none")
 	}
 }
 
@@ -299,27 +263,4 @@ func readSweepCSV(data []byte) ([]SweepRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
-}
-
-// The study page's blocks are rewritten, its prose kept; an unknown block
-// is an error.
-func TestFillStudy(t *testing.T) {
-	rep := runSweep(t, SweepParams{Boards: []string{"3x3", "3x4"}, Ks: []int{3}, NodeBudget: 100_000}, tasks.Summary{})
-	page := "# Study\n\nProse.\n<!-- sweep:nodes -->\nold table\n<!-- /sweep:nodes -->\nMore prose.\n<!-- sweep:chart -->\n<!-- /sweep:chart -->\n"
-	got, err := FillStudy([]byte(page), rep, "study.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"# Study\n\nProse.\n<!-- sweep:nodes -->\n| board | k | value | minimax |", "| 3x4 | 3 | win | stopped |",
-		"<!-- /sweep:nodes -->\nMore prose.\n", "![Nodes against cells, a panel per k, a line per rung](study.svg)\n<!-- /sweep:chart -->"} {
-		if !strings.Contains(string(got), want) {
-			t.Errorf("page lacks %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(string(got), "old table") {
-		t.Errorf("the old block is still there:\n%s", got)
-	}
-	if _, err := FillStudy([]byte("<!-- sweep:nope -->\n<!-- /sweep:nope -->"), rep, "x.svg"); err == nil {
-		t.Error("an unknown block was accepted")
-	}
 }

@@ -1,0 +1,564 @@
+// Package cert is the certificate of the value of an m,n,k position: the
+// strategies that prove it (Certificate), their text form (WriteTo, Read)
+// and their verifier (Verify), which plays them out with rules of its own
+// and trusts none of the engines that found them. The solvers write them:
+// solve.NewCertificate, pns.NewCertificate.
+package cert
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+)
+
+// A Certificate proves the value of a position with strategies that anyone
+// can check by playing them out against every reply, without trusting the
+// solver that found them. A win is proven by a strategy of the winner that
+// wins against every defence; a draw by a strategy of each side that never
+// loses. A strategy gives one move for each position, up to symmetry, where
+// its side is to move and which can arise when it is followed; a strategy
+// that does not lose may instead end a line of play with a pairing (see
+// Strategy.Pairings), which the verifier checks by itself.
+type Certificate struct {
+	Game       *mnk.Game
+	Root       mnk.Position
+	Value      mnk.Value // of Root, for the side to move there
+	Strategies []*Strategy
+}
+
+// Strategy is one side's moves.
+type Strategy struct {
+	// X is true for a strategy of X, false for one of O.
+	X bool
+	// Win is true for a strategy that wins, false for one that does not
+	// lose.
+	Win bool
+	// Moves maps each canonical position (see mnk.Game.Canonical) where the
+	// side is to move to a cell, in that canonical position's frame.
+	Moves map[mnk.Position]int8
+	// Pairings maps canonical positions, with either side to move, to a
+	// pairing strategy of the side (only in a strategy that does not
+	// lose): disjoint pairs of empty cells, in the canonical position's
+	// frame, such that every window of k cells free of the side's stones
+	// holds both cells of one pair. From such a position the side answers
+	// a move of the other on a cell of a pair with the other cell of the
+	// pair, and moves anywhere otherwise: each window the other side could
+	// still fill then gets a stone of the side first, so the other side
+	// never completes a line. A position with a pairing needs no moves
+	// below it. Nil in a certificate without pairings.
+	Pairings map[mnk.Position][]Pair
+}
+
+// A Pair is two cells of a pairing strategy.
+type Pair [2]int8
+
+// Side returns the strategy's side, "X" or "O".
+func (s *Strategy) Side() string {
+	if s.X {
+		return "X"
+	}
+	return "O"
+}
+
+// Goal returns the strategy's goal, "win" or "not-lose".
+func (s *Strategy) Goal() string {
+	if s.Win {
+		return "win"
+	}
+	return "not-lose"
+}
+
+// Size returns the number of moves the certificate holds.
+func (c *Certificate) Size() int {
+	n := 0
+	for _, st := range c.Strategies {
+		n += len(st.Moves)
+	}
+	return n
+}
+
+// Pairings returns the number of pairings the certificate holds.
+func (c *Certificate) Pairings() int {
+	n := 0
+	for _, st := range c.Strategies {
+		n += len(st.Pairings)
+	}
+	return n
+}
+
+// The first line of a certificate: version 1 holds moves only, version 2
+// pairings too. WriteTo writes version 1 when there is no pairing, so that
+// builds that know only version 1 read those.
+const (
+	certificateMagic  = "wopr mnk certificate 1"
+	certificateMagic2 = "wopr mnk certificate 2"
+)
+
+// WriteTo writes the certificate as text: a header (the game, the root as
+// a board in the format of mnk.Game.String, the value), then each strategy with
+// its moves and pairings, sorted by position, one line each: "X O cell" for
+// a move, "X O pairs a-b c-d ..." for a pairing (the canonical position's
+// bitboards in hexadecimal, cells as row*8+col in its frame).
+func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	cw := &countWriter{w: bw}
+	magic := certificateMagic
+	if c.Pairings() > 0 {
+		magic = certificateMagic2
+	}
+	fmt.Fprintf(cw, "%s\ngame %s\nroot %s\nvalue %s\n", magic, c.Game.Spec(), c.Game.String(c.Root), c.Value)
+	var line []byte
+	for _, st := range c.Strategies {
+		fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), len(st.Moves)+len(st.Pairings))
+		keys := make([]mnk.Position, 0, len(st.Moves)+len(st.Pairings))
+		for k := range st.Moves {
+			keys = append(keys, k)
+		}
+		for k := range st.Pairings {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b mnk.Position) int {
+			if c := cmp.Compare(a.X, b.X); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.O, b.O)
+		})
+		for _, k := range keys {
+			line = strconv.AppendUint(line[:0], k.X, 16)
+			line = append(line, ' ')
+			line = strconv.AppendUint(line, k.O, 16)
+			if m, ok := st.Moves[k]; ok {
+				line = append(line, ' ')
+				line = strconv.AppendInt(line, int64(m), 10)
+			} else {
+				line = append(line, " pairs"...)
+				for _, pr := range st.Pairings[k] {
+					line = append(line, ' ')
+					line = strconv.AppendInt(line, int64(pr[0]), 10)
+					line = append(line, '-')
+					line = strconv.AppendInt(line, int64(pr[1]), 10)
+				}
+			}
+			line = append(line, '\n')
+			cw.Write(line)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, cw.err
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
+// Read parses a certificate written by WriteTo. Errors name the
+// line.
+func Read(r io.Reader) (*Certificate, error) {
+	sc := bufio.NewScanner(r)
+	line := 0
+	next := func() (string, bool) {
+		if !sc.Scan() {
+			return "", false
+		}
+		line++
+		return sc.Text(), true
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
+	}
+	header := func(name string) (string, error) {
+		s, ok := next()
+		if !ok {
+			return "", bad("the file ends before its %q line", name)
+		}
+		v, found := strings.CutPrefix(s, name+" ")
+		if !found {
+			return "", bad("want %q, found %q", name+" ...", s)
+		}
+		return v, nil
+	}
+	magic, _ := next()
+	if magic != certificateMagic && magic != certificateMagic2 {
+		return nil, bad("not a wopr mnk certificate (want the line %q or %q)", certificateMagic, certificateMagic2)
+	}
+	spec, err := header("game")
+	if err != nil {
+		return nil, err
+	}
+	var rows, cols, k int
+	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &rows, &cols, &k); err != nil {
+		return nil, bad("game %q: want rows,cols,k", spec)
+	}
+	g, err := mnk.New(rows, cols, k)
+	if err != nil {
+		return nil, bad("game %q: %v", spec, err)
+	}
+	c := &Certificate{Game: g}
+	board, err := header("root")
+	if err != nil {
+		return nil, err
+	}
+	if c.Root, err = g.Parse(board); err != nil {
+		return nil, bad("root: %v", err)
+	}
+	value, err := header("value")
+	if err != nil {
+		return nil, err
+	}
+	switch value {
+	case mnk.Win.String():
+		c.Value = mnk.Win
+	case mnk.Loss.String():
+		c.Value = mnk.Loss
+	case mnk.Drawn.String():
+		c.Value = mnk.Drawn
+	default:
+		return nil, bad("value %q: want %s, %s or %s", value, mnk.Win, mnk.Drawn, mnk.Loss)
+	}
+	for {
+		s, ok := next()
+		if !ok {
+			break
+		}
+		f := strings.Fields(s)
+		if len(f) != 4 || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
+			return nil, bad("want \"strategy X|O win|not-lose N\", found %q", s)
+		}
+		n, err := strconv.Atoi(f[3])
+		if err != nil || n < 0 {
+			return nil, bad("strategy size %q", f[3])
+		}
+		st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
+		for range n {
+			s, ok := next()
+			if !ok {
+				return nil, bad("the file ends inside the strategy of %s", st.Side())
+			}
+			f := strings.Fields(s)
+			var p mnk.Position
+			var err error
+			if len(f) >= 3 {
+				p.X, err = strconv.ParseUint(f[0], 16, 64)
+				if err == nil {
+					p.O, err = strconv.ParseUint(f[1], 16, 64)
+				}
+			}
+			if len(f) < 3 || err != nil {
+				return nil, bad("want \"X O cell\" or \"X O pairs a-b ...\" (hexadecimal bitboards, cells), found %q", s)
+			}
+			_, dup := st.Moves[p]
+			if _, dupPairs := st.Pairings[p]; dup || dupPairs {
+				return nil, bad("a second line for the position %s %s", f[0], f[1])
+			}
+			if f[2] != "pairs" {
+				cell, err := strconv.Atoi(f[2])
+				if len(f) != 3 || err != nil || cell < 0 || cell > 63 {
+					return nil, bad("want \"X O cell\" (hexadecimal bitboards, a cell), found %q", s)
+				}
+				st.Moves[p] = int8(cell)
+				continue
+			}
+			if magic == certificateMagic {
+				return nil, bad("a pairing in a certificate of version 1 (its first line says %q)", magic)
+			}
+			pairs := make([]Pair, len(f)-3)
+			for i, t := range f[3:] {
+				a, b, found := strings.Cut(t, "-")
+				ca, errA := strconv.Atoi(a)
+				cb, errB := strconv.Atoi(b)
+				if !found || errA != nil || errB != nil || ca < 0 || ca > 63 || cb < 0 || cb > 63 {
+					return nil, bad("pair %q: want two cells a-b, each row*8+col", t)
+				}
+				pairs[i] = Pair{int8(ca), int8(cb)}
+			}
+			if st.Pairings == nil {
+				st.Pairings = map[mnk.Position][]Pair{}
+			}
+			st.Pairings[p] = pairs
+		}
+		c.Strategies = append(c.Strategies, st)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ErrTooBig is the error of a certificate that would visit more
+// positions than allowed.
+var ErrTooBig = errors.New("certificate too big")
+
+// ErrInvalid is the error of a certificate that does not prove what it
+// claims.
+var ErrInvalid = errors.New("the certificate does not prove its value")
+
+// Verify checks that the certificate proves its value: that it holds the
+// strategies the value needs, and that each, played from the root against
+// every reply of the other side, only ever reaches positions where its side
+// won (a winning strategy) or where the game is won by its side or drawn (a
+// strategy that does not lose). A strategy that does not lose may also
+// reach a position where the other side cannot complete a line any more,
+// because each window free of the side's stones lacks more stones of the
+// other than it has moves left, or a position where the certificate gives
+// a pairing of the side, which Verify checks to cover every window free of
+// the side's stones. It plays by rules of its own (see rules), not by the
+// engines' that found the strategies, which use package mnk's. It returns
+// the number of positions it visited.
+func (c *Certificate) Verify(ctx context.Context) (int, error) {
+	g := c.Game
+	r := newRules(g.Rows, g.Cols, g.K)
+	if err := r.root(c.Root); err != nil {
+		return 0, fmt.Errorf("root %s: %v: %w", g.String(c.Root), err, ErrInvalid)
+	}
+	xToMove := c.Root.XToMove()
+	var need []Strategy
+	switch c.Value {
+	case mnk.Win:
+		need = []Strategy{{X: xToMove, Win: true}}
+	case mnk.Loss:
+		need = []Strategy{{X: !xToMove, Win: true}}
+	default:
+		need = []Strategy{{X: true}, {X: false}}
+	}
+	visited := 0
+	for _, want := range need {
+		var st *Strategy
+		for _, s := range c.Strategies {
+			if s.X == want.X && s.Win == want.Win {
+				st = s
+			}
+		}
+		if st == nil {
+			return visited, fmt.Errorf("a value %s needs a strategy of %s to %s, which it lacks: %w", c.Value, want.Side(), want.Goal(), ErrInvalid)
+		}
+		if st.Win && len(st.Pairings) > 0 {
+			return visited, fmt.Errorf("the strategy of %s to win holds pairings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+		}
+		v := verifier{g: g, r: r, st: st, ok: map[mnk.Position]bool{}}
+		err := v.walk(ctx, c.Root, mnk.Ongoing)
+		visited += v.visited
+		if err != nil {
+			return visited, err
+		}
+	}
+	return visited, nil
+}
+
+// Lines returns every line of k cells of the rows x cols board, in the
+// four directions, as a set of cells (row*8+col). The verifier builds its
+// own instead of reading the Game's windows, which the engines use.
+func Lines(rows, cols, k int) []uint64 {
+	var lines []uint64
+	for r := range rows {
+		for c := range cols {
+			for _, d := range [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+				var w uint64
+				for i := range k {
+					rr, cc := r+i*d[0], c+i*d[1]
+					if rr < 0 || rr >= rows || cc < 0 || cc >= cols {
+						w = 0
+						break
+					}
+					w |= 1 << uint(rr*8+cc)
+				}
+				if w != 0 {
+					lines = append(lines, w)
+				}
+			}
+		}
+	}
+	return lines
+}
+
+// Hopeless reports whether the attacker (stones att) can no longer
+// complete a line against the defender (stones def) however both play:
+// each line free of the defender's stones lacks more attacker stones than
+// the attacker will still place, half the empty cells, rounded up if it is
+// to move. (Also when no such line is left.)
+func Hopeless(lines []uint64, k int, att, def, empty uint64, attToMove bool) bool {
+	e := bits.OnesCount64(empty)
+	moves := e / 2
+	if attToMove {
+		moves = (e + 1) / 2
+	}
+	for _, w := range lines {
+		if w&def == 0 && k-bits.OnesCount64(w&att) <= moves {
+			return false
+		}
+	}
+	return true
+}
+
+type verifier struct {
+	g       *mnk.Game // for the text of boards in messages
+	r       *rules
+	st      *Strategy
+	ok      map[mnk.Position]bool // canonical positions already checked
+	visited int
+}
+
+// cellName is a cell as "row,col".
+func cellName(c int) string { return fmt.Sprintf("%d,%d", c/8, c%8) }
+
+// checkPairing returns nil if pairs is a pairing of the strategy's side at
+// p: pairs of two distinct empty cells of the board, no cell in two pairs,
+// and both cells of some pair on every line free of the side's stones.
+// Then the side does not lose from p: answering a move of the other side
+// on a cell of a pair with the other cell (still empty, as the pairs are
+// disjoint and the side's other moves only put more of its stones on
+// lines), every line the other side could fill holds a cell the side takes
+// first.
+func (v *verifier) checkPairing(p mnk.Position, pairs []Pair) error {
+	g, st := v.g, v.st
+	def := p.O
+	if st.X {
+		def = p.X
+	}
+	empty := v.r.mask &^ (p.X | p.O)
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("the pairing of %s at %s (a position up to symmetry, cells in its frame) %s: %w",
+			st.Side(), g.String(p), fmt.Sprintf(format, args...), ErrInvalid)
+	}
+	var used uint64
+	cells := make([]uint64, len(pairs))
+	for i, pr := range pairs {
+		for _, c := range pr {
+			if c < 0 || c > 63 {
+				return fail("pairs the cell %d, which is not a cell", c)
+			}
+			if empty>>uint(c)&1 == 0 {
+				return fail("pairs the cell %s, which is not an empty cell of the board", cellName(int(c)))
+			}
+			if used>>uint(c)&1 != 0 {
+				return fail("uses the cell %s twice", cellName(int(c)))
+			}
+			used |= 1 << uint(c)
+			cells[i] |= 1 << uint(c)
+		}
+	}
+	for _, w := range v.r.lines {
+		if w&def != 0 {
+			continue
+		}
+		covered := false
+		for _, pc := range cells {
+			if w&pc == pc {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			first, last := bits.TrailingZeros64(w), 63-bits.LeadingZeros64(w)
+			if w&(w-1) == 0 {
+				return fail("leaves the line at %s without a pair", cellName(first))
+			}
+			return fail("leaves the line from %s to %s without a pair", cellName(first), cellName(last))
+		}
+	}
+	return nil
+}
+
+func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) error {
+	g, st := v.g, v.st
+	switch r {
+	case mnk.XWin, mnk.OWin:
+		if (r == mnk.XWin) == st.X {
+			return nil
+		}
+		return fmt.Errorf("the strategy of %s to %s loses at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+	case mnk.Draw:
+		if !st.Win {
+			return nil
+		}
+		return fmt.Errorf("the strategy of %s to win draws at %s: %w", st.Side(), g.String(p), ErrInvalid)
+	}
+	key, sym := v.r.canonical(p)
+	if v.ok[key] {
+		return nil
+	}
+	if v.visited++; v.visited&0xffff == 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if !st.Win {
+		me, them := p.X, p.O
+		if !st.X {
+			me, them = them, me
+		}
+		if Hopeless(v.r.lines, v.r.k, them, me, v.r.mask&^(p.X|p.O), p.XToMove() != st.X) {
+			v.ok[key] = true
+			return nil
+		}
+		if pairs, found := st.Pairings[key]; found {
+			if err := v.checkPairing(key, pairs); err != nil {
+				return err
+			}
+			v.ok[key] = true
+			return nil
+		}
+	}
+	if p.XToMove() == st.X {
+		m, found := st.Moves[key]
+		if !found {
+			return fmt.Errorf("the strategy of %s to %s has no move at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+		}
+		cell := v.r.preimage(sym, int(m))
+		if cell < 0 || (p.X|p.O)>>uint(cell)&1 != 0 {
+			return fmt.Errorf("the strategy of %s to %s plays on a taken or missing cell at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+		}
+		q, res := v.r.play(p, cell)
+		if err := v.walk(ctx, q, res); err != nil {
+			return err
+		}
+	} else {
+		for e := v.r.mask &^ (p.X | p.O); e != 0; e &= e - 1 {
+			q, res := v.r.play(p, bits.TrailingZeros64(e))
+			if err := v.walk(ctx, q, res); err != nil {
+				return err
+			}
+		}
+	}
+	v.ok[key] = true
+	return nil
+}
+
+// New returns the certificate of root's value v with the
+// strategies that prove it, empty: the winner's, or each side's for a
+// draw.
+func New(g *mnk.Game, root mnk.Position, v mnk.Value) *Certificate {
+	c := &Certificate{Game: g, Root: root, Value: v}
+	xToMove := root.XToMove()
+	switch v {
+	case mnk.Win:
+		c.Strategies = []*Strategy{{X: xToMove, Win: true}}
+	case mnk.Loss:
+		c.Strategies = []*Strategy{{X: !xToMove, Win: true}}
+	default:
+		c.Strategies = []*Strategy{{X: true}, {X: false}}
+	}
+	return c
+}

@@ -1,0 +1,4 @@
+package mnk
+
+// Zobrist is zobrist, for the tests of package mnk_test.
+var Zobrist = zobrist

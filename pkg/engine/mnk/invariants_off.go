@@ -1,5 +1,0 @@
-//go:build !invariants
-
-package mnk
-
-const invariants = false

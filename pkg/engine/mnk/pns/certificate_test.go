@@ -1,0 +1,143 @@
+package pns
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/bits"
+	"testing"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/cert"
+)
+
+func proofCertify(tb testing.TB, g *mnk.Game, ttBytes int) *cert.Certificate {
+	tb.Helper()
+	c, err := NewCertificate(context.Background(), New(g, ttBytes), mnk.Position{}, 0, nil)
+	if err != nil {
+		tb.Fatalf("%s: %v", g.Spec(), err)
+	}
+	return c
+}
+
+// text writes c and reads it back: a deep copy, and a check of the format.
+func text(tb testing.TB, c *cert.Certificate) (*cert.Certificate, []byte) {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	back, err := cert.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		tb.Fatalf("%s: reading back: %v", c.Game.Spec(), err)
+	}
+	return back, buf.Bytes()
+}
+
+// Certificates from the proof-number solver verify after a round trip
+// through text, with the known values, on boards beyond the alpha-beta
+// solver's 36 cells too; the k = 5 draws end in pairings, the wins have
+// none.
+func TestProofCertificateKnownValues(t *testing.T) {
+	for _, c := range []struct {
+		r, c, k  int
+		v        mnk.Value
+		pairings bool
+	}{
+		{3, 3, 3, mnk.Drawn, true}, {3, 4, 3, mnk.Win, false}, {4, 4, 3, mnk.Win, false}, {4, 4, 4, mnk.Drawn, true},
+		{5, 5, 4, mnk.Drawn, true}, {6, 5, 4, mnk.Win, false}, {2, 2, 2, mnk.Win, false}, {1, 3, 1, mnk.Win, false},
+		{5, 5, 5, mnk.Drawn, true}, {6, 6, 5, mnk.Drawn, true}, {7, 7, 5, mnk.Drawn, true},
+	} {
+		g := mnk.MustNew(c.r, c.c, c.k)
+		start := time.Now()
+		proof := proofCertify(t, g, 16<<20)
+		took := time.Since(start)
+		if proof.Value != c.v || (proof.Pairings() > 0) != c.pairings {
+			t.Errorf("%s: value %v with %d pairings, want %v (pairings: %v)", g.Spec(), proof.Value, proof.Pairings(), c.v, c.pairings)
+		}
+		back, data := text(t, proof)
+		start = time.Now()
+		n, err := back.Verify(context.Background())
+		if err != nil {
+			t.Errorf("%s: %v", g.Spec(), err)
+		}
+		t.Logf("%s: %v, %d moves, %d pairings, %d bytes, written in %v, %d positions verified in %v",
+			g.Spec(), proof.Value, proof.Size(), proof.Pairings(), len(data), took, n, time.Since(start))
+	}
+}
+
+// A table too small to keep the proof makes the extraction prove positions
+// again, and the certificate still verifies.
+func TestProofCertificateSmallTable(t *testing.T) {
+	for _, g := range []*mnk.Game{mnk.MustNew(5, 5, 4), mnk.MustNew(6, 6, 5), mnk.MustNew(4, 4, 3)} {
+		proof := proofCertify(t, g, 64<<10)
+		if _, err := proof.Verify(context.Background()); err != nil {
+			t.Errorf("%s with a 64 KB table: %v", g.Spec(), err)
+		}
+	}
+}
+
+func TestProofCertificateTooBig(t *testing.T) {
+	_, err := NewCertificate(context.Background(), New(mnk.MustNew(5, 5, 4), 16<<20), mnk.Position{}, 100, nil)
+	if !errors.Is(err, cert.ErrTooBig) {
+		t.Errorf("5,5,4 within 100 positions: %v, want cert.ErrTooBig", err)
+	}
+}
+
+// A pairing where its own side is to move proves as much (the side moves
+// anywhere first, and the pairs left still cover the lines): the pairing
+// of X on the empty 5x5 board, X to move, stands for X's whole strategy.
+func TestProofCertificatePairingOfTheSideToMove(t *testing.T) {
+	g := mnk.MustNew(5, 5, 5)
+	c := proofCertify(t, g, 1<<20)
+	pairs, ok := New(g, 0).pairing(mnk.Position{}, true)
+	if !ok {
+		t.Fatal("5,5,5: no pairing of X on the empty board")
+	}
+	for _, st := range c.Strategies {
+		if st.X {
+			st.Moves = map[mnk.Position]int8{}
+			st.Pairings = map[mnk.Position][]cert.Pair{{}: nil}
+			for _, pr := range pairs {
+				st.Pairings[mnk.Position{}] = append(st.Pairings[mnk.Position{}], cert.Pair{int8(bitIndex(pr)), int8(63 - bits.LeadingZeros64(pr))})
+			}
+		}
+	}
+	back, _ := text(t, c)
+	if n, err := back.Verify(context.Background()); err != nil || n != 2 {
+		t.Errorf("5,5,5 with X's pairing at the root: %d positions, %v; want 2 and nil", n, err)
+	}
+}
+
+// BenchmarkProofCertificate775 writes and verifies the certificate of the
+// 7,7,5 draw: positions verified, bytes, seconds of each.
+func BenchmarkProofCertificate775(b *testing.B) {
+	g := mnk.MustNew(7, 7, 5)
+	b.ReportAllocs()
+	var write, verify time.Duration
+	var positions, size int
+	for b.Loop() {
+		start := time.Now()
+		c := proofCertify(b, g, 64<<20)
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			b.Fatal(err)
+		}
+		write += time.Since(start)
+		start = time.Now()
+		back, err := cert.Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if positions, err = back.Verify(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		verify += time.Since(start)
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(positions), "positions")
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(write.Seconds()/float64(b.N), "write-s/op")
+	b.ReportMetric(verify.Seconds()/float64(b.N), "verify-s/op")
+}

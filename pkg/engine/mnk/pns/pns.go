@@ -1,0 +1,875 @@
+// Package pns is the proof-number solver of m,n,k-games (Solver): the value
+// of a position of any board of package mnk, the value of each move, a
+// principal variation, and a certificate of the value that ends the draws
+// in pairing strategies (NewCertificate). Solvers on several goroutines may
+// share a table (Table).
+package pns
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/exact"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/invariants"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/order"
+)
+
+// The proof-number solver answers two binary questions about a position,
+// "does the side to move win?" and "does the opponent win?": a draw is a
+// no to both. Each question is a depth-first proof-number search (df-pn,
+// Nagai 2002) in its negamax form: at every node phi is the proof number of
+// the goal of the side to move (the attacker's goal is to win, the
+// defender's that the attacker does not) and delta its disproof number;
+// phi(n) = min over the children of delta(c), delta(n) = sum of phi(c). A
+// node is searched until its phi or delta reaches a threshold given by its
+// parent, and the parent then picks the child with the least delta again.
+//
+// The child's delta threshold is min(phi threshold of the parent,
+// ceil(delta2 * (1+1/4))) where delta2 is the second least delta among the
+// children: the 1+epsilon trick (Pawlewicz and Lew, "Improving depth-first
+// PN-search: 1+epsilon trick", 2006), which stops df-pn from switching back
+// and forth between two children of nearly equal delta (each switch throws
+// away the subtree's work when the table is full).
+//
+// The game has no cycles (stones are only added), so no graph history
+// interaction can make a value wrong. Transpositions make the sums of
+// delta count a shared subtree once per path: that overestimates disproof
+// numbers, which is sound (a number only steers the search; only 0 and
+// infinity are results) and costs only search order.
+//
+// Threat rules at every node, each sound on its own and documented where it
+// is applied (evaluate): a line the side to move can complete wins; two
+// enemy threats lose; one enemy threat forces the block; a move making two
+// threats wins when the opponent has none; an attacker without a window
+// free of the defender's stones, or whose every such window needs more
+// stones than it has moves left, cannot win; of the dead cells (on no
+// window free of either side) one is tried; and a pairing of empty cells
+// covering every window of the attacker proves it cannot win (see
+// pairable).
+//
+// The pairings are what make k = 5 cheap: the empty 5x5 board has one (a
+// pair on each of its 12 lines), so 5,5,5 is a draw at the root, and deep
+// enough in the tree most positions of 6,6,5 and 7,7,5 have one; the
+// alpha-beta solver of package solve, without them, proves the same draws
+// with far more nodes or not at all (TestLadderProofNumbers in package
+// ladder compares them). A pairing is looked for only
+// where the attacker is to move: one where the defender is to move
+// survives every defender move (a stone on a pair kills the windows the
+// pair covered), so the first child entered finds it, one node later, and
+// the half of the searches that would fail are saved.
+//
+// Children are not evaluated when a node is expanded: a child is found in
+// the table, or starts at phi = 1 and delta = 1 if the move makes a threat
+// (the reply is forced), so that df-pn follows forcing lines first, as
+// threat-space search does; otherwise at the number of empty cells left,
+// times 1 + r/4 for the r-th move in the order of the window weights (as
+// the alpha-beta solver's, 11:3), so that df-pn searches the first moves
+// deeper before it turns to the others, which takes fewer nodes than the
+// same delta for all (BenchmarkProof775). Each node
+// keeps its children's numbers in a per-ply array and reads the table only
+// when it is entered; a child's search returns its numbers, so a table too
+// small to keep them never makes a node loop on stale ones.
+
+// MaxCells bounds the boards of the proof-number solver: every board
+// of the package, 8x8.
+const MaxCells = 64
+
+// proofInf is an infinite proof or disproof number: a result. Sums of
+// numbers saturate at proofInf-1, so infinity is never reached by adding.
+const proofInf = 1 << 31
+
+// Table is the transposition table of proof-number solvers: proof and
+// disproof numbers by question and canonical position, kept exactly (the
+// two bitboards), so that no collision can lend one position's numbers to
+// another. An entry is 32 bytes; a bucket holds 4 entries. A new position
+// replaces the entry of its bucket with the least work (nodes searched below
+// it), so a full table keeps the large subtrees, and the search goes on
+// when it is full: it only searches again what it forgot.
+//
+// Solvers of one table may search at the same time (Table.NewSolver on a
+// table from NewTable): each bucket is then read and written under one
+// of a fixed set of mutexes.
+type Table struct {
+	g       *mnk.Game
+	entries []proofEntry
+	mask    uint64 // bucket index mask
+	locks   []sync.Mutex
+	pairs   *pairTable // for the pairing searches of the solvers
+}
+
+// proofEntry is one entry. meta packs the work (low 32 bits), the best move
+// plus one in the canonical frame (8 bits), whether the attacker is X (bit
+// 40) and whether the entry is used (bit 41).
+type proofEntry struct {
+	x, o uint64
+	pd   uint64 // phi << 32 | delta
+	meta uint64
+}
+
+const (
+	proofBucket    = 4
+	proofEntrySize = 32
+	proofLocks     = 1024
+	metaAttX       = 1 << 40
+	metaUsed       = 1 << 41
+)
+
+// NewTable returns an empty table of at most ttBytes bytes (a power of
+// two of buckets, at least one) that solvers may share across goroutines.
+func NewTable(g *mnk.Game, ttBytes int) *Table {
+	t := newProofTable(g, ttBytes)
+	t.locks = make([]sync.Mutex, proofLocks)
+	return t
+}
+
+func newProofTable(g *mnk.Game, ttBytes int) *Table {
+	nb := 1
+	for nb*2*proofBucket*proofEntrySize <= ttBytes {
+		nb *= 2
+	}
+	return &Table{g: g, entries: make([]proofEntry, nb*proofBucket), mask: uint64(nb - 1), pairs: newPairTable(g)}
+}
+
+// Bytes returns the memory of the table.
+func (t *Table) Bytes() int { return len(t.entries) * proofEntrySize }
+
+// Entries returns the number of (question, position) pairs the table holds.
+// No solver of the table may be searching.
+func (t *Table) Entries() uint64 {
+	var n uint64
+	for i := range t.entries {
+		if t.entries[i].meta&metaUsed != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Clear empties the table. No solver of the table may be searching.
+func (t *Table) Clear() { clear(t.entries) }
+
+func (t *Table) bucket(x, o uint64, attX bool) uint64 {
+	h := x*0x9e3779b97f4a7c15 ^ o*0xc2b2ae3d27d4eb4f
+	if attX {
+		h ^= 0x165667b19e3779f9
+	}
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	return h & t.mask
+}
+
+// probe returns the numbers and best move (canonical frame, -1 if none) of
+// the question attX about the canonical position (x, o).
+func (t *Table) probe(x, o uint64, attX bool) (phi, delta uint32, move int, ok bool) {
+	b := t.bucket(x, o, attX)
+	if t.locks != nil {
+		l := &t.locks[b&(proofLocks-1)]
+		l.Lock()
+		defer l.Unlock()
+	}
+	want := uint64(metaUsed)
+	if attX {
+		want |= metaAttX
+	}
+	es := t.entries[b*proofBucket : b*proofBucket+proofBucket]
+	for i := range es {
+		e := &es[i]
+		if e.x == x && e.o == o && e.meta&(metaUsed|metaAttX) == want {
+			return uint32(e.pd >> 32), uint32(e.pd), int(e.meta>>32&0xff) - 1, true
+		}
+	}
+	return 0, 0, -1, false
+}
+
+// store records the numbers of the question attX about (x, o), the best
+// move (canonical frame, or -1) and the work just spent on it, added to the
+// work already recorded. A proven result is never replaced by numbers of
+// the same position (another solver of the table may have proven it
+// meanwhile).
+func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work uint64) {
+	b := t.bucket(x, o, attX)
+	if t.locks != nil {
+		l := &t.locks[b&(proofLocks-1)]
+		l.Lock()
+		defer l.Unlock()
+	}
+	want := uint64(metaUsed)
+	if attX {
+		want |= metaAttX
+	}
+	es := t.entries[b*proofBucket : b*proofBucket+proofBucket]
+	victim, vwork := 0, uint64(1<<33)
+	for i := range es {
+		e := &es[i]
+		if e.x == x && e.o == o && e.meta&(metaUsed|metaAttX) == want {
+			if p, d := uint32(e.pd>>32), uint32(e.pd); p == 0 || d == 0 {
+				if invariants.Enabled && (phi == 0 && p != 0 || delta == 0 && d != 0) {
+					panic(fmt.Sprintf("pns: proof numbers (%d, %d) replace (%d, %d)", phi, delta, p, d))
+				}
+				phi, delta = p, d
+			}
+			work += e.meta & 0xffffffff
+			if move < 0 {
+				move = int(e.meta>>32&0xff) - 1
+			}
+			victim = i
+			break
+		}
+		w := e.meta & 0xffffffff
+		if e.meta&metaUsed == 0 {
+			w = 0
+		}
+		if w < vwork {
+			victim, vwork = i, w
+		}
+	}
+	meta := want | uint64(move+1)<<32 | min(work, 0xffffffff)
+	es[victim] = proofEntry{x: x, o: o, pd: uint64(phi)<<32 | uint64(delta), meta: meta}
+}
+
+// Solver computes exact values with proof-number search. It keeps its
+// table across calls. A Solver is not safe for concurrent use;
+// solvers sharing a table (NewTable, Table.NewSolver) are.
+type Solver struct {
+	g    *mnk.Game
+	k1   int
+	tt   *Table
+	attX bool // the question: does X win (else O)?
+
+	pos mnk.Position
+	im  [8]mnk.Position
+	ply int
+
+	nodes, limit uint64
+	ctx          context.Context
+	abort        bool
+	limited      bool
+	rootPhi      uint32
+	rootDelta    uint32
+
+	moves     [65][64]int8
+	phi       [65][64]uint32
+	delta     [65][64]uint32
+	seen      [65][64]bool // the child is in the table
+	scores    [64]int32
+	cellScore [64]int32
+	threats   [256]uint64 // windows one stone short of a threat, by the side to move: at most all (210 on 8,8,2)
+
+	// Pairing search state: the empty cells, the pair chosen at each
+	// level (the pairing found is pairs[:pairLen]), the steps taken.
+	pairEmpty uint64
+	pairs     [32]uint64
+	pairLen   int
+	pairSteps int
+}
+
+const (
+	// pairWords is the size of the bitsets of windows of the pairing
+	// search: 256 windows, more than any board has (8,8,2 has 210).
+	pairWords    = 4
+	pairMaxPairs = 28 // pairs of a window of 8 cells
+	// pairBudget bounds the steps of one pairing search: the search is
+	// complete within it, and gives up (no pairing found) past it. Most
+	// searches that succeed take a step per pair (15 to 20 on 7x7); a
+	// larger budget finds more pairings, and so takes fewer nodes, at a
+	// higher cost per node. 256 is where the 8-wide boards, whose nodes
+	// cost the most, are quickest, and costs the 7-wide ones nothing
+	// (BenchmarkProof775, BenchmarkProof785).
+	pairBudget = 256
+)
+
+// New returns a solver for g with a table of its own of at most
+// ttBytes bytes (see NewTable).
+func New(g *mnk.Game, ttBytes int) *Solver {
+	return newProofTable(g, ttBytes).NewSolver()
+}
+
+// NewSolver returns a solver that consults and fills t.
+func (t *Table) NewSolver() *Solver {
+	g := t.g
+	return &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
+}
+
+// Table returns the solver's table.
+func (s *Solver) Table() *Table { return s.tt }
+
+// Clear empties the table. No other solver of the table may be searching.
+func (s *Solver) Clear() { s.tt.Clear() }
+
+// Nodes returns the number of calls of the search function so far (all
+// calls, both questions).
+func (s *Solver) Nodes() uint64 { return s.nodes }
+
+// SetNodeLimit makes a search stop, with ErrNodeLimit, once Nodes reaches
+// n (0: no limit).
+func (s *Solver) SetNodeLimit(n uint64) {
+	if n == 0 {
+		n = ^uint64(0)
+	}
+	s.limit = n
+}
+
+// RootNumbers returns the proof and disproof numbers of the root of the
+// last question asked, for its attacker: (0, inf) proven, (inf, 0)
+// disproven, else where a stopped search left them. Infinity is 2^31.
+func (s *Solver) RootNumbers() (proof, disproof uint32) { return s.rootPhi, s.rootDelta }
+
+// Solve returns the exact value of p for the side to move. p must be valid.
+// It returns ErrNodeLimit or ctx's error if the search stops first.
+func (s *Solver) Solve(ctx context.Context, p mnk.Position) (mnk.Value, error) {
+	switch s.g.Status(p) {
+	case mnk.XWin, mnk.OWin:
+		return mnk.Loss, nil
+	case mnk.Draw:
+		return mnk.Drawn, nil
+	}
+	xToMove := p.XToMove()
+	win, err := s.Prove(ctx, p, xToMove)
+	if err != nil || win {
+		return mnk.Win, err
+	}
+	loss, err := s.Prove(ctx, p, !xToMove)
+	if err != nil {
+		return 0, err
+	}
+	if loss {
+		return mnk.Loss, nil
+	}
+	return mnk.Drawn, nil
+}
+
+// Prove answers one binary question: does X (xWins) or O win from p, which
+// must be valid and not over, against every defence? It returns ErrNodeLimit
+// or ctx's error if the search stops first.
+func (s *Solver) Prove(ctx context.Context, p mnk.Position, xWins bool) (bool, error) {
+	if st := s.g.Status(p); st != mnk.Ongoing {
+		return st == mnk.XWin && xWins || st == mnk.OWin && !xWins, nil
+	}
+	s.ctx, s.abort, s.limited = ctx, false, false
+	s.attX = xWins
+	s.set(p)
+	attMover := xWins == p.XToMove()
+	canon, _ := s.canonical()
+	phi, delta, _, ok := s.tt.probe(canon.X, canon.O, s.attX)
+	if !ok || phi != 0 && delta != 0 {
+		phi, delta = s.mid(proofInf, proofInf, ok)
+	}
+	if !attMover {
+		phi, delta = delta, phi
+	}
+	s.rootPhi, s.rootDelta = phi, delta
+	if s.abort {
+		if s.limited {
+			return false, mnk.ErrNodeLimit
+		}
+		return false, ctx.Err()
+	}
+	return phi == 0, nil
+}
+
+// MoveValues returns the exact value of every legal move of p (which must
+// be valid and not over), in increasing cell order.
+func (s *Solver) MoveValues(ctx context.Context, p mnk.Position) ([]mnk.MoveValue, error) {
+	return exact.Moves(ctx, s.g, p, s.Solve)
+}
+
+// PV returns a principal variation from p, whose exact value for the side
+// to move is v (see solve.Solver.PV). At each ply it tries first the move with
+// which the table proved the side to move's goal: the line follows the
+// proof, and most of its positions are found proven. Which proof the table
+// holds depends on what its solvers searched before, so another run may
+// give another line of the same value. (The first move in an order fixed
+// by the position that keeps the value would not: but off the proof, the
+// line's positions are proven anew, at several times the cost of the
+// proof.)
+func (s *Solver) PV(ctx context.Context, p mnk.Position, v mnk.Value) ([]int, error) {
+	return exact.PV(ctx, s.g, p, v, s.Solve, s.bestMove)
+}
+
+// bestMove returns, in p's frame, the move with which the side to move
+// reached its goal in one of the questions the table has proven about p,
+// or -1: the winning move if p is won, a move that keeps the opponent from
+// winning if it is drawn.
+func (s *Solver) bestMove(p mnk.Position) int {
+	best, bs := s.g.CanonicalSym(p)
+	for _, attX := range [2]bool{p.XToMove(), !p.XToMove()} {
+		if phi, _, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && phi == 0 {
+			return int(s.g.UnmapCell(bs, m))
+		}
+	}
+	return -1
+}
+
+func (s *Solver) set(p mnk.Position) {
+	s.pos, s.ply = p, p.Ply()
+	im, n := s.g.Images(p)
+	s.im = im
+	for i := n; i < 8; i++ {
+		s.im[i] = mnk.Position{}
+	}
+}
+
+// canonical returns the least image of the current position and its
+// symmetry.
+func (s *Solver) canonical() (mnk.Position, int) {
+	best, bs := s.im[0], 0
+	for i := 1; i < s.g.NumSymmetries(); i++ {
+		if q := s.im[i]; q.X < best.X || q.X == best.X && q.O < best.O {
+			best, bs = q, i
+		}
+	}
+	return best, bs
+}
+
+func (s *Solver) make(cell int) {
+	g := s.g
+	if s.ply&1 == 0 {
+		s.pos.X |= 1 << uint(cell)
+		for i := range g.NumSymmetries() {
+			s.im[i].X |= 1 << uint(g.MapCell(i, cell))
+		}
+	} else {
+		s.pos.O |= 1 << uint(cell)
+		for i := range g.NumSymmetries() {
+			s.im[i].O |= 1 << uint(g.MapCell(i, cell))
+		}
+	}
+	s.ply++
+}
+
+func (s *Solver) unmake(cell int) {
+	g := s.g
+	s.ply--
+	if s.ply&1 == 0 {
+		s.pos.X &^= 1 << uint(cell)
+		for i := range g.NumSymmetries() {
+			s.im[i].X &^= 1 << uint(g.MapCell(i, cell))
+		}
+	} else {
+		s.pos.O &^= 1 << uint(cell)
+		for i := range g.NumSymmetries() {
+			s.im[i].O &^= 1 << uint(g.MapCell(i, cell))
+		}
+	}
+}
+
+// won and lost are the numbers of a node whose side to move reaches, or
+// cannot reach, its goal.
+const (
+	wonPhi, wonDelta   = 0, proofInf
+	lostPhi, lostDelta = proofInf, 0
+)
+
+// evaluate applies the rules to the current position (the last move made
+// no line); seen says the table holds it undecided, so that a pairing
+// search has failed on it, or on one of its images, before. It returns the numbers of a decided node and n = 0, or the n
+// moves worth searching in s.moves[ply] with the starting numbers of their
+// children in s.phi[ply] and s.delta[ply].
+func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
+	g := s.g
+	me, them := s.pos.X, s.pos.O
+	if s.ply&1 == 1 {
+		me, them = them, me
+	}
+	attMover := s.attX == (s.ply&1 == 0)
+	empty := g.Mask() &^ (me | them)
+	if empty == 0 {
+		// A full board is a draw: the attacker has not won.
+		if attMover {
+			return lostPhi, lostDelta, 0
+		}
+		return wonPhi, wonDelta, 0
+	}
+	var oppThreat, live uint64
+	k1 := s.k1
+	// The fewest stones a window free of the other side lacks: 65 if there
+	// is none, more than any side can still place.
+	meNeed, themNeed := 65, 65
+	nt := 0
+	for _, w := range g.Windows() {
+		a, b := w&me, w&them
+		if b == 0 {
+			live |= w
+			ca := bits.OnesCount64(a)
+			switch ca {
+			case k1:
+				// A line the side to move completes at once: its win, so
+				// its goal (the attacker's win, or the defender's denial
+				// of it) is reached.
+				return wonPhi, wonDelta, 0
+			case k1 - 1:
+				s.threats[nt] = w &^ me
+				nt++
+			}
+			meNeed = min(meNeed, g.K-ca)
+		}
+		if a == 0 {
+			live |= w
+			cb := bits.OnesCount64(b)
+			if cb == k1 {
+				oppThreat |= w &^ them
+			}
+			themNeed = min(themNeed, g.K-cb)
+		}
+	}
+	if oppThreat&(oppThreat-1) != 0 {
+		// Two cells where the opponent completes a line: one block is not
+		// enough, and the side to move has no line to complete first. The
+		// opponent wins, so the side to move's goal fails whichever side
+		// it is.
+		return lostPhi, lostDelta, 0
+	}
+	// The attacker cannot win if it has no window free of the defender's
+	// stones, or if each of them lacks more stones than the attacker will
+	// still place (half the empty cells, rounded up if it is to move).
+	e := bits.OnesCount64(empty)
+	attNeed, attMoves := themNeed, e/2
+	if attMover {
+		attNeed, attMoves = meNeed, (e+1)/2
+	}
+	if attNeed > attMoves {
+		if attMover {
+			return lostPhi, lostDelta, 0
+		}
+		return wonPhi, wonDelta, 0
+	}
+	if oppThreat == 0 && nt > 1 {
+		// A move on two windows that each lack only it and one more cell,
+		// two different cells, makes two threats; the opponent, with no
+		// line to complete at once, cannot block both.
+		for i := 1; i < nt; i++ {
+			for j := range i {
+				if s.threats[i]&s.threats[j] != 0 && s.threats[i] != s.threats[j] {
+					return wonPhi, wonDelta, 0
+				}
+			}
+		}
+	}
+	if attMover && !seen && s.pairable(them, empty) {
+		return lostPhi, lostDelta, 0
+	}
+
+	ply := s.ply
+	moves := &s.moves[ply]
+	cp, cd := &s.phi[ply], &s.delta[ply]
+	if oppThreat != 0 {
+		moves[0] = int8(bits.TrailingZeros64(oppThreat))
+		cp[0], cd[0] = 1, uint32(e-1)
+		return 0, 0, 1
+	}
+	// A move on a window lacking two stones of the side to move makes a
+	// threat: the reply is forced.
+	var makes uint64
+	for i := range nt {
+		makes |= s.threats[i]
+	}
+	// A cell on no window free of either side's stones is dead: a stone
+	// there can never be part of a line, so every move to a dead cell leads
+	// to a position of the same value, and one of them is searched.
+	dead := empty &^ live
+	dead &^= dead & -dead
+	cs := &s.cellScore
+	order.Weights(cs, g.Windows(), me, them, empty, 11, 3)
+	sc := &s.scores
+	for m := empty &^ dead; m != 0; m &= m - 1 {
+		c := int8(bits.TrailingZeros64(m))
+		n = order.Insert(moves, sc, n, c, cs[c])
+	}
+	for i := range n {
+		cp[i], cd[i] = 1, uint32((e-1)*(4+i)/4)
+		if makes>>uint(moves[i])&1 != 0 {
+			cd[i] = 1
+		}
+	}
+	return 0, 0, n
+}
+
+// pairable reports whether the defender, whose stones are def, has a
+// pairing strategy: disjoint pairs of empty cells such that every window
+// free of the defender's stones holds both cells of a pair.
+// Then whenever the attacker plays a cell of a pair, the defender takes the
+// other (it is still empty: the pairs are disjoint), and plays anywhere
+// otherwise; every window of the attacker then gets a defender's stone
+// before the attacker can fill it, so the attacker never completes a line,
+// whoever is to move and whatever else happens (a line of the defender's
+// only ends the game sooner). The search for pairs is complete within
+// pairBudget steps and gives up after them: a "no" is not a proof of
+// anything and only means the search goes on.
+func (s *Solver) pairable(def, empty uint64) bool {
+	pt := s.tt.pairs
+	if pt == nil {
+		return false // too many windows
+	}
+	var open [pairWords]uint64
+	n := 0
+	for i, w := range s.g.Windows() {
+		if w&def != 0 {
+			continue
+		}
+		if e := w & empty; e&(e-1) == 0 {
+			return false // fewer than two empty cells: no pair fits
+		}
+		open[i>>6] |= 1 << uint(i&63)
+		n++
+	}
+	if n >= bits.OnesCount64(empty) {
+		// At least as many open windows as empty cells: a pairing is
+		// rare there (not impossible), and on 8x8 nearly every such
+		// search would fail after the full budget (BenchmarkProof885Budget).
+		// Skipping a search is always sound.
+		return false
+	}
+	s.pairSteps, s.pairEmpty = 0, empty
+	return s.pairSearch(0, open, 0)
+}
+
+// pairSearch covers the windows open (a set of indexes in g.windows) with
+// disjoint pairs of empty cells avoiding the cells used: it takes the
+// window with the fewest free cells (every solution covers it with a pair
+// of its own cells), of those the one whose free cells the most open
+// windows need, and tries each pair in it: those covering the most open
+// windows first, then those whose cells the fewest other open windows
+// need. The two tie-breaks find within the budget pairings that the first
+// window of fewest free cells, with its pairs by coverage alone, misses,
+// and so save nodes and time (BenchmarkProof775).
+func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
+	pt, ws := s.tt.pairs, s.g.Windows()
+	best, bestFree, bestD := -1, 65, 0
+	for wi := range pairWords {
+		for m := open[wi]; m != 0; m &= m - 1 {
+			i := wi<<6 | bits.TrailingZeros64(m)
+			f := bits.OnesCount64(ws[i] & s.pairEmpty &^ used)
+			if f > bestFree {
+				continue
+			}
+			d := 0 // the open windows through its free cells
+			for c := ws[i] & s.pairEmpty &^ used; c != 0; c &= c - 1 {
+				cw := &pt.cellWins[bits.TrailingZeros64(c)]
+				for wj := range pairWords {
+					d += bits.OnesCount64(open[wj] & cw[wj])
+				}
+			}
+			if f < bestFree || d > bestD {
+				best, bestFree, bestD = i, f, d
+			}
+		}
+	}
+	if best < 0 {
+		s.pairLen = lv
+		return true
+	}
+	if bestFree < 2 {
+		return false // the last pair left a window without one
+	}
+	s.pairSteps++
+	if s.pairSteps > pairBudget || lv == len(s.pairs) {
+		return false
+	}
+	free := ws[best] & s.pairEmpty &^ used
+	var pairs [pairMaxPairs]uint16 // indexes in pt.wins
+	var cells [pairMaxPairs]uint64
+	var cover [pairMaxPairs]int
+	np := 0
+	for a := free; a != 0; a &= a - 1 {
+		ca := bits.TrailingZeros64(a)
+		for b := a & (a - 1); b != 0; b &= b - 1 {
+			cb := bits.TrailingZeros64(b)
+			pi := pt.index[ca][cb] // both cells are in window best
+			c := 0
+			for wi := range pairWords {
+				c += bits.OnesCount64(open[wi] & pt.wins[pi][wi])
+			}
+			// Coverage first (at most 96 windows), then fewer other
+			// windows through the two cells.
+			d := 0
+			for wi := range pairWords {
+				rest := open[wi] &^ pt.wins[pi][wi]
+				d += bits.OnesCount64(rest & pt.cellWins[ca][wi])
+				d += bits.OnesCount64(rest & pt.cellWins[cb][wi])
+			}
+			c = c<<8 - d
+			j := np
+			for j > 0 && cover[j-1] < c {
+				pairs[j], cells[j], cover[j] = pairs[j-1], cells[j-1], cover[j-1]
+				j--
+			}
+			pairs[j], cells[j], cover[j] = pi, 1<<uint(ca)|1<<uint(cb), c
+			np++
+		}
+	}
+	for i := range np {
+		next := open
+		for wi := range pairWords {
+			next[wi] &^= pt.wins[pairs[i]][wi]
+		}
+		s.pairs[lv] = cells[i]
+		if s.pairSearch(lv+1, next, used|cells[i]) {
+			return true
+		}
+		if s.pairSteps > pairBudget {
+			return false
+		}
+	}
+	return false
+}
+
+// pairTable holds, for every two cells on a common window, the windows
+// (indexes in g.windows, as a bitset) that hold both: what one pair
+// covers; and for every cell the windows through it. With it a step of the
+// pairing search costs a few ANDs and popcounts per window instead of a
+// scan of the window list per pair.
+type pairTable struct {
+	index    [64][64]uint16 // index[a][b], a < b: the pair's entry in wins
+	wins     [][pairWords]uint64
+	cellWins [64][pairWords]uint64
+}
+
+// newPairTable returns the pair table of g, or nil if g has more windows
+// than a bitset holds.
+func newPairTable(g *mnk.Game) *pairTable {
+	if len(g.Windows()) > pairWords*64 {
+		return nil
+	}
+	pt := &pairTable{wins: make([][pairWords]uint64, 1)} // entry 0: no window
+	for i, w := range g.Windows() {
+		for m := w; m != 0; m &= m - 1 {
+			pt.cellWins[bits.TrailingZeros64(m)][i>>6] |= 1 << uint(i&63)
+		}
+	}
+	for a := range 64 {
+		for b := a + 1; b < 64; b++ {
+			var set [pairWords]uint64
+			any := false
+			for i, w := range g.Windows() {
+				if w>>uint(a)&1 != 0 && w>>uint(b)&1 != 0 {
+					set[i>>6] |= 1 << uint(i&63)
+					any = true
+				}
+			}
+			if any {
+				pt.index[a][b] = uint16(len(pt.wins))
+				pt.wins = append(pt.wins, set)
+			}
+		}
+	}
+	return pt
+}
+
+// pollMaskPNS sets how often the search polls its context: every 2^12
+// nodes. A node reads the table for each of its children, so it costs
+// several alpha-beta nodes, and polls come about as often in time as the
+// alpha-beta solver's every 2^14.
+const pollMaskPNS = 1<<12 - 1
+
+// mid searches the current position (ongoing, the last move made no line)
+// until its phi reaches thPhi or its delta thDelta, and returns them; known
+// says the table holds the position.
+func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
+	if s.nodes == s.limit {
+		s.abort, s.limited = true, true
+		return 1, 1
+	}
+	s.nodes++
+	if s.nodes&pollMaskPNS == 0 && s.ctx.Err() != nil {
+		s.abort = true
+	}
+	if s.abort {
+		return 1, 1
+	}
+	start := s.nodes
+	canon, sym := s.canonical()
+	phi, delta, n := s.evaluate(known)
+	if n == 0 {
+		s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1)
+		return phi, delta
+	}
+	g, ply := s.g, s.ply
+	moves, cp, cd, seen := &s.moves[ply], &s.phi[ply], &s.delta[ply], &s.seen[ply]
+	xToMove := ply&1 == 0
+	for i := range n {
+		c := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
+		var p, d uint32
+		if p, d, _, seen[i] = s.tt.probe(c.X, c.O, s.attX); seen[i] {
+			cp[i], cd[i] = p, d
+		}
+	}
+	best := 0
+	for {
+		// phi = min delta(c), delta = sum phi(c) (saturating below
+		// infinity unless a child's phi is infinite).
+		best = 0
+		d1, d2 := uint32(proofInf), uint32(proofInf)
+		var sum uint64
+		inf := false
+		for i := range n {
+			if d := cd[i]; d < d1 {
+				d2, d1, best = d1, d, i
+			} else if d < d2 {
+				d2 = d
+			}
+			if cp[i] == proofInf {
+				inf = true
+			}
+			sum += uint64(cp[i])
+		}
+		phi = d1
+		switch {
+		case inf:
+			delta = proofInf
+		case sum >= proofInf:
+			delta = proofInf - 1
+		default:
+			delta = uint32(sum)
+		}
+		if phi >= thPhi || delta >= thDelta || phi == 0 || delta == 0 {
+			break
+		}
+		// The child's phi may grow by what the parent's delta has left;
+		// its delta up to the second best's times 1+1/4 (at least one
+		// more), or the parent's phi threshold.
+		cth := uint64(thDelta) - uint64(delta) + uint64(cp[best])
+		childPhi := uint32(min(cth, proofInf))
+		childDelta := uint32(min(uint64(thPhi), uint64(d2)+1+uint64(d2)/4, proofInf))
+		c := int(moves[best])
+		s.make(c)
+		cp[best], cd[best] = s.mid(childPhi, childDelta, seen[best])
+		seen[best] = true
+		s.unmake(c)
+		if s.abort {
+			return phi, delta
+		}
+	}
+	s.tt.store(canon.X, canon.O, s.attX, phi, delta, int(g.MapCell(sym, int(moves[best]))), s.nodes-start+1)
+	return phi, delta
+}
+
+// pairing returns a pairing of the defender (X if defX) at p, found by the
+// pairing search on each image of p in turn, since an image can succeed
+// where another fails within the budget: the pairs as sets of two cells in
+// p's frame, or false.
+func (s *Solver) pairing(p mnk.Position, defX bool) ([]uint64, bool) {
+	g := s.g
+	im, n := g.Images(p)
+	for sym := range n {
+		q := im[sym]
+		def := q.O
+		if defX {
+			def = q.X
+		}
+		if !s.pairable(def, g.Empty(q)) {
+			continue
+		}
+		pairs := make([]uint64, s.pairLen)
+		for i, pr := range s.pairs[:s.pairLen] {
+			for m := pr; m != 0; m &= m - 1 {
+				pairs[i] |= 1 << uint(g.UnmapCell(sym, bits.TrailingZeros64(m)))
+			}
+		}
+		return pairs, true
+	}
+	return nil, false
+}
