@@ -70,7 +70,10 @@ func TestBrowserJobs(t *testing.T) {
 		chromedp.Click("#submit"),
 		chromedp.WaitVisible("#state .state-running"))
 	b.screenshot("running")
-	b.run("cancel it", chromedp.Click("#cancel"), chromedp.WaitVisible("#state .state-cancelled"))
+	// The badge follows the record's event; the report's text follows
+	// the job's detail, read after it: wait for both.
+	b.run("cancel it", chromedp.Click("#cancel"), chromedp.WaitVisible("#state .state-cancelled"),
+		chromedp.WaitVisible(`//div[@id="report-body"]/p[contains(., "cancelled")]`))
 	if msg := b.text("#report-body"); !strings.Contains(msg, "cancelled") {
 		t.Errorf("report of a cancelled job %q, want it to say the job was cancelled", msg)
 	}
