@@ -16,6 +16,7 @@ var versionLine = regexp.MustCompile(`^analyze version (\(devel\)|v\S+), ` +
 	`(revision ([0-9a-f]{40})( \([-0-9T:Z]+\))?(, modified)?|revision unknown \(built without VCS information\)), go1\.\S+\n$`)
 
 func TestVersion(t *testing.T) {
+	runsBinaries(t)
 	out, stderr, code := sudokuRun(t, "--version")
 	if code != 0 || !versionLine.MatchString(out) {
 		t.Errorf("analyze --version: exit %d, stdout %q, stderr %q; want exit 0 and a line matching %s", code, out, stderr, versionLine)
@@ -56,6 +57,7 @@ func TestVersion(t *testing.T) {
 // a command, a subcommand and a flag by asking analyze. zsh's are a
 // subtest, skipped (naming zsh) where it is not installed.
 func TestCompletion(t *testing.T) {
+	runsBinaries(t)
 	for shell, want := range map[string][]string{
 		"bash": {"complete -o bashdefault -o default -F _analyze_complete analyze", "--generate-bash-completion"},
 		"zsh":  {"#compdef analyze", "compdef _analyze analyze", "--generate-bash-completion"},
