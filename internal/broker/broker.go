@@ -23,7 +23,8 @@
 //	stream WOPR_TASKS    work queue, subjects wopr.tasks.<job>.<task>, one durable
 //	                     pull consumer "workers" shared by every worker
 //	stream WOPR_RESULTS  work queue, subjects wopr.results.<job>, one durable pull
-//	                     consumer "coordinator"
+//	                     consumer "coordinator"; a result too big for a message
+//	                     comes as several, its parts (parts.go)
 //	stream WOPR_DEAD     captures the MAX_DELIVERIES advisories of "workers"
 //	                     (consumer "coordinator-dead")
 //	KV     wopr_jobs     one record per job: spec, state, progress, report

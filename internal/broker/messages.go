@@ -13,7 +13,8 @@ import (
 
 // Tasks and results travel with their fields as headers and their payload
 // or data as the message body, as it is: no encoding of a payload (which
-// may be 250 KB of puzzles) inside another.
+// may be 250 KB of puzzles) inside another. A result whose data does not
+// fit one message travels as several, its parts (see part).
 
 // Header names of task and result messages.
 const (
@@ -26,6 +27,10 @@ const (
 	hdrCacheHits = "Wopr-Cache-Hits"
 	hdrSeconds   = "Wopr-Seconds"
 	hdrCheck     = "Wopr-Check"
+	hdrAttempt   = "Wopr-Attempt"
+	hdrPart      = "Wopr-Part"
+	hdrParts     = "Wopr-Parts"
+	hdrSize      = "Wopr-Size"
 )
 
 // ErrMalformed is returned for a task or result message that is not one.
@@ -96,4 +101,57 @@ func decodeResult(h nats.Header, data []byte) (job.Result, error) {
 	}
 	r.Seconds, _ = strconv.ParseFloat(h.Get(hdrSeconds), 64)
 	return r, nil
+}
+
+// part says which piece of a result's data a result message carries, when
+// the data does not fit one message: piece index of count, in order, of
+// size bytes in all, sent by one attempt at publishing the result (an id
+// drawn for each call of Work.PublishResult, so that the parts of two runs
+// of a task, which may differ, never mix). Each part carries the result's
+// other fields too. The zero value (count 0): the message carries the
+// whole result.
+type part struct {
+	attempt string
+	index   int
+	count   int
+	size    int
+}
+
+// maxResultSize bounds the data of a result in parts, which the
+// coordinator gathers in memory: a part that says more is refused before
+// anything is kept.
+const maxResultSize = 1 << 30
+
+// encodePart builds the message of part p of result r, whose Data is the
+// part's piece.
+func encodePart(r job.Result, p part) *nats.Msg {
+	m := encodeResult(r)
+	m.Header.Set(hdrAttempt, p.attempt)
+	m.Header.Set(hdrPart, strconv.Itoa(p.index))
+	m.Header.Set(hdrParts, strconv.Itoa(p.count))
+	m.Header.Set(hdrSize, strconv.Itoa(p.size))
+	return m
+}
+
+// decodePart reads which part of a result a result message carries: the
+// zero value for one that carries the whole result. A part names its
+// attempt, its index among count parts (at least one), and the size of
+// the whole, which they can hold and which its own data does not pass.
+func decodePart(h nats.Header, data []byte) (part, error) {
+	attempt, index, count, size := h.Get(hdrAttempt), h.Get(hdrPart), h.Get(hdrParts), h.Get(hdrSize)
+	if attempt == "" && index == "" && count == "" && size == "" {
+		return part{}, nil
+	}
+	p := part{attempt: attempt}
+	var errIndex, errCount, errSize error
+	p.index, errIndex = strconv.Atoi(index)
+	p.count, errCount = strconv.Atoi(count)
+	p.size, errSize = strconv.Atoi(size)
+	if !tasks.ValidID(attempt) || errIndex != nil || errCount != nil || errSize != nil ||
+		p.count < 1 || p.index < 0 || p.index >= p.count || p.size < 0 || p.size > maxResultSize ||
+		p.count > max(p.size, 1) || len(data) > p.size {
+		return part{}, fmt.Errorf("%w: part headers attempt %q part %q of %q, size %q, with %d bytes",
+			ErrMalformed, attempt, index, count, size, len(data))
+	}
+	return p, nil
 }

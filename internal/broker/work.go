@@ -2,9 +2,12 @@ package broker
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,6 +24,12 @@ type Work struct {
 	tasks   jetstream.Stream
 	results jetstream.Stream
 	dead    jetstream.Stream
+
+	// The bounds of the parts ConsumeResults holds (zero: assemblyLimit,
+	// staleAfter), and its assembler while it runs: for tests.
+	assemblyLimit int
+	staleAfter    time.Duration
+	assembling    atomic.Pointer[assembler]
 }
 
 // EnsureConsumers creates the durable consumers (the coordinator's job).
@@ -173,17 +182,55 @@ func (w *Work) ObserveTasks(ctx context.Context, f func(job.Task)) error {
 }
 
 // PublishResult sends a task's result to the coordinator and waits for
-// JetStream to store it, sending it again while the server does not
-// answer. (A result stored twice is merged once.)
+// JetStream to store it, sending again what the server does not answer.
+// (A result stored twice is merged once.) A result whose data does not fit
+// one message goes as several, its parts, each with the result's fields
+// and which piece of the data it carries, of an attempt of its own (see
+// part); it returns once every part is stored, within partsWithin: a
+// worker acknowledges its task only then.
 func (w *Work) PublishResult(ctx context.Context, r job.Result) error {
-	msg := encodeResult(r)
-	if err := w.c.request(ctx, func(ctx context.Context) error {
-		_, err := w.c.js.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
-		return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
+	room := w.resultRoom()
+	if len(r.Data) <= room {
+		msg := encodeResult(r)
+		if err := w.c.request(ctx, func(ctx context.Context) error {
+			_, err := w.c.js.PublishMsg(ctx, msg)
+			return err
+		}); err != nil {
+			return fmt.Errorf("publish result %s/%s: %w", r.Job, r.Task, err)
+		}
+		return nil
+	}
+	if len(r.Data) > maxResultSize {
+		return fmt.Errorf("publish result %s/%s: %d bytes, more than a result may carry (%d)", r.Job, r.Task, len(r.Data), maxResultSize)
+	}
+	ctx, cancel := context.WithTimeout(ctx, partsWithin)
+	defer cancel()
+	p := part{attempt: rand.Text(), count: (len(r.Data) + room - 1) / room, size: len(r.Data)}
+	for i := range p.count {
+		p.index = i
+		piece := r
+		piece.Data = r.Data[i*room : min((i+1)*room, len(r.Data))]
+		msg, id := encodePart(piece, p), p.attempt+"/"+strconv.Itoa(i)
+		if err := w.c.request(ctx, func(ctx context.Context) error {
+			_, err := w.c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
+			return err
+		}); err != nil {
+			return fmt.Errorf("publish result %s/%s: part %d of %d: %w", r.Job, r.Task, i+1, p.count, err)
+		}
 	}
 	return nil
+}
+
+// resultHeadroom is what the message of a result or of a part holds
+// besides its data: the headers, a few hundred bytes (a failure's reason
+// travels without data).
+const resultHeadroom = 4 << 10
+
+// resultRoom is the data that the message of a result or of a part holds:
+// the server's max_payload, headers included, less their headroom.
+func (w *Work) resultRoom() int {
+	limit := int(w.c.nc.MaxPayload())
+	return max(limit-resultHeadroom, limit/2)
 }
 
 // TaskSource is the work queue as a worker takes tasks from it.
@@ -267,23 +314,58 @@ func (d delivery) Terminate(reason string) error { return d.msg.TermWithReason(r
 
 // ConsumeResults calls handle with each task result sent to the
 // coordinator, one at a time, until ctx ends; a result is acknowledged
-// when handle returns. Messages that are not results are logged and
-// dropped.
+// when handle returns. The parts of a result too big for one message are
+// acknowledged as they come and kept until the result is whole (see
+// parts.go): handle is called once with each attempt's result, whole,
+// never with parts of two attempts. Messages that are not results are
+// logged and dropped.
 func (w *Work) ConsumeResults(ctx context.Context, handle func(job.Result)) error {
 	cons, err := w.consumer(ctx, w.results, coordConsumer)
 	if err != nil {
 		return err
 	}
+	limit, stale := w.assemblyLimit, w.staleAfter
+	if limit <= 0 {
+		limit = assemblyLimit
+	}
+	if stale <= 0 {
+		stale = staleAfter
+	}
+	asm := newAssembler(w.c.log, limit, stale)
+	w.assembling.Store(asm)
+	defer w.assembling.Store(nil)
 	return w.consume(ctx, cons, func(msg jetstream.Msg) {
 		r, err := decodeResult(msg.Headers(), msg.Data())
+		var p part
+		if err == nil {
+			p, err = decodePart(msg.Headers(), msg.Data())
+		}
 		if err != nil {
 			w.c.log.Warn("dropping a message that is not a result", "subject", msg.Subject(), "err", err)
 			_ = msg.Term()
 			return
 		}
-		handle(r)
+		stored, now := storedAt(msg), time.Now()
+		if p.count == 0 {
+			asm.whole(r, stored, now)
+			handle(r)
+			_ = msg.Ack()
+			return
+		}
 		_ = msg.Ack()
+		if whole, ok := asm.add(r, p, stored, now); ok {
+			handle(whole)
+		}
 	})
+}
+
+// storedAt is when the server stored msg (the zero time if it does not
+// say).
+func storedAt(msg jetstream.Msg) time.Time {
+	if meta, err := msg.Metadata(); err == nil {
+		return meta.Timestamp
+	}
+	return time.Time{}
 }
 
 // ConsumeDead calls handle with each task that reached MaxDeliver (its

@@ -178,7 +178,12 @@ func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
 // publishUnfinished publishes each task of r that is not merged: one whose
 // result is in the cache is merged from there instead, and on a resumed
 // job one still in the work queue (or with a worker) is left there: a task
-// that is neither merged nor queued was lost with the previous life.
+// that is neither merged nor queued was lost with the previous life. Its
+// worker acknowledged it once its result was stored, and that life
+// acknowledged the result, or the parts of one too big for a message (as
+// they came, keeping them until it was whole: broker.Work.ConsumeResults),
+// but never merged it, or dropped it, or merged it without its store
+// writing that down.
 func (c *Coordinator) publishUnfinished(r *run) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()

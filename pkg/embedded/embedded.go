@@ -52,7 +52,11 @@ type Options struct {
 	Accept func(jobID string) bool
 	// Queue overrides the JetStream settings (zero value: defaults).
 	Queue *broker.Config
-	Log   *slog.Logger
+	// MaxPayload, if set, is the largest message the NATS server takes, in
+	// bytes (0: its default, 1 MB); tests make it small, so that task
+	// results travel in parts.
+	MaxPayload int32
+	Log        *slog.Logger
 	// Metrics, if set, counts what the coordinator and the worker do, and
 	// samples the work queue (see Cluster.Ready for /readyz).
 	Metrics *metrics.Registry
@@ -125,6 +129,12 @@ func (c *Cluster) Resume(ctx context.Context, id string) error {
 // NewServer starts a NATS server with JetStream storing under dir. With an
 // empty listen address it accepts in-process connections only.
 func NewServer(dir, listen string) (*server.Server, error) {
+	return newServer(dir, listen, 0)
+}
+
+// newServer starts a NATS server as NewServer does, taking messages of up
+// to maxPayload bytes (0: the server's default).
+func newServer(dir, listen string, maxPayload int32) (*server.Server, error) {
 	opts := &server.Options{
 		ServerName:         "wopr-embedded",
 		JetStream:          true,
@@ -133,6 +143,7 @@ func NewServer(dir, listen string) (*server.Server, error) {
 		NoLog:              true,
 		JetStreamMaxMemory: 256 << 20,
 		JetStreamMaxStore:  64 << 30,
+		MaxPayload:         maxPayload,
 	}
 	if listen == "" {
 		opts.DontListen = true
@@ -172,7 +183,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err := c.lockDir(o.Dir); err != nil {
 		return nil, err
 	}
-	c.Server, err = NewServer(filepath.Join(o.Dir, "nats"), o.Listen)
+	c.Server, err = newServer(filepath.Join(o.Dir, "nats"), o.Listen, o.MaxPayload)
 	if err != nil {
 		return nil, err
 	}

@@ -2,9 +2,13 @@ package embedded_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -166,6 +170,85 @@ func TestSolveCertificateOutput(t *testing.T) {
 			if rerun && rep.CacheHits < int64(rep.Tasks) {
 				t.Errorf("%s rerun: %d cache hits for %d tasks, want every task from the cache", label, rep.CacheHits, rep.Tasks)
 			}
+		}
+	}
+}
+
+// TestSolveCertificateInParts: on a cluster whose NATS server takes
+// messages of 32 KB, a certificate task's result, several times that,
+// reaches the coordinator in parts, and the certificate written to the
+// client's file (as analyze's is: the object store, which writes chunks
+// of 128 KB, would refuse it) is byte for byte what one extraction in this
+// process writes, and verifies.
+func TestSolveCertificateInParts(t *testing.T) {
+	const maxPayload = 32 << 10
+	c, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir(), Workers: 2, Queue: testQueue(), MaxPayload: maxPayload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	for _, g := range []struct {
+		m, n, k int
+		method  string
+	}{{4, 4, 4, mnktasks.MethodAlphaBeta}, {5, 5, 4, mnktasks.MethodPNS}} {
+		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
+			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
+		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
+		game := mnk.MustNew(g.m, g.n, g.k)
+		var cert *mnkcert.Certificate
+		if g.method == mnktasks.MethodPNS {
+			cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		} else {
+			cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		cert.WriteTo(&want)
+		// The task's result holds the text deflated as this, in base64,
+		// and a little more.
+		var deflated bytes.Buffer
+		zw, _ := flate.NewWriter(&deflated, flate.DefaultCompression)
+		zw.Write(want.Bytes())
+		zw.Close()
+		if n := base64.StdEncoding.EncodedLen(deflated.Len()); n < 2*maxPayload {
+			t.Fatalf("%s: the certificate's result holds %d bytes, which do not take several messages of %d", label, n, maxPayload)
+		}
+
+		f, err := os.Create(filepath.Join(t.TempDir(), "certificate"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(p)
+		r := job.New(tasks.Spec{Kind: "mnk.solve", Params: raw})
+		c.Sink(tasks.OutputObject(r.ID, "certificate"), f)
+		if err := c.Broker.Jobs().Create(ctxFor(t), r); err != nil {
+			t.Fatal(err)
+		}
+		j := wait(t, c.Broker, r.ID)
+		c.Unsink(tasks.OutputObject(r.ID, "certificate"))
+		f.Close()
+		var rep solveReport
+		if j.State != job.Done || json.Unmarshal(j.Report, &rep) != nil {
+			t.Fatalf("%s: job %s: state %s, error %q", label, j.ID, j.State, j.Error)
+		}
+		got, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: the job's certificate (%d bytes) differs from this process's (%d bytes)", label, len(got), want.Len())
+		}
+		read, err := mnkcert.Read(bytes.NewReader(got))
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if _, err := read.Verify(context.Background()); err != nil || read.Value.String() != rep.Value || rep.Value != "draw" {
+			t.Errorf("%s: verify %v, value %s, report %s; want a proven draw", label, err, read.Value, rep.Value)
+		}
+		if rep.Certificate == nil || rep.Certificate.Bytes != want.Len() {
+			t.Errorf("%s: report's certificate %+v, want one of %d bytes", label, rep.Certificate, want.Len())
 		}
 	}
 }

@@ -47,20 +47,17 @@ const certificateTask = "certificate"
 // with pairings), half a GB in all.
 const DefaultCertificatePositions = 5_000_000
 
-// maxCertificateResult bounds the certificate task's result: a result
-// travels in one NATS message, of at most 1 MB with the server's default
-// max_payload, headers included. The text goes deflated (it compresses
-// about fivefold), in base64 (a third more).
-const maxCertificateResult = 1000 << 10
-
-// maxCertificateText bounds the text a result may inflate to: a certificate
-// of DefaultCertificatePositions positions of about 25 bytes a line is
-// 125 MB.
+// maxCertificateText bounds the text a result may inflate to, so that a
+// damaged or hostile result cannot make the coordinator inflate without
+// end: a certificate of DefaultCertificatePositions positions of about 25
+// bytes a line is 125 MB.
 const maxCertificateText = 1 << 30
 
 // certificateResult is the result of the certificate task: the
-// certificate's text (mnkcert.Certificate.WriteTo), deflated, its size, and
-// the time it took.
+// certificate's text (mnkcert.Certificate.WriteTo), deflated (it compresses
+// about fivefold; base64 in JSON adds a third), its size, and the time it
+// took. A result of any size reaches the coordinator: one too big for a
+// message travels in parts.
 type certificateResult struct {
 	Bytes   int     `json:"bytes"`
 	Text    []byte  `json:"text"`
@@ -106,10 +103,6 @@ func runCertificate(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveT
 	data, err := certificateData(text.Bytes(), time.Since(start))
 	if err != nil {
 		return tasks.Output{}, err
-	}
-	if len(data) > maxCertificateResult {
-		return tasks.Output{}, tasks.Permanent(fmt.Errorf("a certificate of %d moves and %d pairings is %d bytes, %d as a task's result: more than a result carries (%d); %s",
-			cert.Size(), cert.Pairings(), text.Len(), len(data), maxCertificateResult, hint))
 	}
 	return tasks.Output{Data: data}, nil
 }
