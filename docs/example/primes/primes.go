@@ -41,7 +41,7 @@ type result struct {
 }
 
 // Spec checks the parameters of a new job, as a command submits it, and
-// returns the job's spec: a mistake is the user's, before anything runs.
+// returns the job's spec.
 func (p Params) Spec() (tasks.Spec, error) {
 	if _, err := p.check(); err != nil {
 		return tasks.Spec{}, err
@@ -64,9 +64,8 @@ func (p Params) check() (Params, error) {
 	return p, nil
 }
 
-// Plan implements tasks.Kind: it checks the parameters again (any client
-// may have written the job's record) and cuts [0, N) into spans. Ids and
-// payloads depend on the parameters only.
+// Plan implements tasks.Kind: it checks the parameters again and cuts
+// [0, N) into spans. Ids and payloads depend on the parameters only.
 func (Kind) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p Params
 	if err := json.Unmarshal(raw, &p); err != nil {
