@@ -16,6 +16,7 @@ import (
 // cut short is refused with exit code 1 and a message naming why or the
 // line.
 func TestCertificateEndToEnd(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	for _, c := range []struct{ board, k, method, value string }{
 		{"4x4", "4", "alphabeta", "draw"}, {"3x4", "3", "alphabeta", "win"},

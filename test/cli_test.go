@@ -17,6 +17,7 @@ import (
 // Bad input: one line on stderr saying what is wrong and what is allowed,
 // exit code 2, nothing started.
 func TestBadInputExitCode2(t *testing.T) {
+	runsBinaries(t)
 	cases := []usageCase{
 		{[]string{"mnk", "count", "--board", "0x3"}, "1 to 8"},
 		{[]string{"mnk", "count", "--board", "3by3"}, "want RxC"},
@@ -42,6 +43,7 @@ func TestBadInputExitCode2(t *testing.T) {
 // --json prints exactly one JSON object with the documented fields; --quiet
 // (and a stderr that is not a terminal) keeps stderr empty.
 func TestJSONOutput(t *testing.T) {
+	runsBinaries(t)
 	cmd := exec.Command(binary("analyze"), "mnk", "count", "--board", "3x3", "--json", "--quiet", "--data", t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -78,6 +80,7 @@ func TestJSONOutput(t *testing.T) {
 // An embedded run interrupted with SIGINT resumes when the same command runs
 // again with the same --data, and its report is exact.
 func TestEmbeddedInterruptAndResume(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	dir := t.TempDir()
 	args := append(append([]string{}, countArgs...), "--data", dir, "--progress")
@@ -164,6 +167,7 @@ func always([]string) bool { return true }
 // The long-running commands refuse a bad command line at once: exit code
 // 2, one line on stderr.
 func TestDaemonUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	for _, c := range []struct {
 		cmd  string
 		args []string

@@ -145,6 +145,7 @@ func field(rep map[string]any, name string, want any) error {
 //
 //	go test ./test -run '^$' -bench Efficiency -benchtime 1x
 func BenchmarkEfficiency(b *testing.B) {
+	runsBinaries(b)
 	dir := b.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	puzzles := int(envFloat("WOPR_SUDOKU_PUZZLES", 300_000))

@@ -49,6 +49,7 @@ func midJob(t *testing.T, c *cluster, id string) int {
 // started again on its store: the job finishes exactly, no task failed,
 // and the node catches up with the others.
 func TestKillNATSNodeMidJob(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	nc, c := startReplicatedCluster(t)
 	victim := (nc.nodeOf(t, mnkCoordinator) + 1) % len(nc.nodes)
@@ -71,6 +72,7 @@ func TestKillNATSNodeMidJob(t *testing.T) {
 // finishes exactly with no task failed, and a job submitted afterwards runs
 // on the two nodes left.
 func TestKillCoordinatorsNATSNodeMidJob(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	nc, c := startReplicatedCluster(t)
 	victim := nc.nodeOf(t, mnkCoordinator)
@@ -118,6 +120,7 @@ func waitLog(t *testing.T, p *proc, s string) {
 // --rejects that the client following the job writes are byte-identical to
 // an uninterrupted run's.
 func TestStandbyCoordinatorTakesOverSudokuJob(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)
@@ -164,6 +167,7 @@ func TestStandbyCoordinatorTakesOverSudokuJob(t *testing.T) {
 // first file (played by a file size limit: Badger makes a 64 MB memtable
 // file as it opens).
 func TestWorkerRefusesUnwritableStore(t *testing.T) {
+	runsBinaries(t)
 	// Not t.TempDir, whose parents only root may enter.
 	dir, err := os.MkdirTemp("", "wopr-store")
 	if err != nil {

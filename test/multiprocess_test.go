@@ -1,6 +1,12 @@
 // Package test holds wopr's end-to-end tests: the real binaries (analyze,
 // coordinator, worker) and a real nats-server built from the module, as
 // separate processes on 127.0.0.1.
+//
+// Under -race these tests skip, each saying why (runsBinaries): the code
+// they test runs in those binaries, which are built without the race
+// detector, so a race pass would watch only the harness; the packages'
+// own tests put the code under the detector in process. The tests of
+// this package that need no binary run under -race too.
 package test
 
 import (
@@ -40,18 +46,21 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = dir
-	// Readable by any user, for a test that runs a binary as nobody.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-o", dir,
-		"github.com/woprlabs/wopr/cmd/analyze", "github.com/woprlabs/wopr/cmd/coordinator",
-		"github.com/woprlabs/wopr/cmd/worker", "github.com/nats-io/nats-server/v2")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build binaries:", err)
-		os.Exit(1)
+	// Under -race every test that would run them skips (runsBinaries).
+	if !raceDetector {
+		// Readable by any user, for a test that runs a binary as nobody.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		build := exec.Command("go", "build", "-o", dir,
+			"github.com/woprlabs/wopr/cmd/analyze", "github.com/woprlabs/wopr/cmd/coordinator",
+			"github.com/woprlabs/wopr/cmd/worker", "github.com/nats-io/nats-server/v2")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build binaries:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -64,6 +73,9 @@ func TestMain(m *testing.M) {
 // key too, so the first call examines every source file of the binaries:
 // a change to any of them runs the tests again.
 func binary(name string) string {
+	if raceDetector {
+		panic("test: " + name + " run under -race by a test that does not call runsBinaries first")
+	}
 	sourcesSeen.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Dir(filepath.Dir(file))
@@ -82,6 +94,17 @@ func binary(name string) string {
 }
 
 var sourcesSeen sync.Once
+
+// runsBinaries starts every test (and benchmark) that runs a binary
+// TestMain builds. Under -race it skips the test: the binaries are built
+// without the race detector, which would watch only this process's side
+// of the test. The test runs in the pass without -race (.ci/run's first).
+func runsBinaries(tb testing.TB) {
+	tb.Helper()
+	if raceDetector {
+		tb.Skip("-race: the code under test runs in binaries built without the race detector; go test without -race runs this test")
+	}
+}
 
 // syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
 type syncBuffer struct {
@@ -618,6 +641,7 @@ func (c *cluster) report(t *testing.T, id string) countReport {
 // A worker SIGKILLed mid-job loses nothing: its task is redelivered after
 // AckWait and the report is exact and equal to the embedded one.
 func TestKillWorkerMidJob(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	c := startCluster(t)
 	id := c.submit(t)
@@ -640,6 +664,7 @@ func TestKillWorkerMidJob(t *testing.T) {
 // A coordinator SIGKILLed mid-job and started again on the same store
 // resumes the job and finishes it exactly.
 func TestRestartCoordinatorMidJob(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	c := startCluster(t)
 	id := c.submit(t)
@@ -666,6 +691,7 @@ func TestRestartCoordinatorMidJob(t *testing.T) {
 // coordinator's watch of job records sees nothing for up to 10 s after a
 // restart; it looks for new jobs every second meanwhile).
 func TestRestartNATSMidJob(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	store := filepath.Join(t.TempDir(), "js")
 	url, srv := startNATSAt(t, store, "-1")
@@ -697,6 +723,7 @@ func TestRestartNATSMidJob(t *testing.T) {
 // a second; a report of a job that did not complete is still one JSON
 // object with --json.
 func TestClusterRerunFollowsUnfinishedJob(t *testing.T) {
+	runsBinaries(t)
 	c := startCluster(t)
 	for _, w := range c.workers { // no worker: the job cannot finish
 		_ = w.stop(t, syscall.SIGTERM)

@@ -15,6 +15,7 @@ import (
 
 // Bad nineboard input: one line on stderr, exit code 2, nothing started.
 func TestNineboardBadInputExitCode2(t *testing.T) {
+	runsBinaries(t)
 	cases := []usageCase{
 		{[]string{"nineboard", "perft"}, "--depth"},
 		{[]string{"nineboard", "perft", "--depth", "13"}, "0 to 12"},
@@ -39,6 +40,7 @@ func TestNineboardBadInputExitCode2(t *testing.T) {
 }
 
 func TestNineboardPerftJSON(t *testing.T) {
+	runsBinaries(t)
 	for _, c := range []struct {
 		variant string
 		want    float64
@@ -58,6 +60,7 @@ func TestNineboardPerftJSON(t *testing.T) {
 }
 
 func TestNineboardMatchJSON(t *testing.T) {
+	runsBinaries(t)
 	run := func(workers string) map[string]any {
 		cmd := exec.Command(binary("analyze"), "nineboard", "match", "--x", "engine:depth=3", "--o", "random",
 			"--games", "20", "--seed", "9", "--json", "--quiet", "--workers", workers, "--data", t.TempDir())
@@ -88,6 +91,7 @@ func TestNineboardMatchJSON(t *testing.T) {
 // request with a cell of the right board, survives garbage and a referee
 // that hangs up mid-game, and exits with a message, not a crash.
 func TestNineboardAgentBinary(t *testing.T) {
+	runsBinaries(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

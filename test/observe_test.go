@@ -87,6 +87,7 @@ func scrape(t *testing.T, addr string) metrics.Samples {
 // job's tasks. /readyz follows the connection to NATS: 503 while
 // nats-server is down, 200 once it is back.
 func TestMetricsOfClusterProcesses(t *testing.T) {
+	runsBinaries(t)
 	store := filepath.Join(t.TempDir(), "js")
 	url, srv := startNATSAt(t, store, "-1")
 	dir := t.TempDir()
@@ -208,6 +209,7 @@ func TestMetricsOfClusterProcesses(t *testing.T) {
 // analyze without --nats serves the embedded cluster's metrics while its
 // job runs, on the address it prints.
 func TestAnalyzeServesMetrics(t *testing.T) {
+	runsBinaries(t)
 	cmd := exec.Command(binary("analyze"), append(countArgs, "--data", t.TempDir(), "--metrics-addr", "127.0.0.1:0")...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -260,6 +262,7 @@ func TestAnalyzeServesMetrics(t *testing.T) {
 
 // A bad --metrics-addr or --log-format is a usage error: exit 2, one line.
 func TestObservabilityUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	for _, c := range []struct {
 		cmd  string
 		args []string

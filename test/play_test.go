@@ -164,6 +164,7 @@ var resultLine = regexp.MustCompile(`(?m)^(X wins|O wins|draw)`)
 // turn (a taken cell is refused and the next tried), to the end of the
 // game: the board in colour, then the result and the tally, exit 0.
 func TestPlayOnTerminal(t *testing.T) {
+	runsBinaries(t)
 	p := startPty(t, nil, "play", "-o", "random", "--seed", "3")
 	off := 0
 	for cell := 1; ; cell++ {
@@ -197,6 +198,7 @@ func stripANSI(s string) string {
 
 // NO_COLOR turns the colour off on a terminal.
 func TestPlayNoColor(t *testing.T) {
+	runsBinaries(t)
 	p := startPty(t, []string{"NO_COLOR=1"}, "play", "-o", "random")
 	_, off := p.expect(t, 0, prompt)
 	p.send(t, "q\n")
@@ -213,6 +215,7 @@ func TestPlayNoColor(t *testing.T) {
 // (Ctrl-D); Ctrl-C interrupts a person's turn with exit 130. Each prints
 // the tally.
 func TestPlayQuitEndOfInputInterrupt(t *testing.T) {
+	runsBinaries(t)
 	for _, c := range []struct {
 		name, keys, says string
 		code             int
@@ -239,6 +242,7 @@ func TestPlayQuitEndOfInputInterrupt(t *testing.T) {
 // Through pipes: the same game, in plain text, the person's lines echoed
 // after their prompts; the end of input mid-game exits 0 with the tally.
 func TestPlayThroughPipe(t *testing.T) {
+	runsBinaries(t)
 	out, stderr, code := pipe(t, "1\n2\n3\n4\n5\n6\n7\n8\n9\n", nil, "play", "-o", "random", "--seed", "3")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, stderr)
@@ -295,6 +299,7 @@ func movesOf(out string) string {
 // 9:9 over and over (an illegal one is refused, the next tried), to the
 // end of the game.
 func TestNineboardPlayThroughPipe(t *testing.T) {
+	runsBinaries(t)
 	var all strings.Builder
 	for b := 1; b <= 9; b++ {
 		for c := 1; c <= 9; c++ {
@@ -316,6 +321,7 @@ func TestNineboardPlayThroughPipe(t *testing.T) {
 // Two programs at the terminal play a match's games: the same seed, the
 // same games, whose moves hash to the match's digest.
 func TestNineboardPlayPlaysTheMatchGames(t *testing.T) {
+	runsBinaries(t)
 	for _, v := range []string{"first-triple", "ultimate"} {
 		args := []string{"-x", "engine:depth=3", "-o", "random", "--games", "6", "--seed", "5", "--variant", v}
 		out, stderr, code := pipe(t, "", nil, append(append([]string{"nineboard", "play"}, args...), "--delay", "0")...)
@@ -342,6 +348,7 @@ func TestNineboardPlayPlaysTheMatchGames(t *testing.T) {
 // Without a person, a series of programs is the same games for the same
 // seed, and its tally adds up.
 func TestPlaySeries(t *testing.T) {
+	runsBinaries(t)
 	args := []string{"play", "-x", "random", "-o", "random", "--games", "12", "--delay", "0", "--seed", "4"}
 	a, _, code := pipe(t, "", nil, args...)
 	b, _, _ := pipe(t, "", nil, args...)
@@ -356,6 +363,7 @@ func TestPlaySeries(t *testing.T) {
 
 // Bad flags are usage errors: exit 2, one line, nothing played.
 func TestPlayBadFlags(t *testing.T) {
+	runsBinaries(t)
 	cases := []usageCase{
 		{[]string{"play", "-x", "nobody"}, `-x: player "nobody"`},
 		{[]string{"play", "-o", "engine:depth=0"}, "depth must be a whole number from 1 to"},
@@ -379,6 +387,7 @@ func TestPlayBadFlags(t *testing.T) {
 // Against the perfect player (from pkg/player), a person cannot win: cells
 // 1 to 9 in turn lose or draw, in both seats; the hint is perfect play's.
 func TestPlayAgainstPerfect(t *testing.T) {
+	runsBinaries(t)
 	in := "h\n1\n2\n3\n4\n5\n6\n7\n8\n9\n"
 	for _, args := range [][]string{{"play"}, {"play", "-x", "perfect", "-o", "human"}} {
 		out, stderr, code := pipe(t, in, nil, args...)
@@ -400,6 +409,7 @@ func TestPlayAgainstPerfect(t *testing.T) {
 // shared by the two sides. The games' moves, hashed as simulate hashes
 // them, sum to simulate's digest.
 func TestPlayReplaysSimulatedGames(t *testing.T) {
+	runsBinaries(t)
 	const games, seed = 12, "21"
 	for _, players := range [][2]string{{"random", "random"}, {"perfect", "random"}, {"random", "engine:depth=2"}} {
 		out, stderr, code := pipe(t, "", nil, "play", "-x", players[0], "-o", players[1], "--games", fmt.Sprint(games), "--seed", seed, "--delay", "0")

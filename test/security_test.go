@@ -273,6 +273,7 @@ func runSmallJob(t *testing.T, c conn) {
 // environment, URL), an nkey, a credentials file (operator mode), and a
 // client certificate with mutual TLS.
 func TestCredentialsRunJob(t *testing.T) {
+	runsBinaries(t)
 	p := makePKI(t)
 	seed, pub := nkeyUser(t)
 	users := fmt.Sprintf("authorization { users: [ {user: admin, password: %q}, {nkey: %s} ] }\n", "right-pw", pub)
@@ -312,6 +313,7 @@ var refusals = regexp.MustCompile(`authentication error|TLS handshake error`)
 // Wrong credentials, and TLS that fails, make each binary exit 1 at once
 // with a message that says so, after one attempt: no retries.
 func TestWrongCredentialsExitAtOnce(t *testing.T) {
+	runsBinaries(t)
 	p := makePKI(t)
 	_, pub := nkeyUser(t)
 	otherSeed, _ := nkeyUser(t)
@@ -388,6 +390,7 @@ func TestWrongCredentialsExitAtOnce(t *testing.T) {
 // while they run (the configuration changed and reloaded) exit 1 with a
 // message saying so, instead of reconnecting for ever.
 func TestRevokedCredentialsStop(t *testing.T) {
+	runsBinaries(t)
 	users := func(pw string) string {
 		return fmt.Sprintf("authorization { users: [ {user: admin, password: %q} ] }\n", pw)
 	}
@@ -434,6 +437,7 @@ func TestRevokedCredentialsStop(t *testing.T) {
 // report (text and JSON), the job record, the coordinator lease, errors of
 // connections and of usage, and --help.
 func TestNoPasswordInAnyOutput(t *testing.T) {
+	runsBinaries(t)
 	pw := "pw-" + rand.Text()
 	url, server, _ := startNATSConf(t, fmt.Sprintf("authorization { users: [ {user: admin, password: %q} ] }\n", pw))
 	inURL := strings.Replace(url, "://", "://admin:"+pw+"@", 1)
@@ -580,6 +584,7 @@ func permissionsConf(t *testing.T) string {
 // publish them: the server refuses, and the job and its tasks stay as
 // they were.
 func TestWorkerHeldToItsPermissions(t *testing.T) {
+	runsBinaries(t)
 	url, server, _ := startNATSConf(t, permissionsConf(t),
 		"WOPR_COORDINATOR_PASSWORD=c-pw", "WOPR_WORKER_PASSWORD=w-pw", "WOPR_CLIENT_PASSWORD=cl-pw")
 	as := func(user, pw string) conn {
@@ -720,6 +725,7 @@ func reflectEqualJSON(t *testing.T, a, b any) bool {
 // do not hold what they should, are usage errors: exit code 2, one line,
 // nothing started, in analyze and in the daemons.
 func TestCredentialFlagsUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	garbage := filepath.Join(t.TempDir(), "garbage")
 	if err := os.WriteFile(garbage, []byte("not a key\n"), 0o600); err != nil {
 		t.Fatal(err)

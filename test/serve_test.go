@@ -35,6 +35,7 @@ func servingOn(t *testing.T, p *proc) string {
 // analyze serve binds 127.0.0.1 by default, serves the pages with their
 // security headers, and stops cleanly on an interrupt.
 func TestServeEmbedded(t *testing.T) {
+	runsBinaries(t)
 	p := start(t, "analyze serve", "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--workers", "1")
 	url := servingOn(t, p)
 	for _, path := range []string{"/", "/play", "/nineboard", "/sudoku", "/jobs"} {
@@ -56,6 +57,7 @@ func TestServeEmbedded(t *testing.T) {
 }
 
 func TestServeUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	expectUsageErrors(t, []usageCase{
 		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "--addr"},
@@ -70,6 +72,7 @@ func TestServeUsageErrors(t *testing.T) {
 // its API runs on the cluster's coordinator and workers (other processes)
 // and its report is the one analyze prints for the same job.
 func TestServeOnCluster(t *testing.T) {
+	runsBinaries(t)
 	want := reference(t)
 	c := startCluster(t)
 	p := start(t, "analyze serve", "serve", "--addr", "127.0.0.1:0", "--nats", c.url)

@@ -127,6 +127,7 @@ func soakHeap(before float64) float64 { return before*1.25 + soakHeapSlack }
 // goroutines and memory, read from its /metrics, come back to their level
 // before the soak, within the tolerances above. The figures are logged.
 func TestSoak(t *testing.T) {
+	runsBinaries(t)
 	params, want := soakParams(t)
 
 	url := startNATS(t)

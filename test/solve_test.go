@@ -14,6 +14,7 @@ import (
 // Bad input to solve, search and minimax: one line on stderr saying what is
 // wrong, exit code 2, nothing started.
 func TestSolveSearchBadInputExitCode2(t *testing.T) {
+	runsBinaries(t)
 	cases := []usageCase{
 		{[]string{"mnk", "solve", "--board", "7x7", "--k", "4", "--method", "alphabeta"}, "at most 36 cells"},
 		{[]string{"mnk", "solve", "--method", "mcts"}, `--method "mcts"`},
@@ -47,6 +48,7 @@ func TestSolveSearchBadInputExitCode2(t *testing.T) {
 
 // Gomoku on the command line: the big-board search blocks a four.
 func TestSearchGomokuCLI(t *testing.T) {
+	runsBinaries(t)
 	out, err := run(t, "analyze", "mnk", "search", "--board", "15x15", "--moves", "7,3 7,2 7,4 0,0 7,5 0,2 7,6",
 		"--depth", "3", "--json", "--data", t.TempDir())
 	if err != nil {
@@ -70,6 +72,7 @@ func TestSearchGomokuCLI(t *testing.T) {
 // value. (The line itself follows the proofs the workers' tables hold,
 // which depend on which tasks shared a table: docs/games.md.)
 func TestSolveMultiProcessEqualsEmbedded(t *testing.T) {
+	runsBinaries(t)
 	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--root-moves", "--json"}
 	type report struct {
 		mnktasks.SolveReport

@@ -53,6 +53,7 @@ func sudokuDecode(t *testing.T, out string, v any) {
 // bench counts every outcome of a file with bad lines, names each bad line
 // on stderr, and reports its speed.
 func TestSudokuEngineBench(t *testing.T) {
+	runsBinaries(t)
 	euler01 := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 	file := filepath.Join(t.TempDir(), "mixed.txt")
 	text := "# header\n" +
@@ -94,6 +95,7 @@ func TestSudokuEngineBench(t *testing.T) {
 // compare reproduces the published call counts of Project Euler 96 grid 01
 // and stops a run at its time limit.
 func TestSudokuEngineCompare(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	euler := filepath.Join(dir, "euler01.txt")
 	first, _, _ := strings.Cut(string(datasetText(t, "euler96.txt.gz")), "\n")
@@ -188,6 +190,7 @@ func TestSudokuEngineCompare(t *testing.T) {
 }
 
 func TestSudokuEngineUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	euler := repoDataset(t, "euler96.txt.gz")
 	for _, c := range []struct {
 		args []string
@@ -212,6 +215,7 @@ func TestSudokuEngineUsageErrors(t *testing.T) {
 // nothing started and no file written (an output that names an input or
 // the other output would overwrite it).
 func TestSudokuSolveUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	puzzles := filepath.Join(dir, "puzzles.txt")
 	data := datasetText(t, "euler96.txt.gz")
@@ -256,6 +260,7 @@ func TestSudokuSolveUsageErrors(t *testing.T) {
 // minimal puzzles with at most C clues come out as asked, each with one
 // solution; a request random removal cannot meet fails with its reason.
 func TestSudokuGenerateCLI(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	if _, stderr, code := sudokuRun(t, "sudoku", "generate", "--data", filepath.Join(dir, "d0")); code != 2 || !strings.Contains(stderr, "--count N is required") {
 		t.Errorf("no --count: exit %d, %q", code, stderr)
@@ -346,6 +351,7 @@ func TestSudokuGenerateCLI(t *testing.T) {
 // outputs were renamed into place: as root, --out /dev/null replaced the
 // device by a file (and --rejects /dev/stdout the link by a file).
 func TestSudokuSolveOutputsToPipesAndLinks(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	puzzles := filepath.Join(dir, "puzzles.txt")
 	if err := os.WriteFile(puzzles, []byte(strings.Repeat(".", 80)+"\n"+
@@ -398,6 +404,7 @@ func TestSudokuSolveOutputsToPipesAndLinks(t *testing.T) {
 // by the next run that writes the output; one that another process is
 // still writing (locked) is left alone.
 func TestSudokuSolveRemovesAbandonedPartialOutputs(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	puzzles := filepath.Join(dir, "puzzles.txt")
 	if err := os.WriteFile(puzzles, []byte("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n"), 0o644); err != nil {

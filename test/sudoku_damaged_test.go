@@ -38,6 +38,7 @@ func solves(puzzle, solution string) bool {
 // .txt, a gzip file named .txt and a plain file named .gz give the same
 // report, with the line numbers of the text in --rejects.
 func TestSudokuSolveCompressedInputs(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	euler := strings.SplitAfter(string(datasetText(t, "euler96.txt.gz")), "\n")
 	text := []byte(strings.Join(euler[:5], "") + "55" + strings.Repeat(".", 79) + "\n" + strings.Join(euler[5:10], ""))
@@ -89,6 +90,7 @@ func TestSudokuSolveCompressedInputs(t *testing.T) {
 // and written, and the command fails (exit 1, not a usage error) naming the
 // file and the last line read; bench measures those lines and fails too.
 func TestSudokuSolveDamagedInput(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	gz, err := os.ReadFile(repoDataset(t, "royle17.txt.gz"))
 	if err != nil {
@@ -151,6 +153,7 @@ func TestSudokuSolveDamagedInput(t *testing.T) {
 // compare on a zstd file whose checksum is wrong: its three puzzles are
 // run, then the command fails naming the file and line 3.
 func TestSudokuCompareDamagedInput(t *testing.T) {
+	runsBinaries(t)
 	euler := strings.SplitAfter(string(datasetText(t, "euler96.txt.gz")), "\n")
 	enc, err := zstd.NewWriter(nil)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 // --data finishes, reusing the chunks already done, and writes outputs
 // byte-identical to an uninterrupted run.
 func TestSudokuSolveKilledAndResumed(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	makeCorpus(t, "royle17.txt.gz", 300_000, corpus)
@@ -131,6 +132,7 @@ func mustRead(t *testing.T, path string) []byte {
 // --rejects bytes and the same figures as the embedded default with
 // another chunk size.
 func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	makeCorpus(t, "royle17.txt.gz", 60_000, corpus)
@@ -209,6 +211,7 @@ func TestSudokuSolveMultiProcessEqualsEmbedded(t *testing.T) {
 // interrupted job, as its own command would, and prints its report: the
 // same figures as an uninterrupted run.
 func TestReportWaitResumesEmbeddedJob(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	_, at, err := runToMidJob(t, append(countArgs, "--data", data, "--progress"), func(cmd *exec.Cmd) {
@@ -245,6 +248,7 @@ func TestReportWaitResumesEmbeddedJob(t *testing.T) {
 // (analyze report --wait), and a later job deletes them once no job is
 // unfinished.
 func TestSudokuSolveDeletesItsPieces(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)
@@ -302,6 +306,7 @@ func TestSudokuSolveDeletesItsPieces(t *testing.T) {
 // with an error that names the corpus and the bytes that changed, rather
 // than solving puzzles that the job never had.
 func TestSudokuSolveCorpusChangedUnderItsJob(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	makeCorpus(t, "royle17.txt.gz", 100_000, corpus)

@@ -147,6 +147,7 @@ func engineRate(tb testing.TB, corpus string) float64 {
 //
 //	go test ./test -run '^$' -bench SudokuCorpus -benchtime 1x
 func BenchmarkSudokuCorpusEndToEnd(b *testing.B) {
+	runsBinaries(b)
 	dir := b.TempDir()
 	corpus := filepath.Join(dir, "corpus.txt")
 	n := corpusSize()

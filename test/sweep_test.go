@@ -13,6 +13,7 @@ import (
 
 // Bad sweeps are refused before anything starts, naming the flag.
 func TestSweepUsageErrors(t *testing.T) {
+	runsBinaries(t)
 	sweep := func(args ...string) []string { return append([]string{"mnk", "sweep"}, args...) }
 	expectUsageErrors(t, []usageCase{
 		{sweep("--algorithms", "minimax,quantum"), "--algorithms quantum: no such rung"},
@@ -32,6 +33,7 @@ func TestSweepUsageErrors(t *testing.T) {
 // A small sweep end to end: the JSON report has the documented fields, and
 // --csv and --chart write their files.
 func TestSweepCommand(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	for _, chart := range []string{"nodes.svg", "nodes.png"} {
 		csvPath, chartPath := filepath.Join(dir, "rows.csv"), filepath.Join(dir, chart)

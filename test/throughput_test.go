@@ -99,6 +99,7 @@ func throughputRun(b *testing.B, n int, args ...string) (elapsed, cpu float64) {
 //
 //	go test ./test -run '^$' -bench TaskThroughput -benchtime 1x
 func BenchmarkTaskThroughput(b *testing.B) {
+	runsBinaries(b)
 	const n = 20_000
 	corpus := filepath.Join(b.TempDir(), "corpus.txt")
 	makeCorpus(b, "royle17.txt.gz", n, corpus)
@@ -159,6 +160,7 @@ func BenchmarkTaskThroughput(b *testing.B) {
 //
 //	go test ./test -run '^$' -bench KindTaskRate -benchtime 1x
 func BenchmarkKindTaskRate(b *testing.B) {
+	runsBinaries(b)
 	corpus := filepath.Join(b.TempDir(), "royle17.txt")
 	makeCorpus(b, "royle17.txt.gz", 49_158, corpus)
 	for _, k := range []struct{ name, args string }{

@@ -16,6 +16,7 @@ var versionLine = regexp.MustCompile(`^analyze version (\(devel\)|v\S+), ` +
 	`(revision ([0-9a-f]{40})( \([-0-9T:Z]+\))?(, modified)?|revision unknown \(built without VCS information\)), go1\.\S+\n$`)
 
 func TestVersion(t *testing.T) {
+	runsBinaries(t)
 	out, stderr, code := sudokuRun(t, "--version")
 	if code != 0 || !versionLine.MatchString(out) {
 		t.Errorf("analyze --version: exit %d, stdout %q, stderr %q; want exit 0 and a line matching %s", code, out, stderr, versionLine)
@@ -52,9 +53,11 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// The completion scripts print, and the bash one, run in bash, completes
-// a command, a subcommand and a flag by asking analyze.
+// The completion scripts print and parse, and run in their shells complete
+// a command, a subcommand and a flag by asking analyze. zsh's are a
+// subtest, skipped (naming zsh) where it is not installed.
 func TestCompletion(t *testing.T) {
+	runsBinaries(t)
 	for shell, want := range map[string][]string{
 		"bash": {"complete -o bashdefault -o default -F _analyze_complete analyze", "--generate-bash-completion"},
 		"zsh":  {"#compdef analyze", "compdef _analyze analyze", "--generate-bash-completion"},
@@ -68,14 +71,6 @@ func TestCompletion(t *testing.T) {
 				t.Errorf("analyze completion %s: %q lacks %q", shell, out, w)
 			}
 		}
-		shellPath, err := exec.LookPath(shell)
-		if err != nil {
-			t.Logf("%s is not installed: its script is not parsed", shell)
-			continue
-		}
-		if msg, err := exec.Command(shellPath, "-n", "-c", out).CombinedOutput(); err != nil {
-			t.Errorf("%s -n: the script does not parse: %v\n%s", shell, err, msg)
-		}
 	}
 	if _, stderr, code := sudokuRun(t, "completion", "fish"); code != 2 || !strings.Contains(stderr, "want one shell, bash or zsh") {
 		t.Errorf("analyze completion fish: exit %d, %q; want exit 2 and a usage error", code, stderr)
@@ -86,6 +81,9 @@ func TestCompletion(t *testing.T) {
 		t.Fatalf("bash: %v (CI runs in bash)", err)
 	}
 	script, _, _ := sudokuRun(t, "completion", "bash")
+	if msg, err := exec.Command(bash, "-n", "-c", script).CombinedOutput(); err != nil {
+		t.Errorf("bash -n: the script does not parse: %v\n%s", err, msg)
+	}
 	for line, want := range map[string]string{
 		"analyze sud":                   "sudoku",
 		"analyze sudoku so":             "solve",
@@ -105,31 +103,36 @@ printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '`)
 		}
 	}
 
-	// zsh, where installed: the completion function with _describe and
-	// _files replaced by functions that print what they are given (zsh
-	// itself filters the words by what has been typed).
-	zsh, err := exec.LookPath("zsh")
-	if err != nil {
-		t.Logf("zsh is not installed: its script is not run")
-		return
-	}
-	script, _, _ = sudokuRun(t, "completion", "zsh")
-	for line, want := range map[string]string{
-		"analyze sudoku so":          "bench compare explain generate h help rate solve",
-		"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
-		"analyze sudoku solve -- x":  "FILES",
-	} {
-		cmd := exec.Command(zsh, "-f", "-c", `autoload -Uz compinit && compinit -D -u
+	// zsh, in a subtest skipped where it is not installed: the script
+	// parses, and the completion function, with _describe and _files
+	// replaced by functions that print what they are given (zsh itself
+	// filters the words by what has been typed), completes.
+	t.Run("zsh", func(t *testing.T) {
+		zsh, err := exec.LookPath("zsh")
+		if err != nil {
+			t.Skipf("zsh is not installed (%v): its completion script is neither parsed nor run; .ci/run installs it", err)
+		}
+		script, _, _ := sudokuRun(t, "completion", "zsh")
+		if msg, err := exec.Command(zsh, "-n", "-c", script).CombinedOutput(); err != nil {
+			t.Errorf("zsh -n: the script does not parse: %v\n%s", err, msg)
+		}
+		for line, want := range map[string]string{
+			"analyze sudoku so":          "bench compare explain generate h help rate solve",
+			"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
+			"analyze sudoku solve -- x":  "FILES",
+		} {
+			cmd := exec.Command(zsh, "-f", "-c", `autoload -Uz compinit && compinit -D -u
 `+script+`
 _describe() { print -l -- "${(@P)2}" }
 _files() { print FILES }
 words=(`+line+`)
 CURRENT=${#words}
 _analyze | sort | tr '\n' ' '`)
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		if got := strings.TrimSpace(string(out)); err != nil || got != want {
-			t.Errorf("zsh, completing %q: %q (%v), want %q", line, got, err, want)
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, err := cmd.CombinedOutput()
+			if got := strings.TrimSpace(string(out)); err != nil || got != want {
+				t.Errorf("zsh, completing %q: %q (%v), want %q", line, got, err, want)
+			}
 		}
-	}
+	})
 }

@@ -117,6 +117,12 @@ func authServer(t *testing.T, pub string) (*server.Server, *server.Options) {
 	s := startServer(t, func(o *server.Options) {
 		o.Users = []*server.User{{Username: "alice", Password: "right-pw"}}
 		o.Nkeys = []*server.NkeyUser{{Nkey: pub}}
+		// No system account, so no system events: the server's event of
+		// a refused client reads the client's counters without the
+		// atomics its read loop writes them with (nats-server v2.15.2 and v2.15.3,
+		// events.go sendAuthErrorEvent), which the race detector reports
+		// in TestRevokedCredentials. wopr's own code does not change.
+		o.NoSystemAccount = true
 		opts = o
 	})
 	return s, opts

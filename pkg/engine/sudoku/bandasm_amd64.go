@@ -2,19 +2,27 @@
 
 package sudoku
 
-import (
-	"math/bits"
+import "math/bits"
 
-	"golang.org/x/sys/cpu"
-)
+// bandAsmISA is what propagateAsm and placeGivens (bandasm_amd64.s) use
+// beyond SSE2: TZCNT, BLSR and ANDN (BMI1), PEXT, PDEP, SHLX and RORX
+// (BMI2), and POPCNT, which every processor with BMI2 has.
+const bandAsmISA = isaBMI1 | isaBMI2 | isaPOPCNT
 
-// useBandAsm selects propagateAsm and placeGivens (bandasm_amd64.s) over
-// their Go: they need BMI1 and BMI2 (TZCNT, BLSR, ANDN, PEXT, PDEP, SHLX)
-// and POPCNT, which every processor with BMI2 has. A variable, so that the
-// tests can run both.
-var useBandAsm = haveBandAsm
+// haveBandAsm says whether this processor runs the band assembly: its
+// tests run wherever it does, chosen or not.
+var haveBandAsm = hostISA.missing(bandAsmISA) == ""
 
-var haveBandAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT && !slowPEXT()
+// useBandAsm selects propagateAsm and placeGivens over their Go. A
+// variable, so that the tests can run both.
+var useBandAsm = chooseBandAsm(hostISA, slowPEXT())
+
+// chooseBandAsm is useBandAsm's rule: the assembly where the processor has
+// its instructions and its PEXT and PDEP are fast (slowPEXT); the Go is the
+// faster path where they are microcoded.
+func chooseBandAsm(have isa, slowPEXT bool) bool {
+	return have.missing(bandAsmISA) == "" && !slowPEXT
+}
 
 // slowPEXT reports an AMD (or Hygon) processor before Zen 3 (family 0x19):
 // there PEXT and PDEP are microcoded, tens to hundreds of cycles where

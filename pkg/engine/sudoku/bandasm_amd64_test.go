@@ -110,17 +110,11 @@ var solverCorpora = []struct {
 	{"serg-benchmark.txt.gz", 3000},
 }
 
-func requireBandAsm(t *testing.T) {
-	if !haveBandAsm {
-		t.Skip("the assembly is not used on this CPU (no BMI1, BMI2 and POPCNT, or AMD before Zen 3)")
-	}
-}
-
 // TestPropagateAsmCorpora compares propagate in Go and in assembly on every
 // state that solving top1465 and the first puzzles of royle17 and serg
 // reaches.
 func TestPropagateAsmCorpora(t *testing.T) {
-	requireBandAsm(t)
+	requireAsm(t, "band")
 	for _, tc := range []struct {
 		name string
 		n    int
@@ -146,7 +140,7 @@ func TestPropagateAsmCorpora(t *testing.T) {
 // make them, todo marking some unchanged words too, colDirty some digits
 // whose words did not change), from the empty grid.
 func TestPropagateAsmRandom(t *testing.T) {
-	requireBandAsm(t)
+	requireAsm(t, "band")
 	rng := rand.New(rand.NewPCG(1, 2))
 	c := &propDiff{t: t}
 	runs := 20000
@@ -203,7 +197,7 @@ func TestPropagateAsmRandom(t *testing.T) {
 // TestPropagateAsmSolver solves corpora with propagate in Go and in
 // assembly and compares solutions, guesses and nodes.
 func TestPropagateAsmSolver(t *testing.T) {
-	requireBandAsm(t)
+	requireAsm(t, "band")
 	defer func(v bool) { useBandAsm = v }(useBandAsm)
 	for _, tc := range solverCorpora {
 		if testing.Short() {
@@ -240,7 +234,7 @@ func TestPropagateAsmSolver(t *testing.T) {
 // and the states when both succeed (Solve discards the state of a
 // failure, which placeGivens computes in bulk, not as the loop leaves it).
 func TestPlaceGivensAsm(t *testing.T) {
-	requireBandAsm(t)
+	requireAsm(t, "band")
 	compared, failed := 0, 0
 	check := func(g *Grid, why string) {
 		t.Helper()
@@ -369,7 +363,7 @@ func TestSlowPEXT(t *testing.T) {
 	}
 	_, b, c, d := cpuid(0, 0)
 	vendor := string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24), byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
-	t.Logf("this machine: %s, slow PEXT %v, assembly used %v", vendor, slowPEXT(), haveBandAsm)
+	t.Logf("this machine: %s, slow PEXT %v, band assembly runs %v, chosen %v", vendor, slowPEXT(), haveBandAsm, useBandAsm)
 }
 
 // BenchmarkPlaceGivens times the givens of Solve alone, in assembly and in
@@ -384,8 +378,8 @@ func BenchmarkPlaceGivens(b *testing.B) {
 				label = "go"
 			}
 			b.Run(name[:len(name)-len(".txt.gz")]+"/"+label, func(b *testing.B) {
-				if asm && !haveBandAsm {
-					b.Skip("the assembly is not used on this CPU")
+				if asm {
+					requireAsm(b, "band")
 				}
 				var st state
 				b.ReportAllocs()

@@ -96,8 +96,8 @@ func BenchmarkSolution(b *testing.B) {
 			name = "read-avx512"
 		}
 		b.Run(name, func(b *testing.B) {
-			if asm && !haveSolutionAsm {
-				b.Skip("this CPU has no AVX-512 BW")
+			if asm {
+				requireAsm(b, "solution")
 			}
 			useSolutionAsm = asm
 			b.ReportAllocs()
@@ -116,8 +116,8 @@ func BenchmarkSolution(b *testing.B) {
 			name, check = "check-avx512", checkAVX512
 		}
 		b.Run(name, func(b *testing.B) {
-			if asm && !haveSolutionAsm {
-				b.Skip("this CPU has no AVX-512 BW")
+			if asm {
+				requireAsm(b, "solution")
 			}
 			b.ReportAllocs()
 			for b.Loop() {

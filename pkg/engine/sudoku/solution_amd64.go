@@ -2,16 +2,19 @@
 
 package sudoku
 
-import "golang.org/x/sys/cpu"
+// solutionAsmISA is what solutionAVX512 and checkAVX512
+// (solution_amd64.s) use: AVX-512 with byte and word instructions (BW),
+// some on 256-bit registers (VL): Intel since Skylake-SP, AMD since Zen 4.
+const solutionAsmISA = isaAVX512F | isaAVX512BW | isaAVX512VL
+
+// haveSolutionAsm says whether this processor runs solutionAVX512 and
+// checkAVX512.
+var haveSolutionAsm = hostISA.missing(solutionAsmISA) == ""
 
 // useSolutionAsm selects solutionAVX512 in state.solution and
-// checkAVX512 in Check. A variable, so that the tests can run both.
+// checkAVX512 in Check wherever they run. A variable, so that the tests
+// can run both.
 var useSolutionAsm = haveSolutionAsm
-
-// haveSolutionAsm says whether the CPU runs solutionAVX512 and
-// checkAVX512: AVX-512 with byte and word instructions (Intel since
-// Skylake-SP, AMD since Zen 4).
-var haveSolutionAsm = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
 
 // solutionAVX512 writes the solution of f, a solved state's words, to grid
 // (solution_amd64.s).

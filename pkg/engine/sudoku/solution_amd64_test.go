@@ -12,9 +12,7 @@ import (
 // solutions), written over a grid full of another value: the two must
 // write the same 81 cells, and Check must accept them.
 func TestSolutionAsm(t *testing.T) {
-	if !haveSolutionAsm {
-		t.Skip("this CPU has no AVX-512 BW: state.solution runs in Go only (the solver tests cover it)")
-	}
+	requireAsm(t, "solution")
 	defer func(v bool) { useSolutionAsm = v }(useSolutionAsm)
 	compared := 0
 	s := NewSolver()
@@ -55,9 +53,7 @@ func TestSolutionAsm(t *testing.T) {
 // two rows of different bands or two columns of different stacks swapped
 // (rows and columns still full, two boxes not).
 func TestCheckAsm(t *testing.T) {
-	if !haveSolutionAsm {
-		t.Skip("this CPU has no AVX-512 BW: Check runs checkFast only (TestCheckFast covers it)")
-	}
+	requireAsm(t, "solution")
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := NewSolver()
 	compared, refused := 0, 0

@@ -2,21 +2,22 @@
 
 package sudoku
 
-import "golang.org/x/sys/cpu"
+// triadAsmISA is what triadScanAVX512 (triads_amd64.s) uses: AVX-512 with
+// its byte and word (BW), vector length (VL), byte permutation (VBMI),
+// bit algorithm (BITALG) and Galois field (GFNI) extensions, and AVX2
+// (Intel since Ice Lake, AMD since Zen 4).
+const triadAsmISA = isaAVX2 | isaAVX512F | isaAVX512BW | isaAVX512VL | isaAVX512VBMI | isaAVX512BITALG | isaGFNI
 
-// useTriadAsm selects triadScanAVX512 over triadScanGo in triadScan. A
-// variable, so that the tests can run both.
+// haveTriadAsm says whether this processor runs triadScanAVX512 (not
+// valgrind's, which has no AVX-512: there triadScan runs triadScanGo).
+var haveTriadAsm = hostISA.missing(triadAsmISA) == ""
+
+// useTriadAsm selects triadScanAVX512 over triadScanGo in triadScan
+// wherever it runs. A variable, so that the tests can run both.
 var useTriadAsm = haveTriadAsm
 
-// haveTriadAsm says whether the CPU runs triadScanAVX512: AVX-512 with its
-// byte, byte-permutation, bit-algorithm and Galois-field extensions
-// (Intel since Ice Lake, AMD since Zen 4). Elsewhere, and under valgrind,
-// whose CPU has no AVX-512, triadScan runs triadScanGo.
-var haveTriadAsm = cpu.X86.HasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
-	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512BITALG && cpu.X86.HasAVX512GFNI
-
 // triadAsmName names the assembly kernel and what it needs.
-const triadAsmName = "AVX-512 with BW, VBMI, BITALG and GFNI"
+const triadAsmName = "AVX-512 with BW, VL, VBMI, BITALG and GFNI"
 
 // triadScanAVX512 is triadScanGo in AVX-512 (triads_amd64.s).
 //

@@ -22,20 +22,11 @@ func checkTriadScan(f *[32]uint32) string {
 		*f, okAsm, trAsm, sAsm, okGo, trGo, sGo)
 }
 
-// requireTriadAsm skips the test on a CPU without the assembly kernel's
-// features: there is nothing to compare with triadScanGo.
-func requireTriadAsm(t *testing.T) {
-	t.Helper()
-	if !haveTriadAsm {
-		t.Skipf("the assembly triad scan (%s) does not run here: nothing to compare", triadAsmName)
-	}
-}
-
 // TestTriadScanRandom compares the assembly and Go triad scans on random
 // band words: dense, sparse, single bits, bands all empty or all full,
 // and garbage in the unused words 27-31.
 func TestTriadScanRandom(t *testing.T) {
-	requireTriadAsm(t)
+	requireAsm(t, "triads")
 	rng := rand.New(rand.NewPCG(19, 1))
 	n := 200000
 	if testing.Short() {
@@ -86,7 +77,7 @@ func TestTriadScanRandom(t *testing.T) {
 // TestTriadScanSolving compares the assembly and Go triad scans on every
 // state that reaches the triads while solving corpora.
 func TestTriadScanSolving(t *testing.T) {
-	requireTriadAsm(t)
+	requireAsm(t, "triads")
 	files := []struct {
 		name string
 		max  int // puzzles taken from the start of the file; 0: all
@@ -132,8 +123,6 @@ func TestTriadScanSolving(t *testing.T) {
 }
 
 func BenchmarkTriadScanAsm(b *testing.B) {
-	if !haveTriadAsm {
-		b.Skipf("no assembly triad scan (kernel %s)", triadAsmName)
-	}
+	requireAsm(b, "triads")
 	benchTriadScan(b, triadScanAVX512)
 }

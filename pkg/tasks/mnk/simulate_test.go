@@ -2,7 +2,9 @@ package mnk
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -113,8 +115,65 @@ func TestSimulatePerfectAgainstRandom(t *testing.T) {
 		if d := r.Deviation; math.Abs(d.XWin) > 4 || math.Abs(d.OWin) > 4 || math.Abs(d.Draw) > 4 {
 			t.Errorf("%s against %s: %d/%d/%d lie %+v standard errors from the exact odds %+v", c.x, c.o, r.XWins, r.OWins, r.Draws, *d, *r.Exact)
 		}
-		if c.x == "perfect" && r.X.NodesPerMove < 0 || r.Played != 20_000 {
+		checkDeviation(t, c.x+" against "+c.o, r)
+		if r.Played != 20_000 {
 			t.Errorf("%s against %s: %+v", c.x, c.o, r)
+		}
+		if moves, plies := r.X.Moves+r.O.Moves, math.Round(r.AverageLength*float64(r.Played)); float64(moves) != plies {
+			t.Errorf("%s against %s: x made %d moves and o %d, %d in all; the games' %d × %.4f plies make %.0f",
+				c.x, c.o, r.X.Moves, r.O.Moves, moves, r.Played, r.AverageLength, plies)
+		}
+	}
+}
+
+// checkDeviation recomputes the report's deviations from its counts and
+// its exact fractions, as the z-score of a binomial count: (count - n q) /
+// sqrt(n q (1 - q)) for n games and a result of probability q. A result
+// of probability 0 or 1 has no deviation, and its count must be the sure
+// one. The figures must be the report's (to 1e-9), lie within 4 standard
+// errors, and be what its text prints.
+func checkDeviation(t *testing.T, name string, r *SimulateReport) {
+	t.Helper()
+	if r.Exact == nil || r.ExactFractions == nil || r.Deviation == nil {
+		t.Fatalf("%s: exact %v, fractions %v, deviation %v: want all three", name, r.Exact, r.ExactFractions, r.Deviation)
+	}
+	n := float64(r.Played)
+	text := r.Text()
+	for _, o := range []struct {
+		result        string
+		count         int
+		fraction      string
+		exact, report float64
+		printed       string // the text's format of the fraction, q and the deviation
+	}{
+		{"x wins", r.XWins, r.ExactFractions.XWin, r.Exact.XWin, r.Deviation.XWin, "%s = %.6f (simulated %+.2f standard errors)"},
+		{"o wins", r.OWins, r.ExactFractions.OWin, r.Exact.OWin, r.Deviation.OWin, "%s = %.6f (%+.2f)"},
+		{"draws", r.Draws, r.ExactFractions.Draw, r.Exact.Draw, r.Deviation.Draw, "%s = %.6f (%+.2f)"},
+	} {
+		rat, ok := new(big.Rat).SetString(o.fraction)
+		if !ok {
+			t.Errorf("%s: %s: exact fraction %q is not a fraction", name, o.result, o.fraction)
+			continue
+		}
+		q, _ := rat.Float64()
+		if q != o.exact {
+			t.Errorf("%s: %s: exact %v, want %s = %v", name, o.result, o.exact, o.fraction, q)
+		}
+		z := 0.0
+		if sd := math.Sqrt(n * q * (1 - q)); sd > 0 {
+			z = (float64(o.count) - n*q) / sd
+		} else if want := n * q; float64(o.count) != want {
+			t.Errorf("%s: %s: %d of %.0f games, want %.0f: the exact odds are %s", name, o.result, o.count, n, want, o.fraction)
+		}
+		if math.Abs(o.report-z) > 1e-9 {
+			t.Errorf("%s: %s: deviation %v, want %v = (%d - %.0f × %s) / sqrt(%.0f × %s × (1 - %s))",
+				name, o.result, o.report, z, o.count, n, o.fraction, n, o.fraction, o.fraction)
+		}
+		if math.Abs(z) > 4 {
+			t.Errorf("%s: %s: %d of %.0f games lie %+.2f standard errors from %s", name, o.result, o.count, n, z, o.fraction)
+		}
+		if line := fmt.Sprintf(o.printed, o.fraction, q, z); !strings.Contains(text, line) {
+			t.Errorf("%s: %s: the text lacks %q:\n%s", name, o.result, line, text)
 		}
 	}
 }

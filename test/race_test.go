@@ -1,0 +1,6 @@
+//go:build race
+
+package test
+
+// raceDetector says whether this test binary is built with -race.
+const raceDetector = true
