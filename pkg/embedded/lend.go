@@ -19,7 +19,7 @@ import (
 // (broker.Objects.UploadFileRange). Stored, every byte of a corpus is
 // taken in, written and served again by the server, a piece at a time: on
 // the embedded default that cost as much as the job lost against holding
-// the whole input in memory (docs/benchmarks.md, Memory).
+// the whole input in memory (docs/benchmarks.md, the appendix).
 //
 // A piece's place is kept twice: in memory, for the readers of the
 // process, whose connections share the lender, which so read a piece with

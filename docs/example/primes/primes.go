@@ -40,21 +40,40 @@ type result struct {
 	Largest int `json:"largest"` // 0 if none
 }
 
-// Plan implements tasks.Kind: it checks the parameters and cuts [0, N)
-// into spans. Ids and payloads depend on the parameters only.
-func (Kind) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
-	var p Params
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, tasks.Invalid("example.primes parameters: %v", err)
+// Spec checks the parameters of a new job, as a command submits it, and
+// returns the job's spec.
+func (p Params) Spec() (tasks.Spec, error) {
+	if _, err := p.check(); err != nil {
+		return tasks.Spec{}, err
 	}
+	raw, err := json.Marshal(p)
+	return tasks.Spec{Kind: Kind{}.Name(), Params: raw}, err
+}
+
+// check validates the parameters and fills in the default span.
+func (p Params) check() (Params, error) {
 	if p.N < 2 || p.N > 1e10 {
-		return nil, tasks.Invalid("n %d: want 2 to 10,000,000,000", p.N)
+		return p, tasks.Invalid("n %d: want 2 to 10,000,000,000", p.N)
 	}
 	if p.Span == 0 {
 		p.Span = 1_000_000
 	}
 	if p.Span < 1 {
-		return nil, tasks.Invalid("span %d: want 1 or more", p.Span)
+		return p, tasks.Invalid("span %d: want 1 or more", p.Span)
+	}
+	return p, nil
+}
+
+// Plan implements tasks.Kind: it checks the parameters again and cuts
+// [0, N) into spans. Ids and payloads depend on the parameters only.
+func (Kind) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+	var p Params
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, tasks.Invalid("example.primes parameters: %v", err)
+	}
+	p, err := p.check()
+	if err != nil {
+		return nil, err
 	}
 	plan := &plan{n: p.N, results: map[string]result{}}
 	for from := 0; from < p.N; from += p.Span {

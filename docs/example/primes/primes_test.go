@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -48,6 +49,27 @@ func TestKnownCounts(t *testing.T) {
 		if _, err := (primes.Kind{}).Plan(context.Background(), raw, tasks.PlanEnv{}); err == nil {
 			t.Errorf("%+v planned without error", bad)
 		}
+	}
+}
+
+// Spec refuses what Plan refuses, before any job exists, and the spec it
+// returns plans the job the parameters ask for.
+func TestSpec(t *testing.T) {
+	for _, bad := range []primes.Params{{N: 1}, {N: 100, Span: -1}} {
+		if _, err := bad.Spec(); !errors.Is(err, tasks.ErrInvalid) {
+			t.Errorf("%+v: Spec gave %v, want an error wrapping tasks.ErrInvalid", bad, err)
+		}
+	}
+	spec, err := primes.Params{N: 100, Span: 30}.Spec()
+	if err != nil || spec.Kind != "example.primes" {
+		t.Fatalf("Spec: %+v, %v; want a spec of example.primes", spec, err)
+	}
+	plan, err := primes.Kind{}.Plan(context.Background(), spec.Params, tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(plan.Tasks()); n != 4 {
+		t.Errorf("the spec's plan has %d tasks, want 4 spans of 30", n)
 	}
 }
 
