@@ -90,7 +90,7 @@ func sudokuSolveCommand() *cli.Command {
 			"--data (about 82 bytes a puzzle) until the job is done. Cached results take 41 bytes a puzzle.\n\n" +
 			"Example:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt",
 		OnUsageError: onUsageError,
-		Flags: append(append(corpusFlags(),
+		Flags: append(append(corpusFlags("by the inputs' size, 100 to 3,000"),
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
@@ -112,12 +112,13 @@ func sudokuSolveCommand() *cli.Command {
 	}
 }
 
-// corpusFlags are the flags of a command that runs a job over puzzle files.
-func corpusFlags() []cli.Flag {
+// corpusFlags are the flags of a command that runs a job over puzzle
+// files; auto says what --chunk is when it is not given.
+func corpusFlags(auto string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
 		&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
-		&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: "by the inputs' size, 100 to 3,000"},
+		&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: auto},
 	}
 }
 

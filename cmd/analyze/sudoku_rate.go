@@ -22,7 +22,7 @@ func sudokuRateCommand() *cli.Command {
 			"hardest puzzles with their lines.\n\n" +
 			"Example:\n   analyze sudoku rate datasets/sudoku/top1465.txt.gz --out ratings.txt",
 		OnUsageError: onUsageError,
-		Flags:        append(corpusFlags(), jobFlags()...),
+		Flags:        append(corpusFlags("100: rating takes up to seconds a puzzle"), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			return corpusJob(c, sudoku.Rate{}.Name(), nil)
 		},
