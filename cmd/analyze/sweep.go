@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +35,7 @@ func mnkSweepCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "boards", Value: strings.Join(mnktasks.DefaultSweepBoards, ","), Usage: "the boards `RxC,...`, up to 8x8 (a rung skips those it does not take: the solver takes 36 cells)"},
 			&cli.StringFlag{Name: "k", Value: joinInts(mnktasks.DefaultSweepKs), Usage: "the lengths `K,...` of the line that wins (a k longer than a board's longer side skips that board)"},
-			&cli.StringFlag{Name: "algorithms", Value: strings.Join(mnktasks.DefaultSweepAlgorithms(), ","), Usage: "the rungs `RUNG,...` of the ladder, of " + rungList()},
+			&cli.StringFlag{Name: "algorithms", Value: strings.Join(mnktasks.DefaultSweepAlgorithms(), ","), Usage: "the rungs `RUNG,...` of the ladder, of " + strings.Join(ladder.Rungs, ", ")},
 			&cli.StringFlag{Name: "node-budget", Value: strconv.Itoa(mnktasks.DefaultSweepNodeBudget), Usage: "stop a cell after `N` nodes (e.g. 50000000, 5e7 or 50M)"},
 			&cli.StringFlag{Name: "cell-time", Value: mnktasks.DefaultSweepCellTime.String(), Usage: "stop a cell after `D` (0: no limit); its count then depends on the machine"},
 			&cli.IntFlag{Name: "tt-mb", Value: mnktasks.DefaultSweepTTMB, Usage: "the table of the tt, symmetry and solver rungs in `MB`, per cell"},
@@ -104,19 +103,6 @@ func mnkSweepCommand() *cli.Command {
 			})
 		},
 	}
-}
-
-// rungList names the ladder's rungs, saying which are not built yet.
-func rungList() string {
-	built := mnktasks.DefaultSweepAlgorithms()
-	names := make([]string, len(ladder.Rungs))
-	for i, r := range ladder.Rungs {
-		names[i] = r
-		if !slices.Contains(built, r) {
-			names[i] += " (not built yet)"
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // writeStudy draws the chart of the sweep's JSON report to the file chart

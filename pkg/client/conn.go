@@ -55,7 +55,7 @@ func (c *Conn) Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error)
 }
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
-// sudoku.UploadCorpus) and returns the spec.
+// sudoku.SubmitCorpus) and returns the spec.
 func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.store)
 	if err != nil {

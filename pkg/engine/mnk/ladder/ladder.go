@@ -51,13 +51,8 @@ import (
 // before.
 var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns"}
 
-var (
-	// ErrUnknownRung is the error of a rung not in Rungs.
-	ErrUnknownRung = errors.New("unknown rung")
-	// ErrRungUnavailable is the error of a rung not built yet (every rung
-	// of Rungs is built; the error stays for the callers that test it).
-	ErrRungUnavailable = errors.New("rung not available yet")
-)
+// ErrUnknownRung is the error of a rung not in Rungs.
+var ErrUnknownRung = errors.New("unknown rung")
 
 // Limits bound one run of a rung.
 type Limits struct {
@@ -144,21 +139,13 @@ func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, err
 	return res, nil
 }
 
-// rungBuilt lists the rungs that exist.
-var rungBuilt = map[string]bool{"minimax": true, "alphabeta": true, "ordered": true, "tt": true, "symmetry": true, "solver": true, "pns": true}
-
-// Available reports whether rung is a rung of the ladder that is built.
-func Available(rung string) bool { return rungBuilt[rung] }
-
 // Takes returns nil if Run can run rung on g, else why not: an
-// error wrapping ErrUnknownRung, ErrRungUnavailable or ErrTooBig (the
+// error wrapping ErrUnknownRung or mnk.ErrTooBig (the
 // solver takes at most solve.MaxCells cells).
 func Takes(g *mnk.Game, rung string) error {
 	switch {
 	case !slices.Contains(Rungs, rung):
 		return fmt.Errorf("%q: %w (want one of %v)", rung, ErrUnknownRung, Rungs)
-	case !rungBuilt[rung]:
-		return fmt.Errorf("%s: %w", rung, ErrRungUnavailable)
 	case rung == "solver" && g.Cells() > solve.MaxCells:
 		return fmt.Errorf("solver: %s has %d cells, more than %d: %w", g.Spec(), g.Cells(), solve.MaxCells, mnk.ErrTooBig)
 	}
