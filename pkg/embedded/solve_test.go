@@ -123,6 +123,29 @@ func TestSolveRerunUsesCaches(t *testing.T) {
 	}
 }
 
+// extractCertificate is the certificate of the empty board of p's game,
+// extracted in this process with the method of p, as the job's task
+// extracts it.
+func extractCertificate(t *testing.T, p mnktasks.SolveParams) *bytes.Buffer {
+	t.Helper()
+	game := mnk.MustNew(p.Rows, p.Cols, p.K)
+	var cert *mnkcert.Certificate
+	var err error
+	if p.Method == mnktasks.MethodPNS {
+		cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+	} else {
+		cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if _, err := cert.WriteTo(&text); err != nil {
+		t.Fatal(err)
+	}
+	return &text
+}
+
 // TestSolveCertificateOutput: a solve job with a certificate, on a cluster
 // of two workers, writes as its output "certificate" the bytes that one
 // extraction in this process writes (through a result message, the object
@@ -137,19 +160,7 @@ func TestSolveCertificateOutput(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
-		game := mnk.MustNew(g.m, g.n, g.k)
-		var cert *mnkcert.Certificate
-		var err error
-		if g.method == mnktasks.MethodPNS {
-			cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
-		} else {
-			cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want bytes.Buffer
-		cert.WriteTo(&want)
+		want := extractCertificate(t, p)
 		for run, rerun := range []bool{false, true} {
 			var rep solveReport
 			j := runJob(t, c.Broker, "mnk.solve", p, &rep)
@@ -194,18 +205,7 @@ func TestSolveCertificateInParts(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
-		game := mnk.MustNew(g.m, g.n, g.k)
-		var cert *mnkcert.Certificate
-		if g.method == mnktasks.MethodPNS {
-			cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
-		} else {
-			cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want bytes.Buffer
-		cert.WriteTo(&want)
+		want := extractCertificate(t, p)
 		// The task's result holds the text deflated as this, in base64,
 		// and a little more.
 		var deflated bytes.Buffer
