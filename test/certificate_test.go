@@ -120,6 +120,7 @@ func refuse(t *testing.T, dir, name string, lines []string, edit func([]string) 
 // object store, downloaded by analyze) as the same bytes as the embedded
 // default's, and verifies.
 func TestCertificateMultiProcess(t *testing.T) {
+	runsBinaries(t)
 	dir := t.TempDir()
 	args := []string{"mnk", "solve", "--board", "5x5", "--k", "4", "--method", "pns", "--quiet", "--certificate"}
 	embedded, multi := filepath.Join(dir, "embedded.cert"), filepath.Join(dir, "multi.cert")

@@ -79,7 +79,7 @@ func binary(name string) string {
 	sourcesSeen.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Dir(filepath.Dir(file))
-		for _, dir := range []string{"cmd", "pkg"} {
+		for _, dir := range []string{"cmd", "internal", "pkg"} {
 			_ = filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
 					_, _ = os.Stat(p)
