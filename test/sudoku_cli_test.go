@@ -311,9 +311,10 @@ func TestSudokuGenerateCLI(t *testing.T) {
 	if !maps.Equal(hist, rep.CluesHistogram) {
 		t.Errorf("clues histogram %v, the puzzles have %v", rep.CluesHistogram, hist)
 	}
-	stdout, _, code = sudokuRun(t, "sudoku", "generate", "--count", "3", "--clues", "18", "-q", "--data", filepath.Join(dir, "d2"))
-	if code != 1 || !strings.Contains(stdout, "no puzzle with 18 clues in 5000 random solution grids") {
-		t.Errorf("18 clues: exit %d, %q", code, stdout)
+	// Without --out the puzzles go to stdout and the report to stderr.
+	stdout, stderr, code = sudokuRun(t, "sudoku", "generate", "--count", "3", "--clues", "18", "-q", "--data", filepath.Join(dir, "d2"))
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "no puzzle with 18 clues in 5000 random solution grids") {
+		t.Errorf("18 clues: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// --rating: bad bands are usage errors naming the flag; puzzles come
 	// rated within the band.

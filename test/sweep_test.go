@@ -71,6 +71,12 @@ func TestSweepCommand(t *testing.T) {
 		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 15 || !strings.HasPrefix(lines[1], "3x3,3,3,9,3,minimax,draw,549946,") {
 			t.Errorf("csv: %d lines, the second %q; want 15, the second 3x3 minimax", len(lines), lines[1])
 		}
+		// Each file written is named on stderr, with what it holds.
+		for _, want := range []string{"analyze: wrote " + csvPath + " (14 rows of CSV and a header)", "analyze: wrote " + chartPath + " (" + chart[len(chart)-3:] + " chart"} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), want)
+			}
+		}
 		img, err := os.ReadFile(chartPath)
 		if err != nil {
 			t.Fatal(err)

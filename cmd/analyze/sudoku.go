@@ -58,6 +58,7 @@ func readPuzzles(path string, stderr io.Writer) (puzzleFile, error) {
 		return p, usagef("%s: is a directory, want a puzzle file", path)
 	}
 	text, _, err := infile.ReadFile(path)
+	path = infile.Name(path)
 	if errors.As(err, new(*infile.DamagedError)) {
 		p.damaged = err
 	} else if err != nil {
@@ -114,7 +115,7 @@ func sudokuBenchCommand() *cli.Command {
 		Name:      "bench",
 		Usage:     "measure the engine: classify every puzzle of FILE (limit 2: uniqueness included) in one goroutine",
 		ArgsUsage: "FILE",
-		Description: "Reads and parses FILE first (not timed), then classifies every puzzle --repeat times, each\n" +
+		Description: "Reads and parses FILE (- for stdin) first (not timed), then classifies every puzzle --repeat times, each\n" +
 			"solution checked. seconds and puzzles_per_second are those of the median repeat. FILE is plain\n" +
 			"text or gzip or zstd, told apart by its first bytes; of a damaged compressed file, the puzzles\n" +
 			"before the damage are measured, then the command fails naming the line reached.\n\n" +
@@ -134,6 +135,7 @@ func sudokuBenchCommand() *cli.Command {
 			}
 			path := c.Args().First()
 			p, err := readPuzzles(path, c.App.ErrWriter)
+			path = infile.Name(path)
 			if err != nil {
 				return err
 			}
@@ -234,7 +236,7 @@ func sudokuCompareCommand() *cli.Command {
 			"calls reached (fast, milliseconds at worst, is not stopped). Every solution is checked; givens\n" +
 			"that conflict are invalid whatever the strategy. Seconds are the median of --repeat runs (a run\n" +
 			"that times out is not repeated). Malformed lines are named on stderr and not run. Runs in this\n" +
-			"process, one at a time. FILE is plain text or gzip or zstd, told apart by its first bytes; of\n" +
+			"process, one at a time. FILE (- for stdin) is plain text or gzip or zstd, told apart by its first bytes; of\n" +
 			"a damaged compressed file, the puzzles before the damage are run, then the command fails\n" +
 			"naming the line reached.\n\n" +
 			"Example:\n   analyze sudoku compare datasets/sudoku/euler96.txt.gz --strategies backtrack,mrv,fast --repeat 3",
@@ -269,6 +271,7 @@ func sudokuCompareCommand() *cli.Command {
 			}
 			path := c.Args().First()
 			p, err := readPuzzles(path, c.App.ErrWriter)
+			path = infile.Name(path)
 			if err != nil {
 				return err
 			}

@@ -22,17 +22,16 @@ func sudokuExplainCommand() *cli.Command {
 			"Example:\n   analyze sudoku explain 570060003030005060601007000053000001000080000900000270000800402080100030200040019",
 		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c)
-			if err != nil {
-				return err
+			if c.NArg() != 1 {
+				return usagef("sudoku explain: want exactly one puzzle, got %d arguments", c.NArg())
 			}
-			g, err := sudoku.ParseLine(arg)
+			g, err := sudoku.ParseLine(c.Args().First())
 			if err != nil {
-				return usagef("%v", err)
+				return usagef("the puzzle: %v", err)
 			}
 			es := sudoku.NewSolver()
 			if sr := es.Classify(g); sr.Outcome != sudoku.Unique {
-				return fmt.Errorf("the puzzle is %s, not rated", sr.Outcome)
+				return fmt.Errorf("%s: not rated", sr.Why())
 			}
 			r, steps := rating.NewSolver().Explain(g)
 			w := c.App.Writer

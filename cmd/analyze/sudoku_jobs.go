@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku/rating"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -24,7 +25,8 @@ func sudokuJobCommands() []*cli.Command {
 
 // outputPaths checks the output flags of a command before any work starts:
 // each names a file that can be written, and none names one of the inputs
-// or another output.
+// or another output. "-" is standard output, which one flag at most may
+// name.
 func outputPaths(c *cli.Context, inputs []string, flags ...string) error {
 	type file struct {
 		what, abs string
@@ -37,10 +39,20 @@ func outputPaths(c *cli.Context, inputs []string, flags ...string) error {
 	}
 	var seen []file
 	for _, in := range inputs {
-		seen = append(seen, named("input "+in, in))
+		if in != infile.Stdin {
+			seen = append(seen, named("input "+in, in))
+		}
 	}
+	stdout := ""
 	for _, flag := range flags {
 		path := c.String(flag)
+		if path == client.StdoutPath {
+			if stdout != "" {
+				return usagef("--%s -: --%s writes to standard output already", flag, stdout)
+			}
+			stdout = flag
+			continue
+		}
 		if path == "" {
 			if c.IsSet(flag) {
 				return usagef("--%s: want a file name", flag)
@@ -72,8 +84,13 @@ func sudokuSolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "solve",
 		Usage:     "solve whole corpora: every puzzle checked for uniqueness, every bad line reported",
-		ArgsUsage: "FILE...",
-		Description: "Each FILE has one puzzle per line (81 cells: 1-9, and '.', '0' or '_' for empty; '#' comments\n" +
+		ArgsUsage: "FILE... | PUZZLE...",
+		Description: "PUZZLEs given on the command line (81 cells each) are solved in this process: the solution of\n" +
+			"each on stdout, or why it has none (the conflicting givens, a cell with no candidate) or several\n" +
+			"(two of them on stdout) on stderr, and exit 1.\n\n" +
+			"FILE - is standard input, and --out - or --rejects - standard output (the report then goes to\n" +
+			"stderr): zcat corpus.gz | analyze sudoku solve - --out - > solutions.txt\n\n" +
+			"Each FILE has one puzzle per line (81 cells: 1-9, and '.', '0' or '_' for empty; '#' comments\n" +
 			"and blank lines skipped) or 9-row grids (spaces and '|', '-', '+' separators ignored, a blank\n" +
 			"line between grids), as plain text or compressed with gzip or zstd (told apart by the first\n" +
 			"bytes, not the name; line numbers are those of the text). Of a damaged compressed FILE, the\n" +
@@ -88,12 +105,16 @@ func sudokuSolveCommand() *cli.Command {
 			"of a plain FILE from FILE itself: do not change it until its job is done (a resumed job whose\n" +
 			"FILE changed fails, naming the bytes); a compressed FILE's text is held in the store under\n" +
 			"--data (about 82 bytes a puzzle) until the job is done. Cached results take 41 bytes a puzzle.\n\n" +
-			"Example:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt",
+			"Examples:\n   analyze sudoku solve datasets/sudoku/royle17.txt.gz --out solutions.txt --rejects rejects.txt\n" +
+			"   analyze sudoku solve 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
 		OnUsageError: onUsageError,
 		Flags: append(append(corpusFlags("by the inputs' size, 100 to 3,000"),
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 if any puzzle is not uniquely solved"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
+			if puzzleArgs(c.Args().Slice()) {
+				return solvePuzzles(c, c.Args().Slice())
+			}
 			var check func(report []byte) error
 			if c.Bool("strict") {
 				check = func(report []byte) error {
@@ -116,8 +137,8 @@ func sudokuSolveCommand() *cli.Command {
 // files; auto says what --chunk is when it is not given.
 func corpusFlags(auto string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE`"},
-		&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE`"},
+		&cli.StringFlag{Name: "out", Usage: "write one line per puzzle to `FILE` (- for stdout; the report then goes to stderr)"},
+		&cli.StringFlag{Name: "rejects", Usage: "write every puzzle not uniquely solved to `FILE` (- for stdout)"},
 		&cli.IntFlag{Name: "chunk", Usage: "`N` puzzles per task, 1 to 3,000", DefaultText: auto},
 	}
 }
@@ -131,18 +152,29 @@ func corpusFlags(auto string) []cli.Flag {
 func corpusJob(c *cli.Context, kind string, check func(report []byte) error) error {
 	files := c.Args().Slice()
 	if len(files) == 0 {
-		return usagef("sudoku %s: name at least one puzzle file", c.Command.Name)
+		return usagef("sudoku %s: name at least one puzzle file (- for standard input)", c.Command.Name)
 	}
 	sources := make([]sudoku.Source, len(files))
+	stdin := false
 	for i, f := range files {
+		sources[i] = sudoku.FileSource(f)
+		if f == infile.Stdin {
+			if stdin {
+				return usagef("sudoku %s: - (standard input) named twice", c.Command.Name)
+			}
+			stdin = true
+			continue
+		}
 		st, err := os.Stat(f)
+		if err != nil && puzzleLike(f) {
+			return usagef("%s: no such file; puzzles on the command line go to sudoku solve alone, without files", f)
+		}
 		if err != nil {
 			return usagef("%s: cannot read: %v", f, err)
 		}
 		if st.IsDir() {
 			return usagef("%s: is a directory, want a puzzle file", f)
 		}
-		sources[i] = sudoku.FileSource(f)
 	}
 	if err := outputPaths(c, files, "out", "rejects"); err != nil {
 		return err
@@ -198,7 +230,7 @@ func sudokuGenerateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "symmetric", Usage: "clues symmetric under a 180-degree rotation"},
 			&cli.BoolFlag{Name: "minimal", Usage: "removing any clue breaks uniqueness"},
 			&cli.StringFlag{Name: "rating", Usage: "keep puzzles rated `MIN-MAX` on the Sudoku Explainer scale (e.g. 4.0-6.4)"},
-			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE`"},
+			&cli.StringFlag{Name: "out", Usage: "write the puzzles, one per line, to `FILE` (- for stdout)", DefaultText: "stdout, and the report to stderr; with --json, the report lists them"},
 		}, jobFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -228,7 +260,11 @@ func sudokuGenerateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if path := c.String("out"); path != "" {
+			path := c.String("out")
+			if path == "" && !c.Bool("json") {
+				path = client.StdoutPath // the puzzles on stdout, the report on stderr
+			}
+			if path != "" {
 				o.Outputs, p.Out = map[string]string{"out": path}, true
 			}
 			params, _ := json.Marshal(p)

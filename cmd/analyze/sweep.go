@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -91,16 +93,31 @@ func mnkSweepCommand() *cli.Command {
 			if err := outputPaths(c, nil, "csv", "chart"); err != nil {
 				return err
 			}
-			return submit(c, p.Spec, func(o *client.Options) {
+			err = submit(c, p.Spec, func(o *client.Options) {
 				if len(outputs) > 0 {
 					o.Outputs = outputs
 				}
 				if chart != "" {
 					// Drawn here, from the report: the daemons that run
 					// the sweep do not link the drawing.
-					o.Render = func(report []byte) error { return writeStudy(page, chart, format, report) }
+					o.Render = func(report []byte) error {
+						if err := writeStudy(page, chart, format, report); err != nil {
+							return err
+						}
+						wrote(c, chart, format+" chart of nodes against cells")
+						if page != "" {
+							wrote(c, page, "the study's generated blocks rewritten")
+						}
+						return nil
+					}
 				}
 			})
+			if path := outputs["csv"]; path != "" && (err == nil || errors.Is(err, client.ErrJobFailed)) {
+				if data, rerr := os.ReadFile(path); rerr == nil {
+					wrote(c, path, fmt.Sprintf("%d rows of CSV and a header", max(bytes.Count(data, []byte{'\n'})-1, 0)))
+				}
+			}
+			return err
 		},
 	}
 }
@@ -189,4 +206,10 @@ func parseCount(s string) (uint64, error) {
 		return 0, fmt.Errorf("want a whole number of nodes such as 50000000, 5e7 or 50M")
 	}
 	return uint64(f * mult), nil
+}
+
+// wrote tells the user, on stderr, that the command wrote file (what it
+// holds): "analyze: wrote sweep.csv (14 rows of CSV and a header)".
+func wrote(c *cli.Context, file, what string) {
+	fmt.Fprintf(c.App.ErrWriter, "analyze: wrote %s (%s)\n", file, what)
 }

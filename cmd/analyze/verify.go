@@ -24,6 +24,7 @@ func mnkVerifyCommand() *cli.Command {
 			"winner that wins against every defence, a draw by a strategy of each side that never loses. A\n" +
 			"strategy that does not lose may end in a pairing: pairs of empty cells such that every line the\n" +
 			"other side could still fill holds a pair, which the check verifies line by line.\n" +
+			"FILE - reads the certificate from stdin.\n" +
 			"Exit code 0 if the certificate proves its value, 1 if it does not or cannot be read.",
 		OnUsageError: onUsageError,
 		Flags:        []cli.Flag{jsonFlag},
@@ -32,7 +33,8 @@ func mnkVerifyCommand() *cli.Command {
 				return usagef("mnk verify takes one certificate FILE, got %d arguments", c.NArg())
 			}
 			path := c.Args().First()
-			data, _, err := infile.ReadFile(path) // plain, gzip or zstd
+			data, _, err := infile.ReadFile(path) // plain, gzip or zstd; - is stdin
+			path = infile.Name(path)
 			if err != nil {
 				return err
 			}

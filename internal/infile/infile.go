@@ -17,6 +17,20 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// Stdin is the file name that stands for standard input, as "-" does for
+// most command-line tools: Open and ReadFile read standard input for it,
+// and Name names it "<stdin>" in messages and reports.
+const Stdin = "-"
+
+// Name is how messages and reports name the file called name: "<stdin>"
+// for Stdin, else name.
+func Name(name string) string {
+	if name == Stdin {
+		return "<stdin>"
+	}
+	return name
+}
+
 // ErrFormat is the error of a file compressed in a format that ReadFile
 // does not read (xz, bzip2, zip, lz4).
 var ErrFormat = errors.New("compressed in a format wopr does not read (it reads plain text, gzip and zstd)")
@@ -53,10 +67,16 @@ func (e *DamagedError) Unwrap() error { return e.Err }
 // opening or reading the file are returned as they are (an *fs.PathError),
 // with no text.
 func ReadFile(name string) (text []byte, lines int, err error) {
-	raw, err := os.ReadFile(name)
+	var raw []byte
+	if name == Stdin {
+		raw, err = io.ReadAll(os.Stdin)
+	} else {
+		raw, err = os.ReadFile(name)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
+	name = Name(name)
 	format := sniff(raw)
 	switch format {
 	case "gzip":
@@ -195,15 +215,18 @@ const maxHold = 4 << 20
 // Open opens the named file for reading its text (see Reader). Errors are
 // those of ReadFile, except that damage is reported by Read.
 func Open(name string) (*Reader, error) {
-	f, err := os.Open(name)
+	f, err := os.Stdin, error(nil)
+	if name != Stdin {
+		f, err = os.Open(name)
+	}
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{name: name, f: f}
+	r := &Reader{name: Name(name), f: f}
 	head := make([]byte, 6)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		f.Close()
+		r.closeFile()
 		return nil, err
 	}
 	r.format = sniff(head[:n])
@@ -221,13 +244,13 @@ func Open(name string) (*Reader, error) {
 	case "zstd":
 		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			f.Close()
+			r.closeFile()
 			return nil, err
 		}
 		r.src, r.close = zr, zr.Close
 	default:
-		f.Close()
-		return nil, fmt.Errorf("%s: %s: %w", name, r.format, ErrFormat)
+		r.closeFile()
+		return nil, fmt.Errorf("%s: %s: %w", r.name, r.format, ErrFormat)
 	}
 	return r, nil
 }
@@ -239,10 +262,17 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // Compressed tells whether the file is compressed.
 func (r *Reader) Compressed() bool { return r.format != "" }
 
-// Close closes the file.
+// Close closes the file (standard input stays open).
 func (r *Reader) Close() error {
 	if r.close != nil {
 		r.close()
+	}
+	return r.closeFile()
+}
+
+func (r *Reader) closeFile() error {
+	if r.f == os.Stdin {
+		return nil
 	}
 	return r.f.Close()
 }

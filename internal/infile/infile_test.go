@@ -249,3 +249,54 @@ func TestDamaged(t *testing.T) {
 		t.Errorf("ReadFile of a gzip header cut short: %d lines, error %v; want 0 and %q", lines, err, path+": gzip data damaged before line 1: ...")
 	}
 }
+
+// "-" is standard input, plain or compressed, and "<stdin>" in messages;
+// Close leaves standard input open.
+func TestStdin(t *testing.T) {
+	text := dataset(t, "euler96.txt.gz")
+	var gz bytes.Buffer
+	zw := stdgzip.NewWriter(&gz)
+	zw.Write(text[:len(text)/2])
+	zw.Flush() // the stream breaks off after a flushed block: damaged
+	for _, c := range []struct {
+		name, damage string
+		data         []byte
+	}{{"plain", "", text}, {"gzip", "<stdin>: gzip data damaged after line", gz.Bytes()}} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, open := range []string{"Open", "ReadFile"} {
+				stdin := os.Stdin
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() { w.Write(c.data); w.Close() }()
+				os.Stdin = r
+				var got []byte
+				if open == "Open" {
+					f, oerr := infile.Open(infile.Stdin)
+					if oerr != nil {
+						t.Fatal(oerr)
+					}
+					got, err = io.ReadAll(f)
+					f.Close()
+					if _, serr := r.Stat(); serr != nil {
+						t.Errorf("Close closed standard input: %v", serr)
+					}
+				} else {
+					got, _, err = infile.ReadFile(infile.Stdin)
+				}
+				os.Stdin = stdin
+				r.Close()
+				if c.damage == "" && (err != nil || !bytes.Equal(got, text)) {
+					t.Errorf("%s: %d bytes, %v; want the %d of the text", open, len(got), err, len(text))
+				}
+				if c.damage != "" && (err == nil || !strings.HasPrefix(err.Error(), c.damage) || !bytes.HasPrefix(text, got) || len(got) == 0) {
+					t.Errorf("%s: %d bytes, %v; want a prefix of the text and %q", open, len(got), err, c.damage)
+				}
+			}
+		})
+	}
+	if infile.Name(infile.Stdin) != "<stdin>" || infile.Name("a.txt") != "a.txt" {
+		t.Errorf("Name: %q, %q", infile.Name(infile.Stdin), infile.Name("a.txt"))
+	}
+}

@@ -161,18 +161,8 @@ func pastedSudoku(text string) (sudokuPuzzle, error) {
 	}
 	g := items[0].Grid
 	res := sudoku.NewSolver().Classify(g)
-	switch res.Outcome {
-	case sudoku.Invalid:
-		return sudokuPuzzle{}, errors.New("the givens conflict: " + res.Reason)
-	case sudoku.Unsolvable:
-		return sudokuPuzzle{}, errors.New("the puzzle has " + res.Reason)
-	case sudoku.Multiple:
-		for i := range res.Solution {
-			if res.Solution[i] != res.Second[i] {
-				return sudokuPuzzle{}, fmt.Errorf("the puzzle has several solutions: %s can be %d or %d, among others",
-					sudokuCell(i), min(res.Solution[i], res.Second[i]), max(res.Solution[i], res.Second[i]))
-			}
-		}
+	if res.Outcome != sudoku.Unique {
+		return sudokuPuzzle{}, errors.New(res.Why())
 	}
 	p := sudokuPuzzle{Puzzle: g, Solution: res.Solution}
 	if rr := rating.NewSolver().RateUpTo(g, logicCeiling); rr.Solved {

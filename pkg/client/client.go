@@ -48,7 +48,9 @@ type Options struct {
 	// Queue overrides the JetStream settings of an embedded cluster.
 	Queue *broker.Config
 	// Outputs maps a job's output names (such as "out" or "rejects") to
-	// local files to write them to once the job is done.
+	// local files to write them to once the job is done. The path
+	// StdoutPath ("-") is Stdout; the report then goes to Stderr, so that
+	// Stdout holds the output alone.
 	Outputs map[string]string
 	// Check, if set, judges a finished job's JSON report after it was
 	// printed (e.g. --strict: any reject is an error), when every task
@@ -311,7 +313,7 @@ func follow(ctx context.Context, s *session, id string, o Options) error {
 // replace by renaming a file onto them.
 func (s *session) sink(id string, outputs map[string]string) error {
 	for name, path := range outputs {
-		if !replaceable(path) {
+		if path == StdoutPath || !replaceable(path) {
 			continue
 		}
 		f, err := createTemp(path)
@@ -383,6 +385,15 @@ func fetchOutputs(ctx context.Context, s *session, o Options, j *job.Record) err
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return fmt.Errorf("write %s: %w", path, err)
 			}
+		} else if path == StdoutPath {
+			w := bufio.NewWriterSize(o.Stdout, 1<<20)
+			if err := s.store.DownloadTo(ctx, obj, j.OutputParts[name], w); err != nil {
+				return fmt.Errorf("write standard output: %w", err)
+			}
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("write standard output: %w", err)
+			}
+			continue
 		} else {
 			out = output{path: path, tmp: replaceable(path)}
 			var err error
@@ -528,11 +539,11 @@ func printReport(ctx context.Context, s *session, o Options, j *job.Record) erro
 			return err
 		}
 		if o.JSON {
-			if _, err := o.Stdout.Write(append(j.Report, '\n')); err != nil {
+			if _, err := o.reportTo().Write(append(j.Report, '\n')); err != nil {
 				return err
 			}
 		} else {
-			fmt.Fprint(o.Stdout, j.Text)
+			fmt.Fprint(o.reportTo(), j.Text)
 		}
 		if o.Render != nil {
 			if err := o.Render(j.Report); err != nil {
@@ -549,7 +560,7 @@ func printReport(ctx context.Context, s *session, o Options, j *job.Record) erro
 	}
 	if o.JSON {
 		// Still exactly one object on stdout: the job's state.
-		if err := printJSON(o.Stdout, j.Summary()); err != nil {
+		if err := printJSON(o.reportTo(), j.Summary()); err != nil {
 			return err
 		}
 	}
@@ -560,6 +571,20 @@ func printReport(ctx context.Context, s *session, o Options, j *job.Record) erro
 		return fmt.Errorf("job %s was cancelled: %w", j.ID, ErrJobFailed)
 	}
 	return fmt.Errorf("job %s is %s (%d of %d tasks done)", j.ID, j.State, j.Done, j.Tasks)
+}
+
+// StdoutPath is the output path that stands for standard output (Stdout).
+const StdoutPath = "-"
+
+// reportTo is where the report and the summary go: Stdout, unless an
+// output goes there.
+func (o Options) reportTo() io.Writer {
+	for _, path := range o.Outputs {
+		if path == StdoutPath {
+			return o.Stderr
+		}
+	}
+	return o.Stdout
 }
 
 func printJSON(w io.Writer, v any) error {

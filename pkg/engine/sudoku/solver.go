@@ -220,3 +220,27 @@ func (s *Solver) Classify(g Grid) Result {
 	}
 	return r
 }
+
+// Why says in words why r is not a unique solution, as wopr tells a user
+// of one puzzle (analyze sudoku solve PUZZLE, explain, the web's pasted
+// puzzle): "the givens conflict: row 3 has two 5s (r3c2, r3c8)", "the
+// puzzle has no solution: r1c4 has no candidate", "the puzzle has several
+// solutions: r2c5 can be 3 or 8, among others". It is "" for Unique.
+func (r Result) Why() string {
+	switch r.Outcome {
+	case Unique:
+		return ""
+	case Invalid:
+		return "the givens conflict: " + r.Reason
+	case Unsolvable:
+		return "the puzzle has " + r.Reason
+	case Multiple:
+		for i := range r.Solution {
+			if r.Solution[i] != r.Second[i] {
+				return fmt.Sprintf("the puzzle has several solutions: %s can be %d or %d, among others",
+					cellName(i), min(r.Solution[i], r.Second[i]), max(r.Solution[i], r.Second[i]))
+			}
+		}
+	}
+	return "the puzzle is " + r.Outcome.String()
+}

@@ -362,3 +362,36 @@ func TestTransformInvariance(t *testing.T) {
 		}
 	}
 }
+
+// Why names the evidence of each outcome other than unique.
+func TestResultWhy(t *testing.T) {
+	euler01 := "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+	for _, c := range []struct{ puzzle, want string }{
+		{euler01, ""},
+		{"44" + strings.Repeat(".", 79), "the givens conflict: row 1 has two 4s (r1c1, r1c2)"},
+		{"12345678." + "........9" + strings.Repeat(".", 63), "the puzzle has no solution: r1c9 has no candidate"},
+		{strings.Repeat(".", 81), "the puzzle has several solutions: r"},
+	} {
+		g, err := ParseLine(c.puzzle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewSolver().Classify(g)
+		if got := r.Why(); !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("%s: Why %q, want %q", c.puzzle, got, c.want)
+		}
+		if r.Outcome == Multiple {
+			var diff int
+			for i := range r.Solution {
+				if r.Solution[i] != r.Second[i] {
+					diff = i
+					break
+				}
+			}
+			want := fmt.Sprintf("%s can be %d or %d, among others", cellName(diff), min(r.Solution[diff], r.Second[diff]), max(r.Solution[diff], r.Second[diff]))
+			if !strings.HasSuffix(r.Why(), want) {
+				t.Errorf("Why %q, want it to end %q", r.Why(), want)
+			}
+		}
+	}
+}

@@ -24,7 +24,8 @@ type Source struct {
 
 // FileSource is the input of the file at path, plain text or compressed
 // with gzip or zstd (told apart by their first bytes), which the job
-// names path.
+// names path. The path infile.Stdin ("-") is standard input, read as a
+// pipe, which the job names "<stdin>".
 func FileSource(path string) Source { return Source{name: path, file: true} }
 
 // TextSource is an input whose text is in memory (an upload, already
@@ -92,7 +93,8 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 				return in.UploadFileRange(ctx, data, t.lend, at)
 			}
 		}
-		up, err := UploadCorpus(ctx, s.name, t.reader(), p.Chunk, put)
+		name := infile.Name(s.name)
+		up, err := UploadCorpus(ctx, name, t.reader(), p.Chunk, put)
 		t.close()
 		switch {
 		case errors.As(err, new(*infile.DamagedError)):
@@ -100,7 +102,7 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 		case errors.Is(err, tasks.ErrInvalid):
 			return tasks.Spec{}, nil, err
 		case err != nil:
-			return tasks.Spec{}, nil, fmt.Errorf("%s: %w", s.name, err)
+			return tasks.Spec{}, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		p.Inputs = append(p.Inputs, up)
 	}
@@ -157,7 +159,7 @@ func openSource(s Source, lends bool, sized *corpusSize) (*sourceText, error) {
 		return nil, err
 	}
 	t := &sourceText{rest: f, file: f}
-	if !f.Compressed() {
+	if !f.Compressed() && s.name != infile.Stdin {
 		st, err := os.Stat(s.name)
 		if err != nil {
 			t.close()
@@ -198,7 +200,7 @@ func openFile(name string) (*infile.Reader, error) {
 		return nil, tasks.Invalid("%v", err) // it names the file
 	}
 	if err != nil {
-		return nil, tasks.Invalid("%s: cannot read: %v", name, err)
+		return nil, tasks.Invalid("%s: cannot read: %v", infile.Name(name), err)
 	}
 	return f, nil
 }
