@@ -15,6 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // The m,n,k games of /play: boards of up to maxPlaySide on a side, the
@@ -93,13 +94,37 @@ type mnkGame struct {
 	rng      *rand.Rand // the random opponent's, used by one reply at a time
 }
 
-// mnkNew is the body of POST /api/mnk/games.
+// mnkNew is the body of POST /api/mnk/games. Each field may be left out,
+// as analyze play's flags may: the board is then 3x3 (a side left out is
+// the other's), k the CLI's default for the board (mnktasks.DefaultK), the
+// human X, and the opponent perfect where it can be.
 type mnkNew struct {
-	Rows     int    `json:"rows"`
-	Cols     int    `json:"cols"`
-	K        int    `json:"k"`
+	Rows     *int   `json:"rows"`
+	Cols     *int   `json:"cols"`
+	K        *int   `json:"k"`
 	Human    string `json:"human"`
 	Opponent string `json:"opponent"`
+}
+
+// defaultSide is the side of a board left out of POST /api/mnk/games, as
+// analyze play's --board 3x3.
+const defaultSide = 3
+
+// size is the board and k that p asks for, with the defaults.
+func (p mnkNew) size() (rows, cols, k int) {
+	rows, cols = defaultSide, defaultSide
+	switch {
+	case p.Rows != nil && p.Cols != nil:
+		rows, cols = *p.Rows, *p.Cols
+	case p.Rows != nil:
+		rows, cols = *p.Rows, *p.Rows
+	case p.Cols != nil:
+		rows, cols = *p.Cols, *p.Cols
+	}
+	if p.K != nil {
+		return rows, cols, *p.K
+	}
+	return rows, cols, mnktasks.DefaultK(rows, cols)
 }
 
 // mnkMove is the body of POST /api/mnk/games/{id}/moves; both fields are
@@ -177,19 +202,20 @@ func (s *Server) playRoutes() {
 
 // newMNKGame checks the parameters of a game; the error names the field.
 func newMNKGame(p mnkNew) (*mnkGame, error) {
-	if p.Rows < 1 || p.Rows > maxPlaySide {
-		return nil, fmt.Errorf("rows %d: want 1 to %d", p.Rows, maxPlaySide)
+	rows, cols, k := p.size()
+	if rows < 1 || rows > maxPlaySide {
+		return nil, fmt.Errorf("rows %d: want 1 to %d", rows, maxPlaySide)
 	}
-	if p.Cols < 1 || p.Cols > maxPlaySide {
-		return nil, fmt.Errorf("cols %d: want 1 to %d", p.Cols, maxPlaySide)
+	if cols < 1 || cols > maxPlaySide {
+		return nil, fmt.Errorf("cols %d: want 1 to %d", cols, maxPlaySide)
 	}
-	if maxK := max(p.Rows, p.Cols); p.K < 1 || p.K > maxK {
-		return nil, fmt.Errorf("k %d: want 1 to %d (the longer side of %dx%d)", p.K, maxK, p.Rows, p.Cols)
+	if maxK := max(rows, cols); k < 1 || k > maxK {
+		return nil, fmt.Errorf("k %d: want 1 to %d (the longer side of %dx%d)", k, maxK, rows, cols)
 	}
-	if (p.Rows > mnk.MaxSide || p.Cols > mnk.MaxSide) && p.K > search.MaxBigK {
-		return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", p.K, mnk.MaxSide, search.MaxBigK)
+	if (rows > mnk.MaxSide || cols > mnk.MaxSide) && k > search.MaxBigK {
+		return nil, fmt.Errorf("k %d: the engine plays boards of more than %d on a side with k up to %d", k, mnk.MaxSide, search.MaxBigK)
 	}
-	s, err := game.NewMNK(p.Rows, p.Cols, p.K)
+	s, err := game.NewMNK(rows, cols, k)
 	if err != nil {
 		return nil, fmt.Errorf("rows, cols, k: %v", err)
 	}
@@ -202,7 +228,7 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	default:
 		return nil, fmt.Errorf("human %q: want \"x\" (you move first) or \"o\"", p.Human)
 	}
-	cells := p.Rows * p.Cols
+	cells := rows * cols
 	perfectOK := s.Exact()
 	opp := p.Opponent
 	if opp == "" {
@@ -219,7 +245,7 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 		return nil, fmt.Errorf("opponent human: you play against wopr: want perfect, random, engine:depth=D or engine:time=T")
 	case g.opp.Kind == player.Perfect && !perfectOK:
 		return nil, fmt.Errorf("opponent perfect: perfect play is known for boards of up to %d cells (and %d on a side); %dx%d has %d: choose %s",
-			player.MaxPerfectCells, mnk.MaxSide, p.Rows, p.Cols, cells, bigOpponent)
+			player.MaxPerfectCells, mnk.MaxSide, rows, cols, cells, bigOpponent)
 	case g.opp.Time > maxOpponentTime:
 		return nil, fmt.Errorf("opponent %s: at most %v a move here", g.opp, maxOpponentTime)
 	}

@@ -344,7 +344,7 @@ func TestMNKWinningLine(t *testing.T) {
 		// Six in a row counts where five win (an overline).
 		{1, 15, 5, []int{0, 14, 1, 13, 2, 12, 4, 11, 5, 8, 3}, []int{0, 1, 2, 3, 4, 5}},
 	} {
-		g, err := newMNKGame(mnkNew{Rows: tc.rows, Cols: tc.cols, K: tc.k, Opponent: "random"})
+		g, err := newMNKGame(mnkNew{Rows: &tc.rows, Cols: &tc.cols, K: &tc.k, Opponent: "random"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,6 +394,8 @@ func TestMNKAnalysis(t *testing.T) {
 // FuzzMNKAPI creates a game from any body and plays any moves: no answer
 // is a 5xx, every state is consistent, and a refused move changes nothing.
 func FuzzMNKAPI(f *testing.F) {
+	f.Add(`{}`, []byte{1, 1})
+	f.Add(`{"rows": 4, "opponent": "engine:depth=1"}`, []byte{0, 0})
 	f.Add(`{"rows": 3, "cols": 3, "k": 3, "human": "x", "opponent": "perfect"}`, []byte{1, 1, 0, 0, 1, 1, 2, 2, 9, 9, 0, 2, 2, 0})
 	f.Add(`{"rows": 3, "cols": 3, "k": 3, "human": "o", "opponent": "random"}`, []byte{0, 0, 1, 1, 2, 2, 0, 1, 0, 2, 1, 0, 1, 2, 2, 1})
 	f.Add(`{"rows": 4, "cols": 5, "k": 4, "opponent": "engine:depth=2"}`, []byte{0, 0, 3, 4, 255, 0, 2, 2})
@@ -404,7 +406,7 @@ func FuzzMNKAPI(f *testing.F) {
 	f.Add(`{"rows": 3`, []byte{0})
 	f.Fuzz(func(t *testing.T, body string, moves []byte) {
 		var p mnkNew
-		if json.Unmarshal([]byte(body), &p) == nil && slowOpponent(p.Opponent, p.Rows*p.Cols) {
+		if json.Unmarshal([]byte(body), &p) == nil && slowOpponent(p.Opponent, cellsOf(p)) {
 			t.Skip("an opponent too slow to fuzz")
 		}
 		s := newTestServer(t, &Options{MaxGames: 4})
@@ -453,4 +455,10 @@ func slowOpponent(spec string, cells int) bool {
 		return err != nil || dur > 20*time.Millisecond
 	}
 	return cells > 16 && d > "3" || len(d) > 1
+}
+
+// cellsOf is the number of cells of the board p asks for.
+func cellsOf(p mnkNew) int {
+	rows, cols, _ := p.size()
+	return rows * cols
 }

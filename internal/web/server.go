@@ -10,6 +10,7 @@
 package web
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -104,9 +106,7 @@ func New(o Options) (*Server, error) {
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
-	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no API endpoint %s %s", r.Method, r.URL.Path))
-	})
+	s.mux.HandleFunc(apiPrefix, s.noEndpoint)
 	s.playRoutes()
 	s.nineboardRoutes()
 	s.sudokuRoutes()
@@ -138,11 +138,51 @@ func (s *Server) Handler() http.Handler {
 			writeError(w, http.StatusForbidden, "refused: "+err.Error())
 			return
 		}
+		if strings.HasPrefix(r.URL.Path, apiPrefix) && cleanPath(r.URL.Path) != r.URL.Path {
+			// The mux would redirect to the cleaned path with an HTML
+			// body; an API client gets JSON naming what it sent.
+			writeError(w, http.StatusNotFound, fmt.Sprintf("no API endpoint %s %s: the path has an empty, . or .. segment", r.Method, r.URL.Path))
+			return
+		}
 		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(handlerTimeout))
 		}
 		s.mux.ServeHTTP(w, r)
 	})
+}
+
+// apiPrefix starts the path of every API endpoint.
+const apiPrefix = "/api/"
+
+// cleanPath is p without empty, . and .. segments, its trailing slash kept.
+func cleanPath(p string) string {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// apiMethods are the methods an API endpoint may answer.
+var apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// noEndpoint answers an API request that no route takes: 405 with the
+// methods the path takes in Allow, or 404 if it takes none.
+func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range apiMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != apiPrefix && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no API endpoint %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; the endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 }
 
 // crossOrigin refuses the requests that change something (a move, a new
@@ -192,14 +232,20 @@ type apiError struct {
 
 // writeJSON writes v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status, data = http.StatusInternalServerError, []byte(`{"error":"internal error: encode response"}`)
+	// <, > and & as they are ("k <= 5"), not \u003c: the body is JSON,
+	// never HTML (Content-Type, and nosniff).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":"internal error: encode response"}` + "\n")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(append(data, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // writeError answers with status and {"error": msg}.

@@ -167,3 +167,70 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 		t.Errorf("POST /api/mnk/games without a browser's headers: %d %s, want 201", w.Code, w.Body)
 	}
 }
+
+// The API answers as API users expect: a method the path does not take is
+// 405 with Allow; a path with an empty segment is a JSON 404, not a
+// redirect with an HTML body; JSON is not HTML-escaped.
+func TestAPIMethodsAndPaths(t *testing.T) {
+	s := newTestServer(t, nil)
+	st := newMNK(t, s, `{}`)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow, error string
+	}{
+		{"GET", "/api/mnk/games", http.StatusMethodNotAllowed, "POST", "GET /api/mnk/games: method not allowed; the endpoint takes POST"},
+		{"DELETE", "/api/mnk/games/" + st.ID, http.StatusMethodNotAllowed, "GET, HEAD", ""},
+		{"PUT", "/api/mnk/games/" + st.ID + "/moves", http.StatusMethodNotAllowed, "POST", ""},
+		{"POST", "/api/jobs/x/chart.svg", http.StatusMethodNotAllowed, "GET, HEAD", ""},
+		{"POST", "/api/mnk/games//moves", http.StatusNotFound, "", "no API endpoint POST /api/mnk/games//moves: the path has an empty, . or .. segment"},
+		{"GET", "/api/mnk/../jobs", http.StatusNotFound, "", "the path has an empty, . or .. segment"},
+		{"GET", "/api/nothing", http.StatusNotFound, "", "no API endpoint GET /api/nothing"},
+	} {
+		w := do(t, s, c.method, c.path, "")
+		if w.Code != c.status || w.Header().Get("Allow") != c.allow || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d, Allow %q, %s; want %d, Allow %q, JSON", c.method, c.path, w.Code, w.Header().Get("Allow"), w.Header().Get("Content-Type"), c.status, c.allow)
+			continue
+		}
+		if msg := apiErrorOf(t, w); !strings.Contains(msg, c.error) {
+			t.Errorf("%s %s: %q, want %q", c.method, c.path, msg, c.error)
+		}
+	}
+	w := do(t, s, "POST", "/api/mnk/games", `{"opponent": "a<b&c"}`)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `a<b&c`) {
+		t.Errorf("an error naming a<b&c: %d %s; want 400 with the text as sent", w.Code, w.Body)
+	}
+}
+
+// POST /api/mnk/games takes analyze play's defaults: {} is 3x3 with k 3, a
+// side left out is the other's, k is the CLI's default for the board; an
+// error names what was sent.
+func TestMNKCreateDefaults(t *testing.T) {
+	s := newTestServer(t, nil)
+	for _, c := range []struct {
+		body             string
+		rows, cols, k    int
+		opponentIsEngine bool
+	}{
+		{`{}`, 3, 3, 3, false},
+		{`{"rows": 4}`, 4, 4, 4, false},
+		{`{"cols": 2, "rows": 3}`, 3, 2, 2, false},
+		{`{"rows": 15, "cols": 15}`, 15, 15, 5, true},
+		{`{"rows": 3, "cols": 5, "k": 3, "opponent": "random"}`, 3, 5, 3, false},
+	} {
+		st := newMNK(t, s, c.body)
+		if st.Rows != c.rows || st.Cols != c.cols || st.K != c.k || strings.HasPrefix(st.Opponent, "engine") != c.opponentIsEngine {
+			t.Errorf("%s: %dx%d k=%d against %s; want %dx%d k=%d", c.body, st.Rows, st.Cols, st.K, st.Opponent, c.rows, c.cols, c.k)
+		}
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"k": 0}`, "k 0: want 1 to 3 (the longer side of 3x3)"},
+		{`{"rows": 0}`, "rows 0: want 1 to 15"},
+		{`{"rows": 4, "k": 9}`, "k 9: want 1 to 4 (the longer side of 4x4)"},
+	} {
+		w := do(t, s, "POST", "/api/mnk/games", c.body)
+		if msg := apiErrorOf(t, w); w.Code != http.StatusBadRequest || msg != c.want {
+			t.Errorf("%s: %d %q; want 400 %q", c.body, w.Code, msg, c.want)
+		}
+	}
+}
