@@ -282,8 +282,8 @@ func TestSudokuRefusals(t *testing.T) {
 		{"POST", "check", ``, "empty body"},
 		{"POST", "solve", `{"all":true}`, `unknown field "all"`},
 		{"POST", "solve", `[`, "malformed request"},
-		{"GET", "check", ``, "no API endpoint"},
-		{"DELETE", "", ``, "no API endpoint"},
+		{"GET", "check", ``, "method not allowed; the endpoint takes POST"},
+		{"DELETE", "", ``, "method not allowed; the endpoint takes GET, HEAD"},
 	} {
 		path := "/api/sudoku/games/" + g.ID
 		if tc.path != "" {

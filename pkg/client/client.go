@@ -638,7 +638,8 @@ func status(ctx context.Context, o Options, jobs Records, id string) error {
 		return printJSON(o.Stdout, j.Summary())
 	}
 	fmt.Fprintf(o.Stdout, "job %s: %s %s\n", j.ID, j.Spec.Kind, j.Spec.Params)
-	fmt.Fprintf(o.Stdout, "state %s, %d of %d tasks done, %d failed, %d cache hits, %.2f s\n", j.State, j.Done, j.Tasks, j.Failed, j.CacheHits, j.Elapsed().Seconds())
+	fmt.Fprintf(o.Stdout, "state %s, %d of %d tasks done (%d from the result cache), %d failed, %d worker cache hits, %.2f s\n",
+		j.State, j.Done, j.Tasks, j.CachedTasks, j.Failed, j.CacheHits, j.Elapsed().Seconds())
 	if j.Error != "" {
 		fmt.Fprintf(o.Stdout, "error: %s\n", j.Error)
 	}

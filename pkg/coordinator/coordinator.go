@@ -147,7 +147,9 @@ type run struct {
 	done     []bool
 	nDone    int
 	failures []tasks.Failure
-	hits     int64
+	cached   []bool // answered from the result cache (a subset of done)
+	nCached  int
+	hits     int64 // of workers' caches
 	dirty    bool
 	// ranBefore is the job's run time in earlier lives (job.Record.RunSeconds).
 	ranBefore  time.Duration

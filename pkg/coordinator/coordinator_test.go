@@ -417,7 +417,7 @@ func TestEachResultMergedOnce(t *testing.T) {
 	if rep.Sum != 0+1+4+9+16 || rep.Merged != 5 || rep.Tasks != 5 || !rep.Complete || rep.FailedTasks != 0 || r.Done != 5 {
 		t.Errorf("report %+v, record done %d; want sum 30 over 5 tasks, complete", rep, r.Done)
 	}
-	if !strings.HasPrefix(r.Text, "sum 30\n") || !strings.Contains(r.Text, "tasks                      5, 0 failed, 0 cache hits\n") {
+	if !strings.HasPrefix(r.Text, "sum 30\n") || !strings.Contains(r.Text, "tasks                      5, 0 failed, 0 from the result cache\n") {
 		t.Errorf("text %q", r.Text)
 	}
 	if len(f.publishedTasks()) != 5 {

@@ -20,7 +20,7 @@ func (c *Coordinator) finish(r *run) {
 	out := r.out
 	r.mu.Lock()
 	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]tasks.Failure(nil), r.failures...),
-		CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
+		CachedTasks: r.nCached, FromCache: r.cachedTasks(), CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
 	nDone := r.nDone
 	r.mu.Unlock()
 
@@ -48,7 +48,7 @@ func (c *Coordinator) finish(r *run) {
 		}
 		j.Finished = time.Now()
 		j.RunSeconds = sum.Elapsed.Seconds()
-		j.Done, j.Failed, j.CacheHits = nDone, len(sum.Failures), sum.CacheHits
+		j.Done, j.Failed, j.CachedTasks, j.CacheHits = nDone, len(sum.Failures), sum.CachedTasks, sum.CacheHits
 		j.Failures = sum.Failures
 		if err != nil {
 			j.State, j.Error = job.Failed, "report: "+err.Error()

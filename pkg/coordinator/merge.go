@@ -20,7 +20,11 @@ func (r *run) markDone(i int, s storedResult) {
 	}
 	r.hits += s.CacheHits
 	if s.Cached {
-		r.hits++
+		if r.cached == nil {
+			r.cached = make([]bool, len(r.done))
+		}
+		r.cached[i] = true
+		r.nCached++
 	}
 	if s.Failed != "" {
 		r.failures = append(r.failures, tasks.Failure{Task: s.Task, Reason: s.Failed})
@@ -166,4 +170,19 @@ func (c *Coordinator) maybeFinish(r *run) {
 	if complete {
 		c.goFunc(func() { c.finish(r) })
 	}
+}
+
+// cachedTasks returns tasks.Summary.FromCache of r: whether a task was
+// answered from the result cache, from a snapshot of r's tasks (r.mu held).
+func (r *run) cachedTasks() func(id string) bool {
+	if r.nCached == 0 {
+		return nil
+	}
+	ids := make(map[string]bool, r.nCached)
+	for i, c := range r.cached {
+		if c {
+			ids[r.tasks[i].ID] = true
+		}
+	}
+	return func(id string) bool { return ids[id] }
 }

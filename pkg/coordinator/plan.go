@@ -96,7 +96,7 @@ func (c *Coordinator) plan(r *run) error {
 		j.State = job.Running
 		j.Epoch++
 		j.Tasks = len(list)
-		j.Done, j.Failed, j.CacheHits = r.nDone, len(r.failures), r.hits
+		j.Done, j.Failed, j.CachedTasks, j.CacheHits = r.nDone, len(r.failures), r.nCached, r.hits
 		return nil
 	})
 	if err != nil || rec.State != job.Running {

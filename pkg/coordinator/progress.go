@@ -68,14 +68,14 @@ func (c *Coordinator) flushProgress(all bool) {
 			continue
 		}
 		r.dirty, r.ranWritten = false, time.Now()
-		done, failed, hits, ran := r.nDone, len(r.failures), r.hits, r.elapsed()
+		done, failed, cached, hits, ran := r.nDone, len(r.failures), r.nCached, r.hits, r.elapsed()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 			if j.State.Final() || j.Done > done || j.Done == done && j.RunSeconds >= ran.Seconds() {
 				return job.ErrNoChange
 			}
-			j.Done, j.Failed, j.CacheHits = done, failed, hits
+			j.Done, j.Failed, j.CachedTasks, j.CacheHits = done, failed, cached, hits
 			j.RunSeconds = ran.Seconds()
 			return nil
 		})

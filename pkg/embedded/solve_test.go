@@ -109,8 +109,14 @@ func TestSolveRerunUsesCaches(t *testing.T) {
 	var first, second, deeper solveReport
 	runJob(t, c.Broker, "mnk.solve", p, &first)
 	runJob(t, c.Broker, "mnk.solve", p, &second)
-	if second.CacheHits < int64(second.Tasks) || second.Value != first.Value {
-		t.Errorf("rerun: %d cache hits for %d tasks, value %s (first %s)", second.CacheHits, second.Tasks, second.Value, first.Value)
+	if second.CachedTasks != second.Tasks || second.Value != first.Value {
+		t.Errorf("rerun: %d of %d tasks from the result cache, value %s (first %s)", second.CachedTasks, second.Tasks, second.Value, first.Value)
+	}
+	// Its times are the first run's, reported apart: no speedup from
+	// work nobody did.
+	if second.TaskSeconds != 0 || second.Speedup != 0 || second.CachedTaskSeconds != first.TaskSeconds || first.CachedTaskSeconds != 0 {
+		t.Errorf("rerun: task seconds %v, speedup %v, cached %v; first run %v s, cached %v: want 0, 0 and the first run's",
+			second.TaskSeconds, second.Speedup, second.CachedTaskSeconds, first.TaskSeconds, first.CachedTaskSeconds)
 	}
 	if err := c.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -178,8 +184,8 @@ func TestSolveCertificateOutput(t *testing.T) {
 			if rep.Certificate == nil || rep.Certificate.Bytes != want.Len() {
 				t.Errorf("%s: report's certificate %+v, want one of %d bytes", label, rep.Certificate, want.Len())
 			}
-			if rerun && rep.CacheHits < int64(rep.Tasks) {
-				t.Errorf("%s rerun: %d cache hits for %d tasks, want every task from the cache", label, rep.CacheHits, rep.Tasks)
+			if rerun && rep.CachedTasks != rep.Tasks {
+				t.Errorf("%s rerun: %d of %d tasks from the result cache, want every task", label, rep.CachedTasks, rep.Tasks)
 			}
 		}
 	}
@@ -303,8 +309,8 @@ func TestVolatileTasksNotCached(t *testing.T) {
 		before := published.Load()
 		j, second := run(tc.p)
 		again := published.Load() - before
-		if tc.cached != (again == 0) || tc.cached != (j.CacheHits == 1) {
-			t.Errorf("%+v rerun: %d tasks published, %d cache hits; want cached %v", tc.p, again, j.CacheHits, tc.cached)
+		if tc.cached != (again == 0) || tc.cached != (j.CachedTasks == 1) {
+			t.Errorf("%+v rerun: %d tasks published, %d from the result cache; want cached %v", tc.p, again, j.CachedTasks, tc.cached)
 		}
 		if first.BestMove != second.BestMove || first.Score != second.Score {
 			t.Errorf("%+v: rerun gave %v %d, first run %v %d", tc.p, second.BestMove, second.Score, first.BestMove, first.Score)

@@ -136,8 +136,12 @@ func TestSudokuSolveLosesNothing(t *testing.T) {
 	}
 	// A rerun is answered from the caches.
 	_, again := solveJob(t, c.Broker, p)
-	if again.CacheHits < int64(again.Tasks) {
-		t.Errorf("rerun: %d cache hits for %d tasks", again.CacheHits, again.Tasks)
+	if again.CachedTasks != again.Tasks {
+		t.Errorf("rerun: %d of %d tasks from the result cache", again.CachedTasks, again.Tasks)
+	}
+	if again.CachedPuzzles != again.Puzzles || again.PuzzlesPerSecond != 0 || rep.CachedPuzzles != 0 || rep.PuzzlesPerSecond == 0 {
+		t.Errorf("rerun: %d of %d puzzles cached, %v puzzles/s; first run %d cached, %v puzzles/s: want all, 0; 0, a rate",
+			again.CachedPuzzles, again.Puzzles, again.PuzzlesPerSecond, rep.CachedPuzzles, rep.PuzzlesPerSecond)
 	}
 }
 

@@ -39,17 +39,21 @@ func (s State) Final() bool { return s == Done || s == Cancelled || s == Failed 
 // Record is a job's record: spec, state, progress and, once done, the
 // report. The coordinator owns it; clients only set CancelRequested.
 type Record struct {
-	ID        string     `json:"id"`
-	Spec      tasks.Spec `json:"spec"`
-	State     State      `json:"state"`
-	Epoch     int        `json:"epoch"`
-	Tasks     int        `json:"tasks"`
-	Done      int        `json:"done"`
-	Failed    int        `json:"failed"`
-	CacheHits int64      `json:"cache_hits"`
-	Submitted time.Time  `json:"submitted"`
-	Started   time.Time  `json:"started,omitzero"`
-	Finished  time.Time  `json:"finished,omitzero"`
+	ID     string     `json:"id"`
+	Spec   tasks.Spec `json:"spec"`
+	State  State      `json:"state"`
+	Epoch  int        `json:"epoch"`
+	Tasks  int        `json:"tasks"`
+	Done   int        `json:"done"`
+	Failed int        `json:"failed"`
+	// CachedTasks counts the tasks done that were answered from the result
+	// cache; CacheHits the positions or puzzles workers took from their
+	// caches (tasks.Summary).
+	CachedTasks int       `json:"cached_tasks,omitempty"`
+	CacheHits   int64     `json:"cache_hits"`
+	Submitted   time.Time `json:"submitted"`
+	Started     time.Time `json:"started,omitzero"`
+	Finished    time.Time `json:"finished,omitzero"`
 	// RunSeconds is how long the job has run, summed over the lives of
 	// coordinators that ran it (each counted to its last progress write):
 	// the time between an interruption and the resume is not in it.
@@ -82,6 +86,7 @@ type Summary struct {
 	Tasks           int             `json:"tasks"`
 	Done            int             `json:"done"`
 	Failed          int             `json:"failed"`
+	CachedTasks     int             `json:"cached_tasks"`
 	CacheHits       int64           `json:"cache_hits"`
 	Submitted       time.Time       `json:"submitted"`
 	Started         time.Time       `json:"started,omitzero"`
@@ -101,7 +106,7 @@ func (r *Record) Summary() Summary {
 	}
 	return Summary{
 		ID: r.ID, Kind: r.Spec.Kind, Params: params, State: r.State, Tasks: r.Tasks, Done: r.Done, Failed: r.Failed,
-		CacheHits: r.CacheHits, Submitted: r.Submitted, Started: r.Started, Finished: r.Finished,
+		CachedTasks: r.CachedTasks, CacheHits: r.CacheHits, Submitted: r.Submitted, Started: r.Started, Finished: r.Finished,
 		ElapsedSeconds: r.Elapsed().Seconds(), CancelRequested: r.CancelRequested, Error: r.Error,
 	}
 }

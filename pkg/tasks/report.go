@@ -11,11 +11,15 @@ import (
 // Common is what every job's report has. The runtime fills it once for all
 // kinds (Compose); a kind's report leaves these fields out.
 type Common struct {
-	Tasks          int       `json:"tasks"`
-	FailedTasks    int       `json:"failed_tasks"`
-	Failures       []Failure `json:"failures,omitempty"`
-	CacheHits      int64     `json:"cache_hits"`
-	ElapsedSeconds float64   `json:"elapsed_seconds"`
+	Tasks       int       `json:"tasks"`
+	FailedTasks int       `json:"failed_tasks"`
+	Failures    []Failure `json:"failures,omitempty"`
+	// CachedTasks counts the tasks answered from the result cache;
+	// CacheHits the positions or puzzles that workers took from their
+	// caches (Summary).
+	CachedTasks    int     `json:"cached_tasks"`
+	CacheHits      int64   `json:"cache_hits"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	// Complete is true when no task failed: every figure covers the whole job.
 	Complete bool `json:"complete"`
 }
@@ -23,16 +27,20 @@ type Common struct {
 // CommonOf is the common part of the report of a job with this summary.
 func CommonOf(sum Summary) Common {
 	return Common{
-		Tasks: sum.Tasks, FailedTasks: len(sum.Failures), Failures: sum.Failures, CacheHits: sum.CacheHits,
+		Tasks: sum.Tasks, FailedTasks: len(sum.Failures), Failures: sum.Failures, CachedTasks: sum.CachedTasks, CacheHits: sum.CacheHits,
 		ElapsedSeconds: sum.Elapsed.Seconds(), Complete: len(sum.Failures) == 0,
 	}
 }
 
-// Text renders the common lines that follow a kind's text: tasks and cache
-// hits, elapsed time, and, for an incomplete job, which tasks failed and why.
+// Text renders the common lines that follow a kind's text: tasks, those
+// answered from the result cache, workers' cache hits, elapsed time, and,
+// for an incomplete job, which tasks failed and why.
 func (c Common) Text() string {
 	var b strings.Builder
-	Row(&b, "tasks", "%d, %d failed, %s", c.Tasks, c.FailedTasks, Count(int(c.CacheHits), "cache hit"))
+	Row(&b, "tasks", "%d, %d failed, %d from the result cache", c.Tasks, c.FailedTasks, c.CachedTasks)
+	if c.CacheHits > 0 {
+		Row(&b, "worker cache hits", "%s (positions or puzzles a worker had cached)", Thousands(uint64(c.CacheHits)))
+	}
 	Row(&b, "elapsed", "%.3f s", c.ElapsedSeconds)
 	if !c.Complete {
 		fmt.Fprintf(&b, "INCOMPLETE: %d of %s failed; the figures above leave them out\n", c.FailedTasks, Count(c.Tasks, "task"))

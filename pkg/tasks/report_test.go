@@ -26,18 +26,19 @@ func (empty) Text() string { return "" }
 // Compose puts the kind's fields first and the runtime's after them, in
 // the JSON and in the text, and says when a job is incomplete and why.
 func TestCompose(t *testing.T) {
-	sum := Summary{Tasks: 4, CacheHits: 1, Elapsed: 1500 * time.Millisecond,
+	sum := Summary{Tasks: 4, CachedTasks: 2, CacheHits: 1234, Elapsed: 1500 * time.Millisecond,
 		Failures: []Failure{{Task: "t2", Reason: "worker lost"}}}
 	data, text, err := Compose(&ownReport{Value: "draw", Count: 3}, sum)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"value":"draw","count":3,"tasks":4,"failed_tasks":1,"failures":[{"task":"t2","reason":"worker lost"}],"cache_hits":1,"elapsed_seconds":1.5,"complete":false}`
+	want := `{"value":"draw","count":3,"tasks":4,"failed_tasks":1,"failures":[{"task":"t2","reason":"worker lost"}],"cached_tasks":2,"cache_hits":1234,"elapsed_seconds":1.5,"complete":false}`
 	if string(data) != want {
 		t.Errorf("json %s\nwant %s", data, want)
 	}
 	wantText := "value draw\n" +
-		"  tasks                      4, 1 failed, 1 cache hit\n" +
+		"  tasks                      4, 1 failed, 2 from the result cache\n" +
+		"  worker cache hits          1,234 (positions or puzzles a worker had cached)\n" +
 		"  elapsed                    1.500 s\n" +
 		"INCOMPLETE: 1 of 4 tasks failed; the figures above leave them out\n" +
 		"  task t2: worker lost\n"

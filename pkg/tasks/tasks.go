@@ -144,15 +144,28 @@ type Task struct {
 
 // Summary is what the runtime knows of a job when it asks for the report.
 type Summary struct {
-	Job       string
-	Tasks     int
-	Failures  []Failure
+	Job      string
+	Tasks    int
+	Failures []Failure
+	// CachedTasks counts the tasks answered from the result cache (the
+	// results of the same tasks in an earlier job), not computed by this
+	// job; FromCache, if set, tells which. A kind whose report has rates
+	// or times counts those tasks' work apart (see Cached).
+	CachedTasks int
+	FromCache   func(id string) bool
+	// CacheHits counts the items (positions, puzzles) that workers took
+	// from their own caches while they computed this job's tasks
+	// (tasks.Output.CacheHits).
 	CacheHits int64
 	Elapsed   time.Duration
 	// Outputs receives the files the job writes for its user (nil: the job
 	// asked for none, or nothing keeps them).
 	Outputs Outputs
 }
+
+// Cached tells whether task id was answered from the result cache rather
+// than computed by this job.
+func (s Summary) Cached(id string) bool { return s.FromCache != nil && s.FromCache(id) }
 
 // Failed tells whether task id failed.
 func (s Summary) Failed(id string) bool {

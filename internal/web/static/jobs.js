@@ -130,7 +130,7 @@ function jobsPage() {
     el("td", null, stateBadge(j)),
     el("td", { class: "progress" }, progressBar(j), " ", el("span", null, progressText(j))),
     el("td", { class: "num" + (j.failed > 0 ? " error" : "") }, fmtInt(j.failed)),
-    el("td", { class: "num" }, fmtInt(j.cache_hits)),
+    el("td", { class: "num" }, fmtInt(j.cached_tasks)),
     el("td", { class: "num elapsed" }, elapsed(j)),
     el("td", null, fmtTime(j.submitted)),
   ];
@@ -304,6 +304,7 @@ function jobPage(root) {
     $("#progress").replaceWith(Object.assign(progressBar(j), { id: "progress" }));
     $("#progress-text").textContent = progressText(j);
     $("#failed").textContent = fmtInt(j.failed);
+    $("#cached-tasks").textContent = fmtInt(j.cached_tasks);
     $("#cache-hits").textContent = fmtInt(j.cache_hits);
     $("#elapsed").textContent = elapsed(j);
     $("#submitted").textContent = fmtTime(j.submitted);
@@ -459,7 +460,8 @@ function renderReport(d) {
       parts.push(...render(d.report, d).filter((x) => x));
       parts.push(table(null, [
         ["tasks", d.report.tasks], ["failed tasks", d.report.failed_tasks],
-        ["cache hits", d.report.cache_hits], ["elapsed", fmtSeconds(d.report.elapsed_seconds)],
+        ["tasks from the result cache", d.report.cached_tasks],
+        ["worker cache hits (positions or puzzles)", d.report.cache_hits], ["elapsed", fmtSeconds(d.report.elapsed_seconds)],
       ], "Run"));
     } catch (e) {
       parts.length = 0; // a report of another shape: the text says it all

@@ -169,10 +169,7 @@ func (sp *solvePlan) certificate(ctx context.Context, sum tasks.Summary, rep *So
 	if err := sum.PutOutput(ctx, "certificate", text); err != nil {
 		return err
 	}
-	rep.TaskSeconds += r.Seconds
-	if sum.Elapsed > 0 {
-		rep.Speedup = rep.TaskSeconds / sum.Elapsed.Seconds()
-	}
+	rep.addTaskTime(sum, certificateTask, r.Seconds)
 	rep.Certificate = &SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(),
 		Bytes: len(text), Positions: positions, Seconds: r.Seconds}
 	return nil

@@ -320,13 +320,43 @@ type SolveReport struct {
 	PositionCacheHits uint64 `json:"position_cache_hits"`
 	// Certificate describes the certificate, when the job asked for one.
 	Certificate *SolveCertificate `json:"certificate,omitempty"`
-	// TaskSeconds is the sum of the tasks' times, about what one worker
-	// would have taken; Speedup is TaskSeconds over the job's elapsed
-	// seconds. When the
-	// workers share cores with other work, task times stretch and Speedup
-	// overstates the gain: a run with one worker gives the real figure.
-	TaskSeconds float64 `json:"task_seconds"`
-	Speedup     float64 `json:"speedup"`
+	// TaskSeconds is the sum of the times of the tasks this job computed,
+	// about what one worker would have taken; Speedup is TaskSeconds over
+	// the job's elapsed seconds, 0 when every task came from the result
+	// cache. CachedTaskSeconds is the time the tasks answered from the
+	// result cache took when an earlier job computed them: in neither
+	// figure. When the workers share cores with other work, task times
+	// stretch and Speedup overstates the gain: a run with one worker gives
+	// the real figure.
+	TaskSeconds       float64 `json:"task_seconds"`
+	CachedTaskSeconds float64 `json:"cached_task_seconds"`
+	Speedup           float64 `json:"speedup"`
+}
+
+// addTaskTime adds the time of task id, computed by this job or answered
+// from the result cache (sum), to the report's task times and speedup.
+func (r *SolveReport) addTaskTime(sum tasks.Summary, id string, seconds float64) {
+	if sum.Cached(id) {
+		r.CachedTaskSeconds += seconds
+	} else {
+		r.TaskSeconds += seconds
+	}
+	r.Speedup = 0
+	if sum.Elapsed > 0 {
+		r.Speedup = r.TaskSeconds / sum.Elapsed.Seconds()
+	}
+}
+
+// taskTime says what the tasks took: computed by this job, with the
+// speedup, and answered from the result cache.
+func (r *SolveReport) taskTime() string {
+	switch {
+	case r.TaskSeconds == 0 && r.CachedTaskSeconds > 0:
+		return fmt.Sprintf("none computed: every task came from the result cache (%.3f s when computed)", r.CachedTaskSeconds)
+	case r.CachedTaskSeconds > 0:
+		return fmt.Sprintf("%.3f s computed (speedup %.2f over one worker); %.3f s more from the result cache", r.TaskSeconds, r.Speedup, r.CachedTaskSeconds)
+	}
+	return fmt.Sprintf("%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
 }
 
 // SolveTaskDetail is one task of a solve report. Value is for the side to
@@ -397,13 +427,10 @@ func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
 		rep.Nodes += r.Nodes
 		rep.TTHits += r.TTHits
 		rep.PositionCacheHits += r.CacheHits
-		rep.TaskSeconds += r.Seconds
+		rep.addTaskTime(sum, t.ID, r.Seconds)
 		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
 			Task: t.ID, Position: g.String(last[i].pos), ToMove: toMove(last[i].pos), Value: r.Value.String(), Nodes: r.Nodes, Seconds: r.Seconds,
 		})
-	}
-	if sum.Elapsed > 0 {
-		rep.Speedup = rep.TaskSeconds / sum.Elapsed.Seconds()
 	}
 	// Negamax over the top of the tree.
 	for d := len(sp.layers) - 2; d >= 0; d-- {
@@ -555,7 +582,7 @@ func (r *SolveReport) Text() string {
 	if most.Task != "" {
 		row("largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
 	}
-	row("task time", "%.3f s (speedup %.2f over one worker)", r.TaskSeconds, r.Speedup)
+	row("task time", "%s", r.taskTime())
 	return b.String()
 }
 

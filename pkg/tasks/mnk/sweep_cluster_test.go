@@ -83,8 +83,8 @@ func TestSweepSameReportAnyWorkers(t *testing.T) {
 		reports = append(reports, measured(rep.SweepReport))
 		if workers == 3 {
 			again := runSweepJob(t, c.Broker.Jobs(), p)
-			if again.CacheHits != int64(again.Tasks) || !reflect.DeepEqual(again.SweepReport, rep.SweepReport) {
-				t.Errorf("rerun: %d cache hits of %d tasks, report\n%+v\nwant %d hits and\n%+v", again.CacheHits, again.Tasks,
+			if again.CachedTasks != again.Tasks || !reflect.DeepEqual(again.SweepReport, rep.SweepReport) {
+				t.Errorf("rerun: %d of %d tasks from the result cache, report\n%+v\nwant %d and\n%+v", again.CachedTasks, again.Tasks,
 					again.SweepReport, again.Tasks, rep.SweepReport)
 			}
 		}

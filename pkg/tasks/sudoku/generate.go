@@ -144,7 +144,11 @@ type GenerateReport struct {
 	CluesHistogram    map[string]int `json:"clues_histogram"`
 	GuessesHistogram  map[string]int `json:"guesses_histogram"`
 	DuplicatesDropped int            `json:"duplicates_dropped"`
-	PuzzlesPerSecond  float64        `json:"puzzles_per_second"`
+	// PuzzlesPerSecond is the rate of the puzzles this job made; those of
+	// tasks answered from the result cache, CachedPuzzles, are not in it
+	// (0 when every task was).
+	PuzzlesPerSecond float64 `json:"puzzles_per_second"`
+	CachedPuzzles    int     `json:"cached_puzzles"`
 
 	// listed: the puzzles go into the text (no --out, and not too many);
 	// written: they went to --out; missing: tasks failed.
@@ -175,6 +179,9 @@ func (gp *genPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report,
 		if err := json.Unmarshal(data, &r); err != nil {
 			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 		}
+		if sum.Cached(t.ID) {
+			rep.CachedPuzzles += len(r.Puzzles)
+		}
 		for i, pz := range r.Puzzles {
 			if seen[pz] {
 				rep.DuplicatesDropped++
@@ -194,7 +201,7 @@ func (gp *genPlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Report,
 	rep.Count = len(rep.Puzzles)
 	rep.listed = !gp.params.Out && rep.Count <= maxListed
 	if sum.Elapsed > 0 {
-		rep.PuzzlesPerSecond = float64(rep.Count) / sum.Elapsed.Seconds()
+		rep.PuzzlesPerSecond = float64(max(rep.Count-rep.CachedPuzzles, 0)) / sum.Elapsed.Seconds()
 	}
 	if gp.params.Out {
 		if err := sum.PutOutput(ctx, "out", out.Bytes()); err != nil {
@@ -223,7 +230,14 @@ func (r *GenerateReport) Text() string {
 	if r.Rating != "" {
 		fmt.Fprintf(&b, ", rated %s", r.Rating)
 	}
-	fmt.Fprintf(&b, "), %.0f puzzles/s\n", r.PuzzlesPerSecond)
+	switch {
+	case r.CachedPuzzles > 0 && r.CachedPuzzles >= r.Count:
+		b.WriteString("), every one from the result cache\n")
+	case r.CachedPuzzles > 0:
+		fmt.Fprintf(&b, "), %.0f puzzles/s made now, %d from the result cache\n", r.PuzzlesPerSecond, r.CachedPuzzles)
+	default:
+		fmt.Fprintf(&b, "), %.0f puzzles/s\n", r.PuzzlesPerSecond)
+	}
 	if r.missing {
 		fmt.Fprintf(&b, "the puzzles of failed tasks (up to %d each) are missing\n", perTask)
 	}

@@ -511,8 +511,12 @@ type SolveReport struct {
 	CluesHistogram   map[string]int `json:"clues_histogram"`
 	GuessesHistogram map[string]int `json:"guesses_histogram"`
 	Hardest          []Hard         `json:"hardest"`
-	PuzzlesPerSecond float64        `json:"puzzles_per_second"`
-	Files            []string       `json:"files"`
+	// PuzzlesPerSecond is the rate of the puzzles this job solved; those
+	// of tasks answered from the result cache, CachedPuzzles, are not in
+	// it (0 when every task was).
+	PuzzlesPerSecond float64  `json:"puzzles_per_second"`
+	CachedPuzzles    int      `json:"cached_puzzles"`
+	Files            []string `json:"files"`
 
 	failed      bool // tasks failed: their puzzles are rejects
 	rejectsFile bool // --rejects gets every reject
@@ -590,8 +594,11 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 	if err := sp.win.advance(ctx, true); err != nil {
 		return nil, err
 	}
-	for _, pc := range sp.pieces {
+	for ti, pc := range sp.pieces {
 		rep.Puzzles += pc.Items
+		if sum.Cached(sp.tasks[ti].ID) {
+			rep.CachedPuzzles += pc.Items
+		}
 	}
 	t := &sp.totals
 	rep.Unique = t.counts[sudoku.Unique]
@@ -609,7 +616,7 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 	}
 	rep.Hardest = append(rep.Hardest, t.hardest...)
 	if sum.Elapsed > 0 {
-		rep.PuzzlesPerSecond = float64(rep.Puzzles) / sum.Elapsed.Seconds()
+		rep.PuzzlesPerSecond = float64(rep.Puzzles-rep.CachedPuzzles) / sum.Elapsed.Seconds()
 	}
 	rep.Rejects = append(rep.Rejects, sp.lines.rejects...)
 	rep.RejectsTotal, rep.rejectsFile = sp.lines.rejected, sp.params.Rejects
@@ -681,7 +688,15 @@ func (r *SolveReport) Text() string {
 	row("unsolvable", r.Unsolvable)
 	row("invalid", r.Invalid)
 	row("malformed", r.Malformed)
-	row("puzzles per second", int(r.PuzzlesPerSecond+0.5))
+	switch {
+	case r.CachedPuzzles > 0 && r.CachedPuzzles == r.Puzzles:
+		tasks.Row(&b, "puzzles per second", "none solved now: every task came from the result cache")
+	case r.CachedPuzzles > 0:
+		tasks.Row(&b, "puzzles per second", "%s (of those solved now; %s came from the result cache)",
+			tasks.Thousands(uint64(r.PuzzlesPerSecond+0.5)), tasks.Thousands(uint64(r.CachedPuzzles)))
+	default:
+		row("puzzles per second", int(r.PuzzlesPerSecond+0.5))
+	}
 	// The hardest puzzles that needed a guess, locations in one column.
 	hard := slices.DeleteFunc(slices.Clone(r.Hardest), func(h Hard) bool { return h.Guesses == 0 })
 	width := 0
