@@ -164,6 +164,21 @@ func expectUsageErrors(t *testing.T, cases []usageCase, withData func(args []str
 
 func always([]string) bool { return true }
 
+// A mistyped command or flag is named with the nearest one, when one is
+// near; a name far from every one is named alone.
+func TestDidYouMean(t *testing.T) {
+	runsBinaries(t)
+	expectUsageErrors(t, []usageCase{
+		{[]string{"mnk", "cout"}, `mnk: no command "cout": did you mean count? (see analyze mnk --help)`},
+		{[]string{"sudok", "solve"}, `no command "sudok": did you mean sudoku? (see analyze --help)`},
+		{[]string{"sudoku", "slove"}, `sudoku: no command "slove": did you mean solve?`},
+		{[]string{"jbos"}, `no command "jbos": did you mean jobs?`},
+		{[]string{"mnk", "count", "--bord", "3x3"}, "flag provided but not defined: --bord: did you mean --board?"},
+		{[]string{"sudoku", "solve", "x.txt", "--rejcts", "r.txt"}, "flag provided but not defined: --rejcts: did you mean --rejects?"},
+		{[]string{"zzzzzz"}, `no command "zzzzzz" (see analyze --help)`},
+	}, func([]string) bool { return false })
+}
+
 // The long-running commands refuse a bad command line at once: exit code
 // 2, one line on stderr.
 func TestDaemonUsageErrors(t *testing.T) {
@@ -176,7 +191,8 @@ func TestDaemonUsageErrors(t *testing.T) {
 		{"worker", []string{"--nats", "nats://127.0.0.1:1"}, "--data DIR is required"},
 		{"coordinator", []string{"--nats", "nats://127.0.0.1:1"}, "--data DIR is required"},
 		{"worker", []string{"--data", t.TempDir(), "extra"}, `no arguments expected, got "extra"`},
-		{"coordinator", []string{"--data", t.TempDir(), "--bogus"}, "bogus"},
+		{"coordinator", []string{"--data", t.TempDir(), "--bogus"}, "flag provided but not defined: --bogus"},
+		{"worker", []string{"--dta", t.TempDir()}, "flag provided but not defined: --dta: did you mean --data?"},
 		// Retried forever before: a URL that can never connect.
 		{"worker", []string{"--data", t.TempDir(), "--nats", "::::"}, "an IPv6 address goes in brackets"},
 		{"coordinator", []string{"--data", t.TempDir(), "--nats", "nats://h:4222/path"}, "no path"},

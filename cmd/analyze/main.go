@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/collector"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
+	"github.com/woprlabs/wopr/cmd/internal/suggest"
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/client"
@@ -87,8 +87,8 @@ func newApp() *cli.App {
 			}
 			return nil
 		},
-		CommandNotFound: func(_ *cli.Context, name string) {
-			fmt.Fprintf(os.Stderr, "analyze: no command %q (see analyze --help)\n", name)
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintln(os.Stderr, "analyze:", noCommand("", c.App.Commands, name))
 			os.Exit(2)
 		},
 		Commands: append(games(),
@@ -125,13 +125,9 @@ func usagef(format string, args ...any) error {
 	return usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageError{msg: longFlag.ReplaceAllString(err.Error(), "$1--$2")}
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageError{msg: suggest.FlagError(suggest.Flags(c), err)}
 }
-
-// longFlag finds a long flag named with one dash, as Go's flag package
-// writes it ("flag provided but not defined: -bogus").
-var longFlag = regexp.MustCompile(`(^|\s)-([a-z][a-z0-9-]+)`)
 
 // exitCode prints err as one line and maps it to the exit code: 2 for usage
 // errors, 130 for an interrupt, 1 otherwise.

@@ -30,7 +30,7 @@ func mnkCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
 			}
-			return usagef("mnk: no command %q (see analyze mnk --help)", c.Args().First())
+			return noCommand("mnk", c.Command.Subcommands, c.Args().First())
 		},
 	}
 }

@@ -31,7 +31,7 @@ func nineboardCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
 			}
-			return usagef("nineboard: no command %q (see analyze nineboard --help)", c.Args().First())
+			return noCommand("nineboard", c.Command.Subcommands, c.Args().First())
 		},
 	}
 }

@@ -32,7 +32,7 @@ func sudokuCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
 			}
-			return usagef("sudoku: no command %q (see analyze sudoku --help)", c.Args().First())
+			return noCommand("sudoku", c.Command.Subcommands, c.Args().First())
 		},
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/woprlabs/wopr/cmd/internal/buildinfo"
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
+	"github.com/woprlabs/wopr/cmd/internal/suggest"
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/internal/store"
 )
@@ -38,8 +39,8 @@ func App(name, usage, dataUsage string, flags ...cli.Flag) *cli.App {
 		Version:         buildinfo.Version(),
 		Usage:           usage,
 		HideHelpCommand: true,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			Usage(name, "%v", err)
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			Usage(name, "%s", suggest.FlagError(c.App.Flags, err))
 			return nil
 		},
 		Before: func(c *cli.Context) error {
