@@ -621,6 +621,17 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	if err := w.stop(t, syscall.SIGTERM); err != nil {
 		t.Fatalf("worker: %v", err)
 	}
+	// A client reads the cluster's state: the worker, which announced
+	// itself with its own credentials, and the coordinator.
+	if r := runEnv(t, client.env, "analyze", client.args("workers")...); r.code != 0 || !strings.Contains(r.stdout, "stopped") {
+		t.Errorf("analyze workers as a client: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runEnv(t, client.env, "analyze", client.args("status")...); r.code != 0 || !strings.Contains(r.stdout, "coordinator  ") {
+		t.Errorf("analyze status as a client: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(server.out.String(), "Violation") {
+		t.Errorf("workers and status ran into permission violations:\n%s", server.out.String())
+	}
 	r = runEnv(t, client.env, "analyze", client.args("mnk", "count", "--board", "4x4", "--split-depth", "2", "--detach")...)
 	id := strings.TrimSpace(r.stdout)
 	if r.code != 0 || !tasks.ValidID(id) {

@@ -47,10 +47,50 @@ func jobIDCommand(name, usage string, flags []cli.Flag, act func(ctx context.Con
 }
 
 func statusCommand() *cli.Command {
-	return jobIDCommand("status", "show a job's state and progress", nil,
-		func(ctx context.Context, _ *cli.Context, o client.Options, id string) error {
-			return client.Status(ctx, o, id)
-		})
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show a job's state and progress, or, without ID, the cluster's",
+		ArgsUsage: "[ID]",
+		Description: "Without ID: the coordinator that holds the lease (none: submitted jobs wait), the workers alive\n" +
+			"with their slots, the work queue (tasks queued, with workers, dead letters) and the jobs by state.",
+		OnUsageError: onUsageError,
+		Flags:        clusterFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("status: want one job id or none, got %d arguments", c.NArg())
+			}
+			o, err := options(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() == 0 {
+				return client.ClusterStatus(c.Context, o)
+			}
+			return client.Status(c.Context, o, c.Args().First())
+		},
+	}
+}
+
+func workersCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "workers",
+		Usage: "list the workers: host, slots, busy, tasks done, last seen, kinds; and the work queue",
+		Description: "Each worker announces itself every 5 s; one silent for 15 s is lost, and one silent for 10\n" +
+			"minutes is no longer listed. The queue line counts the tasks queued, those with workers, and the\n" +
+			"dead letters (tasks given up on that the coordinator has not reported yet).",
+		OnUsageError: onUsageError,
+		Flags:        clusterFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("workers takes no arguments, got %q", c.Args().First())
+			}
+			o, err := options(c)
+			if err != nil {
+				return err
+			}
+			return client.Workers(c.Context, o)
+		},
+	}
 }
 
 func reportCommand() *cli.Command {

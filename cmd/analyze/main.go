@@ -95,6 +95,7 @@ func newApp() *cli.App {
 			serveCommand(),
 			jobsCommand(),
 			statusCommand(),
+			workersCommand(),
 			reportCommand(),
 			cancelCommand(),
 			completionCommand(),
@@ -165,6 +166,7 @@ func jobFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
 		&cli.IntFlag{Name: "workers", Usage: "`N` embedded worker slots", DefaultText: "one per CPU"},
 		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
+		&cli.DurationFlag{Name: "stall-after", Hidden: true, Usage: "say that no worker takes the job's tasks after `D` without a task done"},
 		metricsFlag,
 	)
 }
@@ -185,6 +187,9 @@ func options(c *cli.Context) (client.Options, error) {
 		Workers:  c.Int("workers"),
 		Progress: c.Bool("progress"),
 		Log:      logger(),
+	}
+	if c.IsSet("stall-after") {
+		o.StallAfter = c.Duration("stall-after")
 	}
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)

@@ -10,6 +10,7 @@
 //	Objects  the object store of job inputs and outputs, and the bucket of
 //	         the pieces of inputs (which a Lender may leave in their files)
 //	Leases   the coordinator lease
+//	Workers  the workers' announcements of themselves (heartbeats)
 //
 // The connection itself is reached through an Endpoint (with its Auth) and
 // sets up the streams with a Config. Callers speak wopr's types
@@ -30,6 +31,8 @@
 //	KV     wopr_jobs     one record per job: spec, state, progress, report
 //	KV     wopr_coordinator  the lease of the coordinator that runs the jobs
 //	OBJ    wopr_objects  job inputs (content-addressed) and outputs, kept 14 days
+//	KV     wopr_workers  one announcement per worker process, renewed every
+//	                     job.HeartbeatEvery, forgotten after 10 minutes
 //	KV     wopr_pieces   pieces of job inputs that fit a message, each a
 //	                     task's (content-addressed), or where they are in
 //	                     their files (key at.<piece>: see Lender), kept 14 days
@@ -93,6 +96,7 @@ type Broker struct {
 	work    *Work
 	objects *Objects
 	leases  *Leases
+	workers *Workers
 }
 
 // Open connects and ensures the streams, buckets and consumers exist
@@ -128,6 +132,9 @@ func Attach(ctx context.Context, e Endpoint, cfg Config) (*Broker, error) {
 	}
 	return b, nil
 }
+
+// Workers returns the bucket of the workers' announcements.
+func (b *Broker) Workers() *Workers { return b.workers }
 
 // Jobs returns the bucket of job records.
 func (b *Broker) Jobs() *Jobs { return b.jobs }
@@ -251,7 +258,18 @@ func (b *Broker) create(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("create bucket %s: %w", piecesBucket, err)
 		}
-		b.made(tasks, results, dead, jobs, objects, pieces)
+		workers, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      workersBucket,
+			Description: "wopr workers: each one's announcement of itself, its heartbeat",
+			History:     1,
+			TTL:         workerTTL,
+			Storage:     storage,
+			Replicas:    replicas,
+		})
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", workersBucket, err)
+		}
+		b.made(tasks, results, dead, jobs, objects, pieces, workers)
 		return nil
 	})
 }
@@ -288,7 +306,13 @@ func (b *Broker) attach(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("bucket %s: %w", piecesBucket, err)
 		}
-		b.made(tasks, results, dead, jobs, objects, pieces)
+		// Set up by a coordinator older than worker heartbeats: none
+		// (Workers says so).
+		workers, err := js.KeyValue(ctx, workersBucket)
+		if err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("bucket %s: %w", workersBucket, err)
+		}
+		b.made(tasks, results, dead, jobs, objects, pieces, workers)
 		return nil
 	}))
 }
@@ -296,9 +320,10 @@ func (b *Broker) attach(ctx context.Context) error {
 // made makes the duties that use the streams and buckets. A lender
 // plugged into the objects before stays plugged.
 func (b *Broker) made(tasks, results, dead jetstream.Stream, jobs jetstream.KeyValue, objects jetstream.ObjectStore,
-	pieces jetstream.KeyValue) {
+	pieces, workers jetstream.KeyValue) {
 	c := b.conn
 	b.jobs = &Jobs{c: c, kv: jobs}
+	b.workers = &Workers{c: c, kv: workers}
 	b.work = &Work{c: c, tasks: tasks, results: results, dead: dead}
 	var lender Lender
 	if b.objects != nil {

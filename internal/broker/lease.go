@@ -144,6 +144,30 @@ func (l *Lease) take(ctx context.Context, ours func(Holder, []byte) bool) (*Hold
 	}
 }
 
+// Holder returns the coordinator that holds the lease, or nil if none does
+// (none has run, or the last one stopped or died over LeaseTTL ago).
+func (ls *Leases) Holder(ctx context.Context) (*Holder, error) {
+	kv, err := ls.c.js.KeyValue(ctx, LeaseBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("coordinator lease: %w", err)
+	}
+	e, err := kv.Get(ctx, leaseKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("coordinator lease: %w", err)
+	}
+	var h Holder
+	if err := json.Unmarshal(e.Value(), &h); err != nil {
+		return nil, fmt.Errorf("coordinator lease: %w", err)
+	}
+	return &h, nil
+}
+
 // ErrLeaseLost says that another coordinator holds the lease now.
 var ErrLeaseLost = errors.New("another coordinator holds the lease")
 

@@ -109,10 +109,24 @@ func (w *Work) QueuedTasks(ctx context.Context) (uint64, error) {
 	return info.State.Msgs, nil
 }
 
+// DeadLetters counts the tasks that reached MaxDeliver and wait for the
+// coordinator to report them failed.
+func (w *Work) DeadLetters(ctx context.Context) (uint64, error) {
+	info, err := w.dead.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("dead letters: %w", err)
+	}
+	return info.State.Msgs, nil
+}
+
 // InFlight counts the tasks delivered to workers and neither acknowledged
-// nor handed back yet.
+// nor handed back yet: none before a coordinator made the workers'
+// consumer.
 func (w *Work) InFlight(ctx context.Context) (int, error) {
 	c, err := w.tasks.Consumer(ctx, workersConsumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("consumer %s: %w", workersConsumer, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/woprlabs/wopr/internal/study"
+	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -43,6 +44,30 @@ func (s *Server) jobsRoutes() {
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.withConn(s.getJob))
 	s.mux.HandleFunc("GET /api/jobs/{id}/chart.svg", s.withConn(s.jobChart))
 	s.mux.HandleFunc("POST /api/jobs/{id}/cancel", s.withConn(s.cancelJob))
+	s.mux.HandleFunc("GET /api/workers", s.withConn(s.listWorkers))
+}
+
+// stallAfterMS is Options.StallAfter in milliseconds, for the pages'
+// scripts.
+func (s *Server) stallAfterMS() int64 {
+	if s.o.StallAfter > 0 {
+		return s.o.StallAfter.Milliseconds()
+	}
+	return client.DefaultStallAfter.Milliseconds()
+}
+
+// listWorkers answers the workers and the work queue, as analyze workers
+// --json prints them.
+func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	rep, err := s.o.Conn.Workers(ctx)
+	if err != nil {
+		status, msg := s.clusterError(err, "")
+		writeError(w, status, msg)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
 }
 
 // Timeouts of the requests to the cluster.
@@ -80,14 +105,14 @@ func (s *Server) withConn(h http.HandlerFunc) http.HandlerFunc {
 
 func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) {
 	s.page(w, "jobs.html", map[string]any{
-		"Title": "Jobs", "Nav": "jobs", "Cluster": s.o.Conn != nil,
+		"Title": "Jobs", "Nav": "jobs", "Cluster": s.o.Conn != nil, "StallAfterMS": s.stallAfterMS(),
 		"Rungs": mnk.DefaultSweepAlgorithms(), "MaxCountCells": mnk.MaxCountCells,
 	})
 }
 
 func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	data := map[string]any{"Title": "Job " + id, "Nav": "jobs", "Cluster": s.o.Conn != nil, "ID": id}
+	data := map[string]any{"Title": "Job " + id, "Nav": "jobs", "Cluster": s.o.Conn != nil, "ID": id, "StallAfterMS": s.stallAfterMS()}
 	if s.o.Conn != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
 		defer cancel()

@@ -1,12 +1,21 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // TestBrowserJobs submits a count from the form and reads its report,
@@ -98,4 +107,43 @@ func TestBrowserJobs(t *testing.T) {
 		}
 	}
 	b.screenshot("sudoku-report")
+}
+
+// TestBrowserJobStall: a job on a cluster with no worker says so on its
+// page and in the list, as analyze's progress line does.
+func TestBrowserJobStall(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ns, err := embedded.NewServer(filepath.Join(dir, "nats"), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	// The streams and buckets, as a coordinator sets them up; then no
+	// coordinator and no worker.
+	setup, err := broker.Open(ctx, broker.Endpoint{URL: ns.ClientURL()}, broker.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup.Close()
+	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	conn, err := client.Connect(ctx, client.Options{NATS: ns.ClientURL(), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	j, err := conn.Submit(ctx, tasks.Spec{Kind: "mnk.count", Params: json.RawMessage(`{"rows":3,"cols":3,"k":3}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, &Options{Conn: conn, Log: log, StallAfter: time.Second})
+	b := newBrowser(t, s)
+	b.run("open the job", chromedp.Navigate(b.url+"/jobs/"+j.ID),
+		chromedp.WaitVisible(`//span[@id="stall"][contains(., "no worker has taken a task for")]`))
+	if note := b.text("#stall"); !strings.Contains(note, "(0 workers seen)") {
+		t.Errorf("the job's stall note %q, want (0 workers seen)", note)
+	}
+	b.screenshot("stalled")
+	b.run("the list", chromedp.Navigate(b.url+"/jobs"),
+		chromedp.WaitVisible(`//td//span[@class="stall"][contains(., "no worker has taken a task for")]`))
 }

@@ -44,6 +44,9 @@ type Options struct {
 	IdleGame time.Duration
 	// Now is the clock (nil: time.Now); tests move it.
 	Now func() time.Time
+	// StallAfter is how long a job may do no task, while no worker runs
+	// one, before the jobs pages say so (0: client.DefaultStallAfter).
+	StallAfter time.Duration
 }
 
 // Defaults of Options.

@@ -66,6 +66,9 @@ type Options struct {
 	// Stderr is a terminal (false).
 	Progress bool
 	Log      *slog.Logger
+	// StallAfter is how long a job may do no task while no worker runs one
+	// before its progress line says so (0: DefaultStallAfter).
+	StallAfter time.Duration
 	// MetricsAddr, if set, is where an embedded cluster that runs a job
 	// serves its metrics, /healthz and /readyz (HOST:PORT).
 	MetricsAddr string
@@ -94,6 +97,8 @@ type session struct {
 	jobs     Records
 	store    Store
 	queue    Queue
+	workers  WorkerList
+	coords   Coordinators
 	cluster  *embedded.Cluster // nil: remote
 	shutdown func()
 	once     sync.Once
@@ -104,8 +109,18 @@ type session struct {
 	sinks map[string]*os.File
 }
 
-func newSession(jobs Records, store Store, queue Queue, cluster *embedded.Cluster, shutdown func()) *session {
-	return &session{jobs: jobs, store: store, queue: queue, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
+// broker is the connection of a session: its duties (broker.Broker).
+type brokerDuties interface {
+	Jobs() *broker.Jobs
+	Objects() *broker.Objects
+	Work() *broker.Work
+	Workers() *broker.Workers
+	Leases() *broker.Leases
+}
+
+func newSession(b brokerDuties, cluster *embedded.Cluster, shutdown func()) *session {
+	return &session{jobs: b.Jobs(), store: b.Objects(), queue: b.Work(), workers: b.Workers(), coords: b.Leases(),
+		cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
 }
 
 // release starts closing the session in the background: nothing more is
@@ -146,7 +161,7 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		if err != nil {
 			return nil, fmt.Errorf("nats at %s: %w", broker.RedactURL(o.NATS), err)
 		}
-		return newSession(b.Jobs(), b.Objects(), b.Work(), nil, b.Close), nil
+		return newSession(b, nil, b.Close), nil
 	}
 	dir := o.Data
 	if dir == "" {
@@ -158,7 +173,7 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 			return nil, err
 		}
 		b := c.Broker
-		return newSession(b.Jobs(), b.Objects(), b.Work(), c, func() { _ = c.Close(context.Background()) }), nil
+		return newSession(b, c, func() { _ = c.Close(context.Background()) }), nil
 	}
 	m, err := serveMetrics(o)
 	if err != nil {
@@ -171,7 +186,7 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 	}
 	m.readyWith(c)
 	b := c.Broker
-	return newSession(b.Jobs(), b.Objects(), b.Work(), c, func() {
+	return newSession(b, c, func() {
 		// Finish quickly: running tasks are handed back and resume with
 		// the job next time.
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -295,7 +310,7 @@ func findUnfinished(ctx context.Context, jobs Records, spec tasks.Spec) (*job.Re
 
 // follow waits for a job to end, showing progress, and prints its report.
 func follow(ctx context.Context, s *session, id string, o Options) error {
-	p := newProgress(o)
+	p := newProgress(o, s.workers)
 	j, err := s.jobs.Wait(ctx, id, p.update)
 	p.finish()
 	if err != nil {

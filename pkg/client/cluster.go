@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -43,7 +44,24 @@ type Store interface {
 
 // Queue is the work queue, from which a client of the embedded default,
 // where no coordinator runs between commands, removes the tasks of a job
-// it cancels (broker.Work).
+// it cancels, and whose depth it reports (broker.Work).
 type Queue interface {
 	PurgeJob(ctx context.Context, jobID string) error
+	// QueuedTasks counts the tasks waiting or with a worker, InFlight
+	// those with a worker, DeadLetters those given up on and not yet
+	// reported failed.
+	QueuedTasks(ctx context.Context) (uint64, error)
+	InFlight(ctx context.Context) (int, error)
+	DeadLetters(ctx context.Context) (uint64, error)
+}
+
+// WorkerList is the bucket of the workers' announcements (broker.Workers).
+type WorkerList interface {
+	List(ctx context.Context) ([]job.Worker, error)
+}
+
+// Coordinators tells which coordinator holds the cluster's lease, if one
+// does (broker.Leases).
+type Coordinators interface {
+	Holder(ctx context.Context) (*broker.Holder, error)
 }

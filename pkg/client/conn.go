@@ -45,6 +45,17 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 // again.
 func (c *Conn) Close() { c.s.close() }
 
+// Workers returns the workers that announced themselves and the depth of
+// the work queue, as analyze workers prints them.
+func (c *Conn) Workers(ctx context.Context) (WorkersReport, error) {
+	ws, alive, err := c.s.workerStates(ctx)
+	if err != nil {
+		return WorkersReport{}, err
+	}
+	q, err := c.s.queueState(ctx)
+	return WorkersReport{Workers: ws, Alive: alive, Queue: q}, err
+}
+
 // Embedded tells whether the jobs run in this process.
 func (c *Conn) Embedded() bool { return c.s.cluster != nil }
 

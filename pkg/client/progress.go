@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,11 +9,14 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // progress draws one status line on a terminal: tasks done of total, rate
 // and ETA. It stays silent for the first second, with --quiet,
-// and when stderr is not a terminal.
+// and when stderr is not a terminal. A job that has done no task for
+// stallAfter while no worker runs one says so: "no worker has taken a task
+// for 30s (0 workers seen)".
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -23,10 +27,28 @@ type progress struct {
 	drawn   bool
 	stop    chan struct{}
 	stopped chan struct{}
+
+	workers    WorkerList // nil: no stall notes
+	stallAfter time.Duration
+	lastDone   int
+	changed    time.Time // when lastDone last changed
+	probed     time.Time // when the workers were last listed
+	note       string    // why the job stalls, or ""
 }
 
-func newProgress(o Options) *progress {
-	p := &progress{w: o.Stderr, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+// DefaultStallAfter is how long a job may do no task, while no worker runs
+// one, before its progress line says so.
+const DefaultStallAfter = 30 * time.Second
+
+// stallProbeEvery is how often a stalled job's progress lists the workers.
+const stallProbeEvery = 5 * time.Second
+
+func newProgress(o Options, workers WorkerList) *progress {
+	p := &progress{w: o.Stderr, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{}),
+		workers: workers, stallAfter: o.StallAfter, changed: time.Now()}
+	if p.stallAfter <= 0 {
+		p.stallAfter = DefaultStallAfter
+	}
 	p.tty = isTerminal(o.Stderr)
 	p.on = o.Progress || !o.Quiet && p.tty
 	if !p.on {
@@ -42,6 +64,7 @@ func newProgress(o Options) *progress {
 			case <-p.stop:
 				return
 			case <-t.C:
+				p.checkStall()
 				p.draw()
 			}
 		}
@@ -60,7 +83,43 @@ func isTerminal(w io.Writer) bool {
 
 func (p *progress) update(j *job.Record) {
 	p.mu.Lock()
+	if p.last == nil || j.Done != p.lastDone {
+		p.lastDone, p.changed, p.note = j.Done, time.Now(), ""
+	}
 	p.last = j
+	p.mu.Unlock()
+}
+
+// checkStall lists the workers, at most every stallProbeEvery, while the
+// job has done no task for stallAfter, and notes a stall when none of
+// them runs a task.
+func (p *progress) checkStall() {
+	p.mu.Lock()
+	j, since, probed := p.last, time.Since(p.changed), p.probed
+	p.mu.Unlock()
+	if p.workers == nil || j == nil || j.State.Final() || since < p.stallAfter || time.Since(probed) < stallProbeEvery {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stallProbeEvery)
+	list, err := p.workers.List(ctx)
+	cancel()
+	alive, busy := 0, 0
+	now := time.Now()
+	for _, w := range list {
+		if w.Alive(now) {
+			alive++
+			busy += w.Busy
+		}
+	}
+	note := ""
+	if err == nil && busy == 0 {
+		note = fmt.Sprintf("no worker has taken a task for %s (%s seen)", since.Round(time.Second), tasks.Count(alive, "worker"))
+	}
+	p.mu.Lock()
+	if time.Since(p.changed) >= p.stallAfter { // no task done meanwhile
+		p.note = note
+	}
+	p.probed = now
 	p.mu.Unlock()
 }
 
@@ -85,6 +144,9 @@ func (p *progress) draw() {
 		}
 	}
 	line += ", " + elapsed.Round(100*time.Millisecond).String()
+	if p.note != "" {
+		line += ": " + p.note
+	}
 	if !p.tty {
 		fmt.Fprintln(p.w, line)
 		return

@@ -250,7 +250,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	c.Worker, err = worker.Start(worker.Config{
 		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
 		Source: source, Results: workerBroker.Work(), Jobs: workerBroker.Jobs(), Objects: workerBroker.Objects(), Conn: workerBroker,
-		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true,
+		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true, Presence: workerBroker.Workers(),
 	})
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func RunWorker(cfg WorkerConfig) error {
 	// stops: one cut short could lose a task for a whole AckWait.
 	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Results: b.Work(), Jobs: b.Jobs(),
 		Objects: b.Objects(), Conn: b, Cache: db,
-		Log: cfg.Log, FetchWait: time.Second, Metrics: obs.worker()})
+		Log: cfg.Log, FetchWait: time.Second, Metrics: obs.worker(), Presence: b.Workers()})
 	if err != nil {
 		db.Close()
 		return err

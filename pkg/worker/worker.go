@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,13 @@ type Results interface {
 // tasks of a job that is over (broker.Jobs; a fake in tests).
 type Jobs interface {
 	Get(ctx context.Context, id string) (*job.Record, uint64, error)
+}
+
+// Presence is where a worker announces itself every job.HeartbeatEvery,
+// so that clients can tell that it is there and what it does
+// (broker.Workers; a fake in tests).
+type Presence interface {
+	Announce(ctx context.Context, w job.Worker) error
 }
 
 // Conn is the connection that a worker's duties go through
@@ -83,6 +91,8 @@ type Config struct {
 	Metrics Metrics
 	// Alone tells that the worker is the cluster's only one (tasks.Env).
 	Alone bool
+	// Presence, if set, is where the worker announces itself.
+	Presence Presence
 }
 
 // Worker is a running worker. Start it with Start and stop it with Close.
@@ -104,6 +114,9 @@ type Worker struct {
 	process tasks.Process // shared by the runners of every slot
 
 	done, failed atomic.Int64
+	busy         atomic.Int32 // slots running a task
+	started      time.Time
+	announced    chan struct{} // closed when the announcer has exited
 }
 
 type jobState struct {
@@ -131,20 +144,63 @@ func Start(cfg Config) (*Worker, error) {
 	runCtx, abort := context.WithCancel(context.Background())
 	stopCtx, stop := context.WithCancel(runCtx)
 	w := &Worker{
-		cfg:     cfg,
-		log:     cfg.Log.With("worker", cfg.Name),
-		stopCtx: stopCtx,
-		stop:    stop,
-		runCtx:  runCtx,
-		abort:   abort,
-		jobs:    map[string]jobState{},
-		ackWait: cfg.Source.AckWait(),
+		cfg:       cfg,
+		log:       cfg.Log.With("worker", cfg.Name),
+		stopCtx:   stopCtx,
+		stop:      stop,
+		runCtx:    runCtx,
+		abort:     abort,
+		jobs:      map[string]jobState{},
+		ackWait:   cfg.Source.AckWait(),
+		started:   time.Now(),
+		announced: make(chan struct{}),
 	}
 	for i := range cfg.Concurrency {
 		w.wg.Add(1)
 		go w.slot(i)
 	}
+	if cfg.Presence != nil {
+		go w.announce()
+	} else {
+		close(w.announced)
+	}
 	return w, nil
+}
+
+// announce announces the worker every job.HeartbeatEvery until it stops,
+// then once more, stopped.
+func (w *Worker) announce() {
+	defer close(w.announced)
+	host, _ := os.Hostname()
+	me := job.Worker{
+		ID: fmt.Sprintf("%s-%d", w.cfg.Name, w.started.UnixNano()), Name: w.cfg.Name, Host: host, PID: os.Getpid(),
+		Slots: w.cfg.Concurrency, Kinds: tasks.Names(), Started: w.started,
+	}
+	failing := false
+	t := time.NewTicker(job.HeartbeatEvery)
+	defer t.Stop()
+	for {
+		stopped := w.stopCtx.Err() != nil
+		me.Busy, me.Done, me.Failed, me.Stopped = int(w.busy.Load()), w.done.Load(), w.failed.Load(), stopped
+		ctx, cancel := context.WithTimeout(context.Background(), job.HeartbeatEvery)
+		err := w.cfg.Presence.Announce(ctx, me)
+		cancel()
+		switch {
+		case err != nil && !failing:
+			w.log.Warn("announce this worker (analyze workers will not list it)", "err", err)
+			failing = true
+		case err == nil && failing:
+			w.log.Info("announced this worker again")
+			failing = false
+		}
+		if stopped {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-w.stopCtx.Done():
+		}
+	}
 }
 
 // Close stops taking tasks and waits for the running ones to finish. If ctx
@@ -163,6 +219,7 @@ func (w *Worker) Close(ctx context.Context) error {
 		err = fmt.Errorf("worker %s: in-flight tasks handed back: %w", w.cfg.Name, ctx.Err())
 	}
 	w.abort()
+	<-w.announced
 	// The last acks and naks are sent before the connection may close.
 	if ferr := w.cfg.Conn.Flush(5 * time.Second); ferr != nil && err == nil {
 		err = fmt.Errorf("worker %s: flush: %w", w.cfg.Name, ferr)
@@ -266,7 +323,9 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 		runner = kind.NewRunner(env)
 		runners[t.Kind] = runner
 	}
+	w.busy.Add(1)
 	out, err := w.run(d, t, runner)
+	w.busy.Add(-1)
 	if errors.Is(err, errPanic) {
 		delete(runners, t.Kind) // its tables may be half updated
 	}

@@ -76,6 +76,49 @@ function progressText(j) {
   return j.tasks > 0 ? fmtInt(j.done) + "/" + fmtInt(j.tasks) : isFinal(j) ? "" : "planning";
 }
 
+// ---- stalls: a job that does no task while no worker runs one says so,
+// as analyze's progress line does.
+
+// stalls watches the jobs that have done no task for stallMs: every 5 s,
+// while one has, it asks the server for the workers, and its note names
+// a stall when none of them runs a task.
+function stalls(stallMs, redraw) {
+  const seen = new Map(); // id -> {done, since}
+  let workers = null; // {alive, busy} of the last answer
+  let watched = [];
+  const note = (j) => {
+    const p = seen.get(j.id);
+    if (isFinal(j) || !p || !workers || workers.busy > 0) return "";
+    const ms = Date.now() - p.since;
+    if (ms < stallMs) return "";
+    return "no worker has taken a task for " + Math.round(ms / 1000) + " s (" +
+      workers.alive + (workers.alive === 1 ? " worker" : " workers") + " seen)";
+  };
+  setInterval(async () => {
+    const now = Date.now();
+    watched = watched.filter((j) => !isFinal(j));
+    if (!watched.some((j) => now - seen.get(j.id).since >= stallMs)) return;
+    try {
+      const d = await api("GET", "/api/workers");
+      const alive = d.workers.filter((w) => w.alive);
+      workers = { alive: alive.length, busy: alive.reduce((n, w) => n + w.busy, 0) };
+    } catch (e) {
+      workers = null;
+    }
+    redraw();
+  }, Math.min(5000, stallMs));
+  return {
+    note,
+    // track follows job j, and notes when its tasks done change.
+    track(j) {
+      const p = seen.get(j.id);
+      if (!p || p.done !== j.done) seen.set(j.id, { done: j.done, since: Date.now() });
+      watched = watched.filter((w) => w.id !== j.id);
+      if (!isFinal(j)) watched.push(j);
+    },
+  };
+}
+
 // elapsed is a job's elapsed time now: the server's figure, plus the time
 // since it was received while the job runs.
 function elapsed(j) {
@@ -122,13 +165,19 @@ function follow(id, onJob, poll, live) {
 function jobsPage() {
   const tbody = $("#jobs-table tbody");
   const rows = new Map(); // id -> {tr, job}
+  const stalled = stalls(Number($("#jobs-table").dataset.stallAfterMs), () => {
+    for (const row of rows.values()) {
+      if (!isFinal(row.job)) row.tr.replaceChildren(...cells(row.job));
+    }
+  });
 
   const cells = (j) => [
     el("td", null, el("a", { href: "/jobs/" + encodeURIComponent(j.id) }, j.id)),
     el("td", null, j.kind),
     el("td", { class: "params" }, paramsText(j.kind, j.params)),
     el("td", null, stateBadge(j)),
-    el("td", { class: "progress" }, progressBar(j), " ", el("span", null, progressText(j))),
+    el("td", { class: "progress" }, progressBar(j), " ", el("span", null, progressText(j)), " ",
+      el("span", { class: "stall" }, stalled.note(j))),
     el("td", { class: "num" + (j.failed > 0 ? " error" : "") }, fmtInt(j.failed)),
     el("td", { class: "num" }, fmtInt(j.cached_tasks)),
     el("td", { class: "num elapsed" }, elapsed(j)),
@@ -137,6 +186,7 @@ function jobsPage() {
 
   const upsert = (j) => {
     j.received = Date.now();
+    stalled.track(j);
     const row = rows.get(j.id);
     if (row) {
       row.job = j;
@@ -295,9 +345,12 @@ function jobPage(root) {
   let stop = null;
   let reported = false;
 
+  const stalled = stalls(Number(root.dataset.stallAfterMs), () => { if (current) show(current); });
   const show = (j) => {
-    j.received = Date.now();
+    if (j !== current) j.received = Date.now();
     current = j;
+    stalled.track(j);
+    $("#stall").textContent = stalled.note(j);
     $("#state").replaceChildren(stateBadge(j));
     $("#kind").textContent = j.kind;
     $("#params").textContent = paramsText(j.kind, j.params);
