@@ -51,6 +51,9 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// Other commands on the same --data run their jobs here while
+			// it serves.
+			o.Joinable = o.NATS == ""
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("serve on %s: %w", addr, err)

@@ -26,7 +26,8 @@ type InProcessServer interface {
 type Endpoint struct {
 	// URL is a comma-separated list of server URLs (see CheckURL).
 	URL string
-	// Auth holds the credentials and TLS settings (not for InProcess).
+	// Auth holds the credentials and TLS settings (for InProcess, only
+	// the user and password).
 	Auth Auth
 	// InProcess, if set, is used instead of URL.
 	InProcess InProcessServer
@@ -193,6 +194,9 @@ func connect(ctx context.Context, e Endpoint) (*nats.Conn, *failure, error) {
 	}
 	if e.InProcess != nil {
 		all = append(all, nats.InProcessServer(e.InProcess))
+		if e.Auth.User != "" {
+			all = append(all, nats.UserInfo(e.Auth.User, e.Auth.Password))
+		}
 	} else {
 		// A comma-separated list of servers, as nats.Connect reads it.
 		for u := range strings.SplitSeq(e.URL, ",") {

@@ -66,6 +66,9 @@ type Options struct {
 	// Stderr is a terminal (false).
 	Progress bool
 	Log      *slog.Logger
+	// Joinable lets other commands on the same data directory run their
+	// jobs on this embedded cluster (analyze serve; embedded.Options).
+	Joinable bool
 	// StallAfter is how long a job may do no task while no worker runs one
 	// before its progress line says so (0: DefaultStallAfter).
 	StallAfter time.Duration
@@ -94,12 +97,15 @@ var ErrJobFailed = errors.New("job did not complete")
 
 // session is a connection to a cluster, embedded or remote.
 type session struct {
-	jobs     Records
-	store    Store
-	queue    Queue
-	workers  WorkerList
-	coords   Coordinators
-	cluster  *embedded.Cluster // nil: remote
+	jobs    Records
+	store   Store
+	queue   Queue
+	workers WorkerList
+	coords  Coordinators
+	cluster *embedded.Cluster // nil: remote
+	// joined is the process whose embedded cluster this session joined
+	// (see join), or nil.
+	joined   *embedded.Holder
 	shutdown func()
 	once     sync.Once
 	closed   chan struct{}
@@ -169,6 +175,9 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 	}
 	if !workers {
 		c, err := embedded.StartBare(ctx, dir)
+		if s, joined, jerr := join(ctx, o, dir, err, false); joined {
+			return s, jerr
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +188,12 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 	if err != nil {
 		return nil, err
 	}
-	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log, Metrics: m.reg})
+	c, err := embedded.Start(ctx, embedded.Options{Dir: dir, Workers: o.Workers, Accept: accept, Queue: o.Queue, Log: o.Log,
+		Metrics: m.reg, Joinable: o.Joinable})
+	if s, joined, jerr := join(ctx, o, dir, err, true); joined {
+		m.close()
+		return s, jerr
+	}
 	if err != nil {
 		m.close()
 		return nil, err
@@ -194,6 +208,33 @@ func open(ctx context.Context, o *Options, accept func(string) bool, workers boo
 		_ = c.Close(cctx)
 		m.close()
 	}), nil
+}
+
+// join opens a session on the cluster of the process that holds dir, when
+// starting one failed (err) because that process holds it and lets other
+// commands join (analyze serve): its jobs run there. joined is false when
+// the command cannot join, and err is then its own. With say, a note on
+// stderr tells where the job runs.
+func join(ctx context.Context, o *Options, dir string, err error, say bool) (_ *session, joined bool, _ error) {
+	var inUse *embedded.InUseError
+	if !errors.As(err, &inUse) || inUse.Holder == nil || !inUse.Holder.Joinable {
+		return nil, false, nil
+	}
+	url, auth, jerr := embedded.Join(dir)
+	if jerr != nil {
+		return nil, true, fmt.Errorf("%w; and %w", err, jerr)
+	}
+	b, berr := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: auth, Name: "wopr-analyze", Log: o.Log}, broker.DefaultConfig())
+	if berr != nil {
+		return nil, true, fmt.Errorf("data directory %s is in use by %q (pid %d), whose cluster this command could not join: %w",
+			dir, inUse.Holder.Command, inUse.Holder.PID, berr)
+	}
+	if say && !o.Quiet {
+		fmt.Fprintf(o.Stderr, "analyze: data directory %s is in use by %q (pid %d): the job runs on its cluster\n", dir, inUse.Holder.Command, inUse.Holder.PID)
+	}
+	s := newSession(b, nil, b.Close)
+	s.joined = inUse.Holder
+	return s, true, nil
 }
 
 // inspect runs f on a session that reads and changes job records (in

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -50,8 +51,10 @@ type ClusterReport struct {
 	// Jobs counts the jobs by state.
 	Jobs map[job.State]int `json:"jobs"`
 	// Embedded is set for the embedded default, whose coordinator and
-	// workers run only inside a command.
-	Embedded bool `json:"embedded,omitempty"`
+	// workers run only inside a command; Host names the process whose
+	// embedded cluster runs them now (analyze serve), if one does.
+	Embedded bool             `json:"embedded,omitempty"`
+	Host     *embedded.Holder `json:"host,omitempty"`
 }
 
 // Workers prints the workers that announced themselves, with the depth of
@@ -80,7 +83,7 @@ func Workers(ctx context.Context, o Options) error {
 // coordinator, the workers, the work queue and the jobs by state.
 func ClusterStatus(ctx context.Context, o Options) error {
 	return inspect(ctx, &o, func(s *session) error {
-		rep := ClusterReport{Jobs: map[job.State]int{}, Embedded: s.cluster != nil}
+		rep := ClusterReport{Jobs: map[job.State]int{}, Embedded: s.cluster != nil || s.joined != nil, Host: s.joined}
 		var err error
 		if rep.Coordinator, err = s.coords.Holder(ctx); err != nil {
 			return err
@@ -109,6 +112,8 @@ func ClusterStatus(ctx context.Context, o Options) error {
 		}
 		w := o.Stdout
 		switch {
+		case rep.Host != nil:
+			fmt.Fprintf(w, "coordinator  the embedded cluster of %q (pid %d), which runs this directory's jobs\n", rep.Host.Command, rep.Host.PID)
 		case rep.Embedded:
 			fmt.Fprintln(w, "cluster: the embedded default (its coordinator and workers run inside each command)")
 		case rep.Coordinator != nil:

@@ -50,6 +50,12 @@ type Options struct {
 	Listen string
 	// Accept limits the coordinator to some jobs (nil: all).
 	Accept func(jobID string) bool
+	// Joinable lets other commands on the same directory run their jobs
+	// on this cluster (analyze serve): its server also listens on a
+	// random port of 127.0.0.1, with a random password, both in the
+	// directory's JOIN file that only its owner can read (see Join).
+	// Every worker stays in this process. Not with Listen or Accept.
+	Joinable bool
 	// Queue overrides the JetStream settings (zero value: defaults).
 	Queue *broker.Config
 	// MaxPayload, if set, is the largest message the NATS server takes, in
@@ -75,14 +81,17 @@ type Cluster struct {
 	dbs     []*store.DB
 	log     *slog.Logger
 	lock    *os.File
+	join    string // the JOIN file to remove, or ""
+	auth    broker.Auth
 	closed  bool
 
 	stopSampling func() // nil unless Options.Metrics
 }
 
 // lockDir takes an exclusive lock on dir, so that two processes never run
-// the same store.
-func (c *Cluster) lockDir(dir string) error {
+// the same store, and writes who holds it (Holder) into the lock file. A
+// dir that another process holds is an *InUseError naming it.
+func (c *Cluster) lockDir(dir string, joinable bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
@@ -92,10 +101,10 @@ func (c *Cluster) lockDir(dir string) error {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return fmt.Errorf("data directory %s is in use by another wopr process", dir)
+		return &InUseError{Dir: dir, Holder: readHolder(filepath.Join(dir, "LOCK"))}
 	}
 	c.lock = f
-	return nil
+	return writeHolder(f, me(joinable))
 }
 
 // StartBare starts only the server, to read and change job records.
@@ -106,7 +115,7 @@ func StartBare(ctx context.Context, dir string) (_ *Cluster, err error) {
 			_ = c.Close(context.Background())
 		}
 	}()
-	if err := c.lockDir(dir); err != nil {
+	if err := c.lockDir(dir, false); err != nil {
 		return nil, err
 	}
 	c.Server, err = NewServer(filepath.Join(dir, "nats"), "")
@@ -129,12 +138,12 @@ func (c *Cluster) Resume(ctx context.Context, id string) error {
 // NewServer starts a NATS server with JetStream storing under dir. With an
 // empty listen address it accepts in-process connections only.
 func NewServer(dir, listen string) (*server.Server, error) {
-	return newServer(dir, listen, 0)
+	return newServer(dir, listen, 0, broker.Auth{})
 }
 
 // newServer starts a NATS server as NewServer does, taking messages of up
 // to maxPayload bytes (0: the server's default).
-func newServer(dir, listen string, maxPayload int32) (*server.Server, error) {
+func newServer(dir, listen string, maxPayload int32, auth broker.Auth) (*server.Server, error) {
 	opts := &server.Options{
 		ServerName:         "wopr-embedded",
 		JetStream:          true,
@@ -144,6 +153,8 @@ func newServer(dir, listen string, maxPayload int32) (*server.Server, error) {
 		JetStreamMaxMemory: 256 << 20,
 		JetStreamMaxStore:  64 << 30,
 		MaxPayload:         maxPayload,
+		Username:           auth.User,
+		Password:           auth.Password,
 	}
 	if listen == "" {
 		opts.DontListen = true
@@ -180,12 +191,25 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 			_ = c.Close(context.Background())
 		}
 	}()
-	if err := c.lockDir(o.Dir); err != nil {
+	if o.Joinable && (o.Listen != "" || o.Accept != nil) {
+		return nil, errors.New("embedded: Joinable is not for a cluster with Listen or Accept")
+	}
+	if err := c.lockDir(o.Dir, o.Joinable); err != nil {
 		return nil, err
 	}
-	c.Server, err = newServer(filepath.Join(o.Dir, "nats"), o.Listen, o.MaxPayload)
+	listen := o.Listen
+	if o.Joinable {
+		listen, c.auth = "127.0.0.1:0", broker.Auth{User: "wopr", Password: newPassword()}
+	}
+	c.Server, err = newServer(filepath.Join(o.Dir, "nats"), listen, o.MaxPayload, c.auth)
 	if err != nil {
 		return nil, err
+	}
+	if o.Joinable {
+		c.join = filepath.Join(o.Dir, joinFile)
+		if err := writeJoin(o.Dir, c.Server.ClientURL(), c.auth); err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
 	}
 	cfg := broker.DefaultConfig()
 	if o.Queue != nil {
@@ -300,7 +324,7 @@ func (c *Cluster) openDBs(log *slog.Logger, dirs ...string) ([]*store.DB, error)
 // cluster would have, named name, which reads pieces through the
 // cluster's lender, if it has one.
 func (c *Cluster) broker(ctx context.Context, name string, cfg broker.Config) (*broker.Broker, error) {
-	b, err := broker.Open(ctx, broker.Endpoint{InProcess: c.Server, Name: name, Log: c.log}, cfg)
+	b, err := broker.Open(ctx, broker.Endpoint{InProcess: c.Server, Auth: c.auth, Name: name, Log: c.log}, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +375,11 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	errs = append(errs, dbErrs...)
+	if c.join != "" {
+		_ = os.Remove(c.join)
+	}
 	if c.lock != nil {
+		_ = c.lock.Truncate(0) // nobody holds it any more
 		errs = append(errs, c.lock.Close())
 	}
 	return errors.Join(errs...)
