@@ -160,19 +160,19 @@ const prompt = "quits): "
 
 var resultLine = regexp.MustCompile(`(?m)^(X wins|O wins|draw)`)
 
-// A person plays 3x3 against random on a terminal, trying cells 1 to 9 in
+// A person plays 3x3 against random on a terminal, trying cells 0 to 8 in
 // turn (a taken cell is refused and the next tried), to the end of the
 // game: the board in colour, then the result and the tally, exit 0.
 func TestPlayOnTerminal(t *testing.T) {
 	runsBinaries(t)
 	p := startPty(t, nil, "play", "-o", "random", "--seed", "3")
 	off := 0
-	for cell := 1; ; cell++ {
+	for cell := 0; ; cell++ {
 		which, end := p.expect(t, off, prompt, "tally: ")
 		if which == 1 {
 			break
 		}
-		if cell > 9 {
+		if cell > 8 {
 			t.Fatal("the game is not over after 9 cells")
 		}
 		p.send(t, fmt.Sprintf("%d\n", cell))
@@ -243,20 +243,20 @@ func TestPlayQuitEndOfInputInterrupt(t *testing.T) {
 // after their prompts; the end of input mid-game exits 0 with the tally.
 func TestPlayThroughPipe(t *testing.T) {
 	runsBinaries(t)
-	out, stderr, code := pipe(t, "1\n2\n3\n4\n5\n6\n7\n8\n9\n", nil, "play", "-o", "random", "--seed", "3")
+	out, stderr, code := pipe(t, "0\n1\n2\n3\n4\n5\n6\n7\n8\n", nil, "play", "-o", "random", "--seed", "3")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, stderr)
 	}
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("escape sequences through a pipe:\n%q", out)
 	}
-	if !resultLine.MatchString(out) || !strings.Contains(out, "tally: 1 game, X (human) won ") || !strings.Contains(out, prompt+"1\n") {
+	if !resultLine.MatchString(out) || !strings.Contains(out, "tally: 1 game, X (human) won ") || !strings.Contains(out, prompt+"0\n") {
 		t.Errorf("want a result, the tally and the echoed moves:\n%s", out)
 	}
 	// The same game on a terminal.
 	p := startPty(t, nil, "play", "-o", "random", "--seed", "3")
 	off := 0
-	for cell := 1; cell <= 9; cell++ {
+	for cell := 0; cell <= 8; cell++ {
 		which, end := p.expect(t, off, prompt, "tally: ")
 		if which == 1 {
 			break
@@ -269,13 +269,13 @@ func TestPlayThroughPipe(t *testing.T) {
 		t.Errorf("moves on a terminal %q, through a pipe %q", got, want)
 	}
 
-	out, _, code = pipe(t, "5\n", nil, "play", "-o", "random")
+	out, _, code = pipe(t, "4\n", nil, "play", "-o", "random")
 	if code != 0 || !strings.Contains(out, "end of input") || !strings.HasSuffix(out, "tally: 0 games, X (human) won 0, O (random) won 0, 0 drawn\n") {
 		t.Errorf("end of input mid-game: exit code %d, output\n%s", code, out)
 	}
 	// Two people share the keyboard.
-	out, _, code = pipe(t, "5\n1\nq\n", nil, "play", "-x", "human", "-o", "human")
-	if code != 0 || !strings.Contains(out, "X plays 1,1 (5)") || !strings.Contains(out, "O plays 0,0 (1)") {
+	out, _, code = pipe(t, "4\n0\nq\n", nil, "play", "-x", "human", "-o", "human")
+	if code != 0 || !strings.Contains(out, "X plays 1,1 (4)") || !strings.Contains(out, "O plays 0,0 (0)") {
 		t.Errorf("two people: exit code %d, output\n%s", code, out)
 	}
 	// A pipe is plain text, whatever NO_COLOR says.
@@ -447,4 +447,27 @@ func TestPlayReplaysSimulatedGames(t *testing.T) {
 			t.Errorf("%v: play's games hash to %s, simulate's digest is %s", players, got, rep.Digest)
 		}
 	}
+}
+
+// A game written down (e, or the end of a game) is taken up again with
+// --moves; a record that cannot be played is a usage error naming why.
+func TestPlayFromAGameWrittenDown(t *testing.T) {
+	runsBinaries(t)
+	out, _, code := pipe(t, "e\n8\nq\n", nil, "play", "--moves", "3x3 k3: 1,1 0,0", "-o", "random", "--seed", "1")
+	for _, want := range []string{"from 3x3 k3: 1,1 0,0\n", "game: 3x3 k3: 1,1 0,0\n", "X plays 2,2 (8)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, no %q in\n%s", code, want, out)
+		}
+	}
+	out, _, code = pipe(t, "q\n", nil, "play", "--board", "4x4", "--k", "3", "--moves", "1,1 0,0", "-o", "random")
+	if code != 0 || !strings.Contains(out, "from 4x4 k3: 1,1 0,0\n") {
+		t.Errorf("moves on --board: exit %d\n%s", code, out)
+	}
+	expectUsageErrors(t, []usageCase{
+		{[]string{"play", "--moves", "3x3 k3: 1,1 1,1"}, "--moves: game: move 2 1,1: the cell is taken"},
+		{[]string{"play", "--moves", "3x3 k3: 0,0 1,0 0,1 1,1 0,2"}, "the game is over"},
+		{[]string{"play", "--board", "4x4", "--moves", "3x3 k3: 1,1"}, "the game is 3x3 k3, not --board 4x4 --k 4"},
+		{[]string{"play", "--moves", "3x3 k3: one"}, `move 1 "one": want row,col from 0`},
+		{[]string{"play", "--moves", "3x3 k3: 5,5"}, "move 1 5,5: off the 3x3 board"},
+	}, func([]string) bool { return false })
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/woprlabs/wopr/internal/terminal"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/game"
 	"github.com/woprlabs/wopr/pkg/player"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -38,19 +40,23 @@ func playCommand() *cli.Command {
 		Name:  "play",
 		Usage: "play an m,n,k-game in the terminal: a person against the engine, two people, or two programs",
 		Description: "Players: human, random, perfect (exact play, boards of up to 16 cells), engine:depth=D,\n" +
-			"engine:time=T. A human types a move as row,col (from 0) or as a cell number (1 to R*C,\n" +
-			"row-major: 1-9 on 3x3), u to take back the last pair of moves, h for the engine's suggestion\n" +
-			"and evaluation, q to quit; q or the end of the input prints the tally of the games finished\n" +
-			"and exits 0. The board is in colour on a terminal unless NO_COLOR is set.\n\n" +
+			"engine:time=T. Rows, columns and cells are numbered from 0, top left first: a human types a\n" +
+			"move as row,col or as the cell's number (0 to R*C-1, row-major: 0-8 on 3x3, as the board\n" +
+			"shows), u to take back the last pair of moves, h for the engine's suggestion and evaluation, e\n" +
+			"to write the game down (\"3x3 k3: 1,1 0,0\", which --moves and the web read), q to quit; q or\n" +
+			"the end of the input prints the tally of the games finished and exits 0. The board is in\n" +
+			"colour on a terminal unless NO_COLOR is set.\n\n" +
 			"Examples:\n" +
 			"   analyze play                                   # you (X) against perfect play on 3x3\n" +
 			"   analyze play -x perfect -o human               # you move second\n" +
 			"   analyze play -x random -o perfect --games 20 --delay 0\n" +
-			"   analyze play --board 4x4 --k 3 -o engine:depth=6",
+			"   analyze play --board 4x4 --k 3 -o engine:depth=6\n" +
+			"   analyze play --moves \"3x3 k3: 1,1 0,0\"                   # take a game up again",
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.StringFlag{Name: "x", Value: "human", Usage: "`PLAYER` of X: human, random, perfect, engine:depth=D or engine:time=T"},
 			&cli.StringFlag{Name: "o", Value: "perfect", Usage: "`PLAYER` of O", DefaultText: "perfect, or " + bigOpponent + " on boards over 16 cells"},
+			&cli.StringFlag{Name: "moves", Usage: "start every game from `GAME`: a game written down, \"3x3 k3: 1,1 0,0\" (its board and k), or moves \"1,1 0,0\" on --board"},
 		), seriesFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -60,9 +66,23 @@ func playCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			start, err := startMoves(c, &rows, &cols, &k)
+			if err != nil {
+				return err
+			}
 			g, err := mnktasks.NewGame(rows, cols, k)
 			if err != nil {
 				return usagef("%v", err)
+			}
+			if len(start) > 0 {
+				r := game.MNKRecord{Rows: rows, Cols: cols, K: k, Moves: start}
+				s, err := game.NewMNKFromRecord(r)
+				if err != nil {
+					return usagef("--moves: %v", err)
+				}
+				if s.Result() != mnk.Ongoing {
+					return usagef("--moves %q: the game is over", r)
+				}
 			}
 			o := c.String("o")
 			if !c.IsSet("o") && g.Cells() > terminal.MaxPerfectCells {
@@ -86,6 +106,7 @@ func playCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			m.Start = start
 			_, err = terminal.PlayMNK(c.Context, m, opt)
 			return err
 		},
@@ -161,4 +182,26 @@ func seriesOptions(c *cli.Context) (terminal.Options, error) {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// startMoves reads --moves: a game written down (game.MNKRecord), whose
+// board and k are the game's (and must agree with --board and --k where
+// they are given), or moves alone on the --board game.
+func startMoves(c *cli.Context, rows, cols, k *int) ([][2]int, error) {
+	text := strings.TrimSpace(c.String("moves"))
+	if text == "" {
+		return nil, nil
+	}
+	if !strings.Contains(text, ":") {
+		text = fmt.Sprintf("%dx%d k%d: %s", *rows, *cols, *k, text)
+	}
+	r, err := game.ParseMNKRecord(text)
+	if err != nil {
+		return nil, usagef("--moves: %v", err)
+	}
+	if c.IsSet("board") && (r.Rows != *rows || r.Cols != *cols) || c.IsSet("k") && r.K != *k {
+		return nil, usagef("--moves %q: the game is %dx%d k%d, not --board %dx%d --k %d", c.String("moves"), r.Rows, r.Cols, r.K, *rows, *cols, *k)
+	}
+	*rows, *cols, *k = r.Rows, r.Cols, r.K
+	return r.Moves, nil
 }

@@ -36,6 +36,9 @@ type MNK struct {
 	Hint     player.Player
 	HintSpec player.Spec
 	HintErr  error
+	// Start are the moves every game of the series starts from (a kept
+	// game, analyze play --moves), row and column from 0.
+	Start [][2]int
 }
 
 // NewMNK makes the players of g named by x and o, and the hint: the
@@ -97,8 +100,19 @@ func (g *mnkGame) cell(i int) int { return mnk.Cell(i/g.Game.Cols, i%g.Game.Cols
 
 func (g *mnkGame) start(context.Context, *rand.Rand) (string, error) {
 	g.s.Reset()
-	return "", nil
+	if len(g.Start) == 0 {
+		return "", nil
+	}
+	if err := g.s.PlayRecord(g.Start); err != nil {
+		return "", err
+	}
+	if g.s.Result() != mnk.Ongoing {
+		return "", fmt.Errorf("game %s: the game is over", g.s.Record())
+	}
+	return fmt.Sprintf("from %s", g.s.Record()), nil
 }
+
+func (g *mnkGame) export() string { return g.s.Record().String() }
 
 func (g *mnkGame) seat(side int) MNKSeat {
 	if side == 0 {
@@ -132,10 +146,11 @@ func (g *mnkGame) play(cell int) { g.s.Play(g.index(cell)) }
 
 func (g *mnkGame) takeBack() { g.s.TakeBack() }
 
-func (g *mnkGame) undoable() int { return len(g.s.Moves()) }
+func (g *mnkGame) undoable() int { return len(g.s.Moves()) - len(g.Start) }
 
-// number is a cell's number as a person types it: 1 to rows*cols, row-major.
-func (g *mnkGame) number(cell int) int { return cell/8*g.Game.Cols + cell%8 + 1 }
+// number is a cell's number as a person types it: from 0, row-major, as
+// rows and columns are numbered (0 to rows*cols-1).
+func (g *mnkGame) number(cell int) int { return cell/8*g.Game.Cols + cell%8 }
 
 func (g *mnkGame) moveText(cell int) string {
 	return fmt.Sprintf("%d,%d (%d)", cell/8, cell%8, g.number(cell))
@@ -151,7 +166,7 @@ func (g *mnkGame) record() string {
 }
 
 func (g *mnkGame) syntax() string {
-	return fmt.Sprintf("row,col or 1-%d", g.Game.Cells())
+	return fmt.Sprintf("row,col or 0-%d", g.Game.Cells()-1)
 }
 
 func (g *mnkGame) players() [2]string { return [2]string{g.X.Spec.String(), g.O.Spec.String()} }
@@ -160,7 +175,7 @@ func (g *mnkGame) title() string {
 	return fmt.Sprintf("%dx%d, %d in a row", g.Game.Rows, g.Game.Cols, g.Game.K)
 }
 
-// parse reads "row,col" (from 0) or a cell number (from 1, row-major).
+// parse reads "row,col" or a cell number, row-major, all from 0.
 func (g *mnkGame) parse(s string) (int, error) {
 	rows, cols := g.Game.Rows, g.Game.Cols
 	var r, c int
@@ -179,10 +194,10 @@ func (g *mnkGame) parse(s string) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("not a move: %q: want row,col or a cell number", s)
 		}
-		if n < 1 || n > rows*cols {
-			return 0, fmt.Errorf("off the board: %d: cells 1 to %d", n, rows*cols)
+		if n < 0 || n >= rows*cols {
+			return 0, fmt.Errorf("off the board: %d: cells 0 to %d", n, rows*cols-1)
 		}
-		r, c = (n-1)/cols, (n-1)%cols
+		r, c = n/cols, n%cols
 	}
 	cell := mnk.Cell(r, c)
 	if g.s.Refuse(r, c)&game.Taken != 0 {
@@ -240,15 +255,15 @@ func plies(n int) string {
 //
 //	    0   1   2
 //	  +---+---+---+
-//	0 | X | 2 | 3 |
+//	0 | X | 1 | 2 |
 //	  +---+---+---+
-//	1 | 4 |[O]| 6 |
+//	1 | 3 |[O]| 5 |
 //	  +---+---+---+
-//	2 | 7 | 8 | X |
+//	2 | 6 | 7 | X |
 //	  +---+---+---+
 func (g *mnkGame) draw(w *output) {
 	rows, cols := g.Game.Rows, g.Game.Cols
-	width := len(strconv.Itoa(rows * cols)) // of a cell's number
+	width := len(strconv.Itoa(rows*cols - 1)) // of a cell's number
 	board, moves := g.s.Board(), g.s.Moves()
 	last := -1
 	if len(moves) > 0 {

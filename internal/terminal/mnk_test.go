@@ -76,25 +76,25 @@ func records(out string) []string {
 func TestRefusedMovesChangeNothing(t *testing.T) {
 	// X 1,1; O 0,0; X 0,2; O 0,1; X 2,0 wins on the diagonal.
 	const want = "1,1 0,0 0,2 0,1 2,0"
-	out, tally, err := playMNK(t, humanAgainstFirstEmpty(), "5\n3\n7\n", Options{})
+	out, tally, err := playMNK(t, humanAgainstFirstEmpty(), "4\n2\n6\n", Options{})
 	if err != nil || tally != (Tally{XWins: 1}) || len(records(out)) != 1 || records(out)[0] != want {
 		t.Fatalf("the game without refusals: tally %+v, err %v, moves %q; want X's win %q\n%s", tally, err, records(out), want, out)
 	}
 	for _, c := range []struct{ line, why string }{
-		{"5", "refused: occupied: 1,1 (5)"},
-		{"1,1", "refused: occupied: 1,1 (5)"},
-		{" 0 , 0 ", "refused: occupied: 0,0 (1)"},
+		{"4", "refused: occupied: 1,1 (4)"},
+		{"1,1", "refused: occupied: 1,1 (4)"},
+		{" 0 , 0 ", "refused: occupied: 0,0 (0)"},
 		{"3,0", "refused: off the board: 3,0: rows 0 to 2, columns 0 to 2"},
 		{"-1,2", "refused: off the board"},
-		{"0", "refused: off the board: 0: cells 1 to 9"},
-		{"10", "refused: off the board: 10: cells 1 to 9"},
+		{"9", "refused: off the board: 9: cells 0 to 8"},
+		{"-1", "refused: off the board: -1: cells 0 to 8"},
 		{"foo", `refused: not a move: "foo"`},
 		{"1,x", `refused: not a move: "1,x"`},
 		{"1,1,1", `refused: not a move: "1,1,1"`},
 		{"X", `refused: not a move: "X"`},
 	} {
 		// After X's first move and O's reply, and again before X's last.
-		in := "5\n" + c.line + "\n3\n" + c.line + "\n7\n"
+		in := "4\n" + c.line + "\n2\n" + c.line + "\n6\n"
 		out, tally, err := playMNK(t, humanAgainstFirstEmpty(), in, Options{})
 		if err != nil || tally != (Tally{XWins: 1}) {
 			t.Errorf("%q: tally %+v, err %v; want X's win", c.line, tally, err)
@@ -107,7 +107,7 @@ func TestRefusedMovesChangeNothing(t *testing.T) {
 		}
 	}
 	// An empty line asks again without a word.
-	out, _, _ = playMNK(t, humanAgainstFirstEmpty(), "5\n\n  \n3\n7\n", Options{})
+	out, _, _ = playMNK(t, humanAgainstFirstEmpty(), "4\n\n  \n2\n6\n", Options{})
 	if strings.Contains(out, "refused") || records(out)[0] != want {
 		t.Errorf("empty lines: moves %q, refusals in\n%s", records(out), out)
 	}
@@ -117,7 +117,7 @@ func TestRefusedMovesChangeNothing(t *testing.T) {
 // person's to take back it is refused.
 func TestTakeBack(t *testing.T) {
 	// X 1,1; O 0,0; X 0,2; O 0,1; u; X 2,0; O 0,1; X 0,2 wins.
-	out, tally, err := playMNK(t, humanAgainstFirstEmpty(), "u\n5\n3\nu\n7\n3\n", Options{})
+	out, tally, err := playMNK(t, humanAgainstFirstEmpty(), "u\n4\n2\nu\n6\n2\n", Options{})
 	if err != nil || tally != (Tally{XWins: 1}) {
 		t.Fatalf("tally %+v, err %v; want X's win\n%s", tally, err, out)
 	}
@@ -130,19 +130,19 @@ func TestTakeBack(t *testing.T) {
 	// The position after the take-back is the one after the first pair:
 	// its drawing follows "took back".
 	after := out[strings.Index(out, "took back two moves"):]
-	if !strings.Contains(after, "  0 |[O]| 2 | 3 |\n") || !strings.Contains(after, "  1 | 4 | X | 6 |\n") {
+	if !strings.Contains(after, "  0 |[O]| 1 | 2 |\n") || !strings.Contains(after, "  1 | 3 | X | 5 |\n") {
 		t.Errorf("the board after u is not the one after 1,1 0,0:\n%s", after)
 	}
 
 	// O's first chance comes after X's move: nothing of O's to take back.
 	m := humanAgainstFirstEmpty()
 	m.X, m.O = m.O, m.X
-	out, _, _ = playMNK(t, m, "u\n2\nu\n4\nq\n", Options{})
+	out, _, _ = playMNK(t, m, "u\n1\nu\n3\nq\n", Options{})
 	if !strings.Contains(out, "refused: nothing to take back") || strings.Count(out, "took back two moves") != 1 {
 		t.Errorf("O: want a refusal, then a take-back:\n%s", out)
 	}
 	// X 0,0; O 0,1; X 0,2 (first empty); u; O 1,0 ...
-	if !strings.Contains(out, "O plays 1,0 (4)") {
+	if !strings.Contains(out, "O plays 1,0 (3)") {
 		t.Errorf("O's move after the take-back is missing:\n%s", out)
 	}
 }
@@ -154,17 +154,17 @@ func TestHint(t *testing.T) {
 		choice player.Choice
 		want   string
 	}{
-		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(2, 2), Value: mnk.Drawn}, "hint: 2,2 (9), a draw (perfect)"},
-		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Win, Plies: 3}, "hint: 0,2 (3), a win, the game ending in 3 plies (perfect)"},
-		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Loss, Plies: 1}, "hint: 0,2 (3), a loss, the game ending in 1 ply (perfect)"},
-		{player.Spec{Kind: player.Engine, Time: time.Second}, player.Choice{Cell: mnk.Cell(1, 0), Score: -40, Depth: 7}, "hint: 1,0 (4), score -40 (engine:time=1s, depth 7)"},
-		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: search.Mate - 3, Depth: 5}, "hint: 1,0 (4), a win, the game ending in 3 plies (engine:depth=5, depth 5)"},
-		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: -(search.Mate - 2), Depth: 5}, "hint: 1,0 (4), a loss, the game ending in 2 plies (engine:depth=5, depth 5)"},
+		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(2, 2), Value: mnk.Drawn}, "hint: 2,2 (8), a draw (perfect)"},
+		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Win, Plies: 3}, "hint: 0,2 (2), a win, the game ending in 3 plies (perfect)"},
+		{player.Spec{Kind: player.Perfect}, player.Choice{Cell: mnk.Cell(0, 2), Value: mnk.Loss, Plies: 1}, "hint: 0,2 (2), a loss, the game ending in 1 ply (perfect)"},
+		{player.Spec{Kind: player.Engine, Time: time.Second}, player.Choice{Cell: mnk.Cell(1, 0), Score: -40, Depth: 7}, "hint: 1,0 (3), score -40 (engine:time=1s, depth 7)"},
+		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: search.Mate - 3, Depth: 5}, "hint: 1,0 (3), a win, the game ending in 3 plies (engine:depth=5, depth 5)"},
+		{player.Spec{Kind: player.Engine, Depth: 5}, player.Choice{Cell: mnk.Cell(1, 0), Score: -(search.Mate - 2), Depth: 5}, "hint: 1,0 (3), a loss, the game ending in 2 plies (engine:depth=5, depth 5)"},
 	} {
 		asked := 0
 		m := humanAgainstFirstEmpty()
 		m.Hint, m.HintSpec = fixedHint{c.choice, &asked}, c.spec
-		out, _, _ := playMNK(t, m, "h\n5\n3\nh\n7\n", Options{})
+		out, _, _ := playMNK(t, m, "h\n4\n2\nh\n6\n", Options{})
 		if strings.Count(out, c.want+"\n") != 2 || asked != 2 {
 			t.Errorf("%+v: asked %d times; want 2 lines %q in\n%s", c.choice, asked, c.want, out)
 		}
@@ -189,12 +189,12 @@ func TestQuitAndEndOfInput(t *testing.T) {
 		tally    Tally
 	}{
 		{"q\n", "quit: the game in progress is not counted", 1, Tally{}},
-		{" q \n5\n", "quit: the game in progress is not counted", 1, Tally{}},
+		{" q \n4\n", "quit: the game in progress is not counted", 1, Tally{}},
 		{"", "end of input: the game in progress is not counted", 1, Tally{}},
-		{"5\n3", "end of input: the game in progress is not counted", 1, Tally{}},
+		{"4\n2", "end of input: the game in progress is not counted", 1, Tally{}},
 		// One game won, the second quit or cut short.
-		{"5\n3\n7\n5\nq\n", "quit", 3, Tally{XWins: 1}},
-		{"5\n3\n7\n5\n", "end of input", 3, Tally{XWins: 1}},
+		{"4\n2\n6\n4\nq\n", "quit", 3, Tally{XWins: 1}},
+		{"4\n2\n6\n4\n", "end of input", 3, Tally{XWins: 1}},
 	} {
 		out, tally, err := playMNK(t, humanAgainstFirstEmpty(), c.in, Options{Games: c.games})
 		if err != nil || tally != c.tally {
@@ -288,11 +288,11 @@ func TestSeries(t *testing.T) {
 
 // Plain text has no escape sequences; colour has them, and the same text.
 func TestColourAndPlain(t *testing.T) {
-	plain, _, _ := playMNK(t, humanAgainstFirstEmpty(), "5\n9\n3\nh\n7\n", Options{})
+	plain, _, _ := playMNK(t, humanAgainstFirstEmpty(), "4\n8\n2\nh\n6\n", Options{})
 	if strings.Contains(plain, "\x1b") {
 		t.Errorf("plain output has escape sequences:\n%q", plain)
 	}
-	colour, _, _ := playMNK(t, humanAgainstFirstEmpty(), "5\n9\n3\nh\n7\n", Options{Colour: true})
+	colour, _, _ := playMNK(t, humanAgainstFirstEmpty(), "4\n8\n2\nh\n6\n", Options{Colour: true})
 	if !strings.Contains(colour, "\x1b[") {
 		t.Errorf("colour output has no escape sequences:\n%s", colour)
 	}
@@ -303,8 +303,8 @@ func TestColourAndPlain(t *testing.T) {
 
 // With Echo, each line read follows its prompt, as a terminal shows it.
 func TestEcho(t *testing.T) {
-	out, _, _ := playMNK(t, humanAgainstFirstEmpty(), "5\nfoo\nq\n", Options{Echo: true})
-	for _, want := range []string{"quits): 5\nX plays 1,1 (5)\n", "quits): foo\nrefused: not a move", "quits): q\nquit"} {
+	out, _, _ := playMNK(t, humanAgainstFirstEmpty(), "4\nfoo\nq\n", Options{Echo: true})
+	for _, want := range []string{"quits): 4\nX plays 1,1 (4)\n", "quits): foo\nrefused: not a move", "quits): q\nquit"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
@@ -324,22 +324,22 @@ func TestDrawMNK(t *testing.T) {
 	g.draw(&output{w: &b})
 	want := `       0    1    2    3
     +----+----+----+----+
-  0 |  X |  2 |  3 |  4 |
+  0 |  X |  1 |  2 |  3 |
     +----+----+----+----+
-  1 |  5 |  6 |  7 |  8 |
+  1 |  4 |  5 |  6 |  7 |
     +----+----+----+----+
-  2 |  9 | 10 | 11 | [O]|
+  2 |  8 |  9 | 10 | [O]|
     +----+----+----+----+
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
-	n, err := g.parse("12")
-	if err == nil || !strings.HasPrefix(err.Error(), "occupied: 2,3 (12)") {
-		t.Errorf("12: %v %v, want occupied", n, err)
+	n, err := g.parse("11")
+	if err == nil || !strings.HasPrefix(err.Error(), "occupied: 2,3 (11)") {
+		t.Errorf("11: %v %v, want occupied", n, err)
 	}
-	if n, err := g.parse("11"); err != nil || n != mnk.Cell(2, 2) {
-		t.Errorf("11: %v %v, want cell 2,2", n, err)
+	if n, err := g.parse("10"); err != nil || n != mnk.Cell(2, 2) {
+		t.Errorf("10: %v %v, want cell 2,2", n, err)
 	}
 }
 
@@ -378,5 +378,38 @@ func TestWriteErrorStops(t *testing.T) {
 	tally, err := PlayMNK(context.Background(), m, Options{In: strings.NewReader(""), Out: &failingWriter{n: 500}, Games: 1_000_000})
 	if err == nil || !strings.Contains(err.Error(), "write: broken pipe") || tally.Games() > 1 {
 		t.Errorf("tally %+v, err %v; want the write error within the first game", tally, err)
+	}
+}
+
+// A game starts from the moves it is given (a kept game), which u does not
+// take back; e writes the game in progress down, and the end of a game
+// writes it down too, in the notation that --moves reads.
+func TestStartAndWriteDown(t *testing.T) {
+	m := humanAgainstFirstEmpty()
+	m.Start = [][2]int{{1, 1}, {0, 0}}
+	// From X 1,1, O 0,0: u refused; X 0,2, O 0,1 (first empty), taken
+	// back; u refused; X 2,0, O 0,1; X 0,2 wins on 2,0 1,1 0,2.
+	out, tally, err := playMNK(t, m, "u\ne\n2\nu\nu\n6\ne\n2\n", Options{})
+	if err != nil || tally != (Tally{XWins: 1}) {
+		t.Fatalf("tally %+v, err %v; want X's win\n%s", tally, err, out)
+	}
+	for _, want := range []string{
+		"from 3x3 k3: 1,1 0,0\n",
+		"refused: nothing to take back",
+		"game: 3x3 k3: 1,1 0,0\n",
+		"game: 3x3 k3: 1,1 0,0 2,0 0,1\n",
+		"moves: 1,1 0,0 2,0 0,1 0,2\ngame: 3x3 k3: 1,1 0,0 2,0 0,1 0,2\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "refused: nothing to take back"); n != 2 {
+		t.Errorf("%d refusals to take back the start, want 2\n%s", n, out)
+	}
+	// A start that ends the game is an error, not a game.
+	m.Start = [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}}
+	if _, _, err := playMNK(t, m, "", Options{}); err == nil || !strings.Contains(err.Error(), "the game is over") {
+		t.Errorf("a start that ends the game: %v", err)
 	}
 }

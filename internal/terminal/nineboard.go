@@ -86,6 +86,8 @@ func (g *nineboardGame) syntax() string {
 }
 
 // record is the moves as a match writes them, the referee's first.
+func (g *nineboardGame) export() string { return "" }
+
 func (g *nineboardGame) record() string {
 	moves := g.s.Moves()
 	ms := make([]string, len(moves))

@@ -97,6 +97,9 @@ type playable interface {
 	// so far, as other commands read them.
 	moveText(m int) string
 	record() string
+	// export is the game in progress in the notation that analyze play
+	// --moves and the web load ("" where the game has none).
+	export() string
 	// syntax says how to type a move.
 	syntax() string
 	// players names the two sides, X first.
@@ -165,6 +168,9 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 		}
 		if res, why := g.result(); res != ongoing {
 			out.printf("%s\nmoves: %s\n", out.result(res, why), g.record())
+			if e := g.export(); e != "" {
+				out.printf("game: %s\n", e)
+			}
 			return res, nil
 		}
 		side := g.toMove()
@@ -184,7 +190,11 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 			g.draw(out)
 			continue
 		}
-		out.printf("%s%s", out.side(side), out.paint(fmt.Sprintf(" to move (%s; u takes back, h hints, q quits): ", g.syntax()), bold))
+		keys := "u takes back, h hints, q quits"
+		if g.export() != "" {
+			keys = "u takes back, h hints, e writes the game down, q quits"
+		}
+		out.printf("%s%s", out.side(side), out.paint(fmt.Sprintf(" to move (%s; %s): ", g.syntax(), keys), bold))
 		line, ok, err := in.next(ctx)
 		if err != nil {
 			return ongoing, err
@@ -210,6 +220,12 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 			g.takeBack()
 			out.printf("took back two moves\n")
 			g.draw(out)
+		case "e":
+			if e := g.export(); e != "" {
+				out.printf("game: %s\n", e)
+				continue
+			}
+			out.refuse("this game has no notation to write it down in")
 		case "h":
 			h, err := g.hint(ctx)
 			if ctx.Err() != nil {

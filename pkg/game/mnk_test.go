@@ -324,3 +324,51 @@ func TestMNKClone(t *testing.T) {
 		t.Errorf("game %s, clone %s; want X on 1,1 in the game only", show(g), show(c))
 	}
 }
+
+// A record reads back as it was written, and plays its moves checking
+// each: a game can be kept and taken up again.
+func TestMNKRecord(t *testing.T) {
+	g, err := NewMNK(3, 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int{4, 0, 8} {
+		g.Play(c)
+	}
+	text := g.Record().String()
+	if text != "3x3 k3: 1,1 0,0 2,2" {
+		t.Fatalf("record %q", text)
+	}
+	r, err := ParseMNKRecord(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := NewMNKFromRecord(r)
+	if err != nil || !slices.Equal(again.Moves(), g.Moves()) || again.Record().String() != text {
+		t.Fatalf("played back: %v, %v", again, err)
+	}
+	if r, err := ParseMNKRecord(" 15x15 k 5 : "); err != nil || r.Rows != 15 || r.K != 5 || len(r.Moves) != 0 {
+		t.Errorf("an empty game: %+v, %v", r, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"3x3: 1,1", "want RxC kK: moves"},
+		{"3x3 k3 1,1", "want RxC kK: moves"},
+		{"3x3 k3: 1;1", `move 1 "1;1": want row,col from 0`},
+		{"3x3 k3: 1,1 3,0", "move 2 3,0: off the 3x3 board"},
+		{"3x3 k3: 1,1 1,1", "move 2 1,1: the cell is taken"},
+		{"3x3 k3: 0,0 1,0 0,1 1,1 0,2 2,2", "move 6 2,2: the game was over"},
+		{"3x3 k4: 1,1", "k"},
+	} {
+		r, err := ParseMNKRecord(c.text)
+		if err == nil {
+			_, err = NewMNKFromRecord(r)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.text, err, c.want)
+		}
+	}
+	// A failed PlayRecord leaves the game as it was.
+	if err := g.PlayRecord([][2]int{{0, 1}, {0, 1}}); err == nil || len(g.Moves()) != 3 {
+		t.Errorf("PlayRecord of a taken cell: %v, %d moves; want an error and 3 moves", err, len(g.Moves()))
+	}
+}
