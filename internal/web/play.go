@@ -104,6 +104,10 @@ type mnkNew struct {
 	K        *int   `json:"k"`
 	Human    string `json:"human"`
 	Opponent string `json:"opponent"`
+	// Game, if set, is a game written down ("3x3 k3: 1,1 0,0",
+	// game.MNKRecord): the new game is its board and k (rows, cols and k
+	// may be left out, or must agree) after its moves.
+	Game string `json:"game"`
 }
 
 // defaultSide is the side of a board left out of POST /api/mnk/games, as
@@ -152,6 +156,9 @@ type mnkState struct {
 	Moves       [][2]int `json:"moves"`
 	// Thinking: the engine is searching its reply.
 	Thinking bool `json:"thinking"`
+	// Record is the game written down (game.MNKRecord), which POST
+	// /api/mnk/games takes back as "game".
+	Record string `json:"record"`
 }
 
 // mnkAnalysis is the engine's view of a position.
@@ -202,6 +209,23 @@ func (s *Server) playRoutes() {
 
 // newMNKGame checks the parameters of a game; the error names the field.
 func newMNKGame(p mnkNew) (*mnkGame, error) {
+	var record *game.MNKRecord
+	if p.Game != "" {
+		r, err := game.ParseMNKRecord(p.Game)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range []struct {
+			name string
+			sent *int
+			game int
+		}{{"rows", p.Rows, r.Rows}, {"cols", p.Cols, r.Cols}, {"k", p.K, r.K}} {
+			if f.sent != nil && *f.sent != f.game {
+				return nil, fmt.Errorf("%s %d: the game sent is %dx%d k%d", f.name, *f.sent, r.Rows, r.Cols, r.K)
+			}
+		}
+		p.Rows, p.Cols, p.K, record = &r.Rows, &r.Cols, &r.K, &r
+	}
 	rows, cols, k := p.size()
 	if rows < 1 || rows > maxPlaySide {
 		return nil, fmt.Errorf("rows %d: want 1 to %d", rows, maxPlaySide)
@@ -218,6 +242,14 @@ func newMNKGame(p mnkNew) (*mnkGame, error) {
 	s, err := game.NewMNK(rows, cols, k)
 	if err != nil {
 		return nil, fmt.Errorf("rows, cols, k: %v", err)
+	}
+	if record != nil {
+		if err := s.PlayRecord(record.Moves); err != nil {
+			return nil, err
+		}
+		if s.Result() != mnk.Ongoing {
+			return nil, fmt.Errorf("game %q: the game is over", p.Game)
+		}
 	}
 	g := &mnkGame{s: s}
 	switch strings.ToLower(p.Human) {
@@ -264,7 +296,7 @@ func (s *Server) mnkCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The game is no one else's until it is stored: no lock needed.
-	if g.human == 2 {
+	if g.toMove() != g.human {
 		cell, err := g.reply(r.Context(), g.s)
 		if err != nil {
 			s.replyError(w, r, err)
@@ -407,6 +439,7 @@ func (g *mnkGame) state(id string) mnkState {
 	for i, c := range moves {
 		st.Moves[i] = [2]int{c / cols, c % cols}
 	}
+	st.Record = g.s.Record().String()
 	return st
 }
 

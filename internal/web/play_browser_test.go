@@ -171,3 +171,50 @@ func TestBrowserPlayGomoku(t *testing.T) {
 	}
 	b.screenshot("gomoku")
 }
+
+// TestBrowserGameKept: the page lists the moves, steps back through them
+// and forward again, shows the game written down, and loads one: the
+// board after its moves, the engine replying when it is its turn.
+func TestBrowserGameKept(t *testing.T) {
+	s := newTestServer(t, nil)
+	b := newBrowser(t, s)
+	b.run("open /play", chromedp.Navigate(b.url+"/play"), chromedp.WaitVisible(chromedp.CSS("#board .cell")))
+	waitFor(b, "the first move", `document.querySelector("#status").textContent === "Your move (X)"`)
+	clickAndWait(b, `#board .cell[data-r="1"][data-c="1"]`) // X 1,1, O replies
+	now := boardText(b)
+	if n := eval[int](b, `document.querySelectorAll("#moves li").length`); n != 2 {
+		t.Fatalf("%d moves listed, want 2", n)
+	}
+	record := eval[string](b, `document.querySelector("#record").value`)
+	if !strings.HasPrefix(record, "3x3 k3: 1,1 ") {
+		t.Errorf("the game written down %q, want 3x3 k3: 1,1 ...", record)
+	}
+	b.run("one move back", chromedp.Click("#step-back"))
+	if got := boardText(b); got != "....X...." {
+		t.Errorf("after one move back: %q, want X alone in the centre", got)
+	}
+	if !strings.Contains(b.text("#viewing"), "after 1 of 2 moves") {
+		t.Errorf("viewing %q", b.text("#viewing"))
+	}
+	b.run("the empty board", chromedp.Click("#step-first"))
+	if got := boardText(b); got != "........." {
+		t.Errorf("at the start: %q", got)
+	}
+	b.screenshot("stepping")
+	b.run("the game now", chromedp.Click("#step-last"))
+	if got := boardText(b); got != now || b.text("#viewing") != "" {
+		t.Errorf("back to the game: %q (%q), want %q", got, b.text("#viewing"), now)
+	}
+	// A game written down, loaded: X 1,1 and O 0,0 on the board, X to
+	// move (the person's turn).
+	b.run("load a game", chromedp.SetValue("#load", "3x3 k3: 1,1 0,0"), chromedp.Click(`#load-form button`))
+	waitFor(b, "the loaded game", idle+` && document.querySelector("#record").value === "3x3 k3: 1,1 0,0"`)
+	if got := boardText(b); got != "O...X...." {
+		t.Errorf("loaded: %q, want O in the corner and X in the centre", got)
+	}
+	b.run("load a game that cannot be played", chromedp.SetValue("#load", "3x3 k3: 1,1 1,1"), chromedp.Click(`#load-form button`))
+	waitFor(b, "the refusal", `document.querySelector("#error").textContent !== ""`)
+	if msg := b.text("#error"); !strings.Contains(msg, "move 2 1,1: the cell is taken") {
+		t.Errorf("loading a taken cell: %q", msg)
+	}
+}

@@ -462,3 +462,28 @@ func cellsOf(p mnkNew) int {
 	rows, cols, _ := p.size()
 	return rows * cols
 }
+
+// A game written down starts a game after its moves; the engine replies
+// when it is its turn; the state writes the game down again.
+func TestMNKLoadGame(t *testing.T) {
+	s := newTestServer(t, nil)
+	st := newMNK(t, s, `{"game": "3x3 k3: 1,1 0,0", "opponent": "random"}`)
+	if st.Record != "3x3 k3: 1,1 0,0" || st.ToMove != "x" || st.Human != "x" {
+		t.Fatalf("loaded: %+v", st)
+	}
+	st = newMNK(t, s, `{"game": "3x3 k3: 1,1", "human": "x", "opponent": "random"}`)
+	if len(st.Moves) != 2 || st.ToMove != "x" || !strings.HasPrefix(st.Record, "3x3 k3: 1,1 ") {
+		t.Errorf("loaded with O to move: %+v; want wopr's reply", st)
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"game": "3x3 k3: 1,1 1,1"}`, "game: move 2 1,1: the cell is taken"},
+		{`{"game": "3x3 k3: 0,0 1,0 0,1 1,1 0,2"}`, "the game is over"},
+		{`{"game": "4x4 k3: 1,1", "rows": 3}`, "rows 3: the game sent is 4x4 k3"},
+		{`{"game": "tic-tac-toe"}`, "want RxC kK: moves"},
+	} {
+		w := do(t, s, "POST", "/api/mnk/games", c.body)
+		if msg := apiErrorOf(t, w); w.Code != http.StatusBadRequest || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %d %q, want 400 %q", c.body, w.Code, msg, c.want)
+		}
+	}
+}

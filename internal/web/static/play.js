@@ -266,7 +266,22 @@ class MNKPage extends GamePage {
     this.maxBigK = +root.dataset.maxBigK;
     this.cells = [];
     this.keys = new GridKeys($("#board"), 0, 0, (r, c) => this.cells[r * this.keys.cols + c]);
+    this.view = null; // the number of moves shown while stepping through the game, or null: the game now
     $("#preset").addEventListener("change", () => this.presetChanged());
+    $("#step-first").addEventListener("click", () => this.step(0));
+    $("#step-back").addEventListener("click", () => this.step(this.shown() - 1));
+    $("#step-fwd").addEventListener("click", () => this.step(this.shown() + 1));
+    $("#step-last").addEventListener("click", () => this.step(Infinity));
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.target.closest("input, select, textarea")) return;
+      if (e.key === "[") this.step(this.shown() - 1);
+      else if (e.key === "]") this.step(this.shown() + 1);
+    });
+    $("#record").addEventListener("focus", (e) => e.target.select());
+    $("#load-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.load($("#load").value.trim());
+    });
     for (const id of ["rows", "cols", "k"]) $("#" + id).addEventListener("input", () => this.opponents());
     window.addEventListener("resize", () => this.state && this.size(this.state));
   }
@@ -324,6 +339,78 @@ class MNKPage extends GamePage {
     return { rows, cols, k, human: $("#human").value, opponent: $("#opponent").value };
   }
 
+  // load starts a game from one written down ("3x3 k3: 1,1 0,0"), with
+  // the side and the opponent of the settings; the server checks it.
+  async load(text) {
+    if (this.busy || !text) return;
+    this.error("");
+    this.clearAnalysis();
+    this.setBusy(true, "Setting up…");
+    try {
+      const st = await api("POST", this.api, { game: text, human: $("#human").value, opponent: $("#opponent").value });
+      sessionStorage.setItem(this.storageKey, st.id);
+      this.settingsFrom(st);
+      this.show(st);
+    } catch (e) {
+      this.error(e.message);
+    } finally {
+      this.setBusy(false);
+      this.status();
+    }
+  }
+
+  // shown is the number of moves on the board as drawn.
+  shown() {
+    return this.view === null ? this.state.moves.length : this.view;
+  }
+
+  // step shows the position after n moves (the game now from its last).
+  step(n) {
+    if (!this.state) return;
+    const last = this.state.moves.length;
+    n = Math.max(0, Math.min(last, n));
+    this.view = n === last ? null : n;
+    this.clearAnalysis();
+    this.draw(this.state);
+    this.status();
+  }
+
+  status() {
+    super.status();
+    if (this.state && this.view !== null) {
+      $("#status").textContent = "After move " + this.view + " of " + this.state.moves.length;
+    }
+  }
+
+  // viewed is st as it was after n moves: the board, the last move; no
+  // result or winning line before the end.
+  viewed(st, n) {
+    const board = Array.from({ length: st.rows }, () => Array(st.cols).fill("."));
+    st.moves.slice(0, n).forEach((m, i) => { board[m[0]][m[1]] = i % 2 === 0 ? "X" : "O"; });
+    return Object.assign({}, st, {
+      board: board.map((r) => r.join("")), moves: st.moves.slice(0, n), winning_line: [], result: "",
+    });
+  }
+
+  // drawMoves lists the moves, the one shown marked, each a step to its
+  // position; and the game written down.
+  drawMoves(st) {
+    const shown = this.shown();
+    $("#moves").replaceChildren(...st.moves.map((m, i) => {
+      const side = i % 2 === 0 ? "x" : "o";
+      const li = el("li", { class: i === shown - 1 ? "shown" : "" },
+        el("button", { type: "button", class: "linkish", "data-ply": i + 1 },
+          el("span", { class: "mark " + side }, side.toUpperCase()), " " + this.moveText(m)));
+      li.firstChild.addEventListener("click", () => this.step(i + 1));
+      return li;
+    }));
+    $("#viewing").textContent = this.view === null ? "" :
+      "Showing the position after " + shown + " of " + st.moves.length + " moves: » or ] returns to the game.";
+    $("#record").value = st.record || "";
+    $("#step-first").disabled = $("#step-back").disabled = shown === 0;
+    $("#step-fwd").disabled = $("#step-last").disabled = this.view === null;
+  }
+
   tallyKey(st) {
     return "mnk." + st.rows + "x" + st.cols + "k" + st.k;
   }
@@ -347,6 +434,11 @@ class MNKPage extends GamePage {
 
   draw(st) {
     const board = $("#board");
+    if (this.view !== null && (this.view >= st.moves.length || st.id !== this.viewOf)) this.view = null;
+    this.viewOf = st.id;
+    this.drawMoves(st);
+    board.classList.toggle("viewing", this.view !== null);
+    if (this.view !== null) st = this.viewed(st, this.view);
     if (!this.drawn || this.drawn.rows !== st.rows || this.drawn.cols !== st.cols) {
       this.build(st);
     }
@@ -376,7 +468,13 @@ class MNKPage extends GamePage {
       const row = el("div", { role: "row", class: "row" });
       for (let c = 0; c < st.cols; c++) {
         const cell = el("button", { type: "button", class: "cell", role: "gridcell", tabindex: "-1", "data-r": r, "data-c": c, "data-gr": r, "data-gc": c });
-        cell.addEventListener("click", () => this.move({ row: r, col: c }, cell.textContent ? null : cell));
+        cell.addEventListener("click", () => {
+          if (this.view !== null) {
+            this.step(Infinity); // a click while stepping returns to the game
+            return;
+          }
+          this.move({ row: r, col: c }, cell.textContent ? null : cell);
+        });
         row.append(cell);
         this.cells.push(cell);
       }
