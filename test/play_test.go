@@ -162,14 +162,17 @@ var resultLine = regexp.MustCompile(`(?m)^(X wins|O wins|draw)`)
 
 // A person plays 3x3 against random on a terminal, trying cells 0 to 8 in
 // turn (a taken cell is refused and the next tried), to the end of the
-// game: the board in colour, then the result and the tally, exit 0.
+// game: the board in colour, drawn in place, then the result, another game
+// offered and declined, and the tally, exit 0.
 func TestPlayOnTerminal(t *testing.T) {
 	runsBinaries(t)
 	p := startPty(t, nil, "play", "-o", "random", "--seed", "3")
 	off := 0
 	for cell := 0; ; cell++ {
-		which, end := p.expect(t, off, prompt, "tally: ")
+		which, end := p.expect(t, off, prompt, "another game? (y/n): ")
 		if which == 1 {
+			p.send(t, "n\n")
+			p.expect(t, end, "tally: ")
 			break
 		}
 		if cell > 8 {
@@ -182,18 +185,26 @@ func TestPlayOnTerminal(t *testing.T) {
 		t.Errorf("exit code %d, want 0", code)
 	}
 	out := p.output()
-	if !strings.Contains(out, "\x1b[") {
+	if !ansi.MatchString(out) {
 		t.Error("no colour on a terminal")
+	}
+	if !strings.Contains(out, "\x1b[1A\x1b[2K") {
+		t.Error("no board drawn in place on a terminal")
 	}
 	if !resultLine.MatchString(stripANSI(out)) || !strings.Contains(out, "tally: 1 game, X (human) won ") {
 		t.Error("no result or tally")
 	}
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+// ansi finds the escape sequences of colour; csi those of colour and of
+// the cursor.
+var (
+	ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	csi  = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+)
 
 func stripANSI(s string) string {
-	return strings.ReplaceAll(ansi.ReplaceAllString(s, ""), "\r\n", "\n")
+	return strings.ReplaceAll(csi.ReplaceAllString(s, ""), "\r\n", "\n")
 }
 
 // NO_COLOR turns the colour off on a terminal.
@@ -256,10 +267,14 @@ func TestPlayThroughPipe(t *testing.T) {
 	// The same game on a terminal.
 	p := startPty(t, nil, "play", "-o", "random", "--seed", "3")
 	off := 0
-	for cell := 0; cell <= 8; cell++ {
-		which, end := p.expect(t, off, prompt, "tally: ")
+	for cell := 0; ; cell++ {
+		which, end := p.expect(t, off, prompt, "another game? (y/n): ")
 		if which == 1 {
+			p.send(t, "n\n")
 			break
+		}
+		if cell > 8 {
+			t.Fatal("the game is not over after 9 cells")
 		}
 		p.send(t, fmt.Sprintf("%d\n", cell))
 		off = end

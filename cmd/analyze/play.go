@@ -44,8 +44,9 @@ func playCommand() *cli.Command {
 			"move as row,col or as the cell's number (0 to R*C-1, row-major: 0-8 on 3x3, as the board\n" +
 			"shows), u to take back the last pair of moves, h for the engine's suggestion and evaluation, e\n" +
 			"to write the game down (\"3x3 k3: 1,1 0,0\", which --moves and the web read), q to quit; q or\n" +
-			"the end of the input prints the tally of the games finished and exits 0. The board is in\n" +
-			"colour on a terminal unless NO_COLOR is set.\n\n" +
+			"the end of the input prints the tally of the games finished and exits 0. On a terminal the\n" +
+			"board is drawn in place, in colour unless NO_COLOR is set; a won game shows its line between\n" +
+			"stars, and a person is offered another game after the last of the series.\n\n" +
 			"Examples:\n" +
 			"   analyze play                                   # you (X) against perfect play on 3x3\n" +
 			"   analyze play -x perfect -o human               # you move second\n" +
@@ -167,6 +168,7 @@ func seriesOptions(c *cli.Context) (terminal.Options, error) {
 		In: os.Stdin, Out: os.Stdout,
 		Colour: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "",
 		Echo:   !isTerminal(os.Stdin),
+		Redraw: isTerminal(os.Stdout) && isTerminal(os.Stdin),
 		Games:  c.Int("games"), Delay: c.Duration("delay"), Seed: c.Uint64("seed"),
 	}
 	if o.Games < 1 || o.Games > maxPlayGames {

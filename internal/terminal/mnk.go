@@ -251,7 +251,8 @@ func plies(n int) string {
 }
 
 // draw writes the board with its coordinates: columns above, rows on the
-// left, each empty cell showing its number, the last move in brackets.
+// left, each empty cell showing its number, the last move in brackets, and,
+// once the game is won, the winning line between stars (and in colour).
 //
 //	    0   1   2
 //	  +---+---+---+
@@ -269,6 +270,10 @@ func (g *mnkGame) draw(w *output) {
 	if len(moves) > 0 {
 		last = g.cell(moves[len(moves)-1])
 	}
+	win := map[int]bool{} // the winning line's cells, row*cols+col
+	for _, i := range g.s.Line() {
+		win[i] = true
+	}
 	var b strings.Builder
 	rule := "    +" + strings.Repeat(strings.Repeat("-", width+2)+"+", cols) + "\n"
 	b.WriteString("    ")
@@ -284,13 +289,16 @@ func (g *mnkGame) draw(w *output) {
 		for c := range cols {
 			cell := mnk.Cell(r, c)
 			open, shut := " ", " "
-			if cell == last {
+			switch {
+			case win[r*cols+c]:
+				open, shut = "*", "*"
+			case cell == last:
 				open, shut = "[", "]"
 			}
 			pad := strings.Repeat(" ", width-1)
 			switch stone := board[r*cols+c]; stone {
 			case 1, 2:
-				b.WriteString(pad + open + w.stone(int(stone)-1, cell == last) + shut + "|")
+				b.WriteString(pad + open + w.stone(int(stone)-1, cell == last, win[r*cols+c]) + shut + "|")
 			default:
 				fmt.Fprintf(&b, " %s |", w.paint(fmt.Sprintf("%*d", width, g.number(cell)), dim))
 			}

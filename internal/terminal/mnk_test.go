@@ -413,3 +413,93 @@ func TestStartAndWriteDown(t *testing.T) {
 		t.Errorf("a start that ends the game: %v", err)
 	}
 }
+
+// After the last game of a series a person is offered another: y plays it,
+// anything else (or the end of the input) ends the series. A won game
+// marks its winning line.
+func TestAnotherGameAndTheWinningLine(t *testing.T) {
+	out, tally, err := playMNK(t, humanAgainstFirstEmpty(), "4\n2\n6\ny\n4\n2\n6\nn\n", Options{})
+	if err != nil || tally != (Tally{XWins: 2}) || strings.Count(out, "another game? (y/n): ") != 2 {
+		t.Fatalf("tally %+v, err %v; want two games won and two offers\n%s", tally, err, out)
+	}
+	if !strings.Contains(out, "game 2 of 2") {
+		t.Errorf("the second game is not announced as game 2 of 2:\n%s", out)
+	}
+	// X 1,1 0,2 2,0 won on the diagonal: its stones between stars.
+	if !strings.Contains(out, "  0 | O | O |*X*|\n") || !strings.Contains(out, "  1 | 3 |*X*| 5 |\n") || !strings.Contains(out, "  2 |*X*| 7 | 8 |\n") {
+		t.Errorf("no winning line in\n%s", out)
+	}
+	// Two programs: no offer.
+	m := humanAgainstFirstEmpty()
+	m.X = MNKSeat{Spec: player.Spec{Kind: player.Perfect}, Player: firstEmpty{ttt}}
+	if out, _, _ := playMNK(t, m, "", Options{}); strings.Contains(out, "another game") {
+		t.Errorf("an offer to two programs:\n%s", out)
+	}
+}
+
+// On a terminal each board is drawn in place: the cursor goes back over
+// the previous board and what followed it (the moves, refusals and typed
+// lines), which termenv's escape sequences erase, and the notes of the
+// turn's moves come under the new board. A little terminal plays the
+// output back: the screen at the end holds one board.
+func TestRedrawInPlace(t *testing.T) {
+	out, _, _ := playMNK(t, humanAgainstFirstEmpty(), "4\nfoo\n2\nh\n6\nn\n", Options{Redraw: true, Echo: true})
+	if !strings.Contains(out, "\x1b[1A\x1b[2K") {
+		t.Fatalf("no line erased in\n%q", out)
+	}
+	screen := playBack(t, out)
+	if n := strings.Count(screen, "    +---+---+---+\n"); n != 4 {
+		t.Errorf("the screen at the end shows %d board rules, want one board's 4:\n%s", n, screen)
+	}
+	for _, want := range []string{
+		"3x3, 3 in a row: game 1 of 1, X human, O perfect\n",
+		"  2 |*X*| 7 | 8 |\n    +---+---+---+\nX plays 2,0 (6)\nX wins\n",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	for _, gone := range []string{"refused", "hint:", "foo"} {
+		if strings.Contains(screen, gone) {
+			t.Errorf("%q is still on the screen:\n%s", gone, screen)
+		}
+	}
+	// After O's reply, the person's move and the reply under the board.
+	if !strings.Contains(out, "+---+---+---+\nX plays 1,1 (4)\nO (perfect) plays 0,0 (0)\n") {
+		t.Errorf("the turn's moves are not under the board that shows them:\n%q", out)
+	}
+	plain, _, _ := playMNK(t, humanAgainstFirstEmpty(), "4\nfoo\n2\n6\n", Options{})
+	if strings.Contains(plain, "\x1b") {
+		t.Errorf("escape sequences without Redraw:\n%q", plain)
+	}
+}
+
+// playBack plays out on a terminal that knows what the games write: text,
+// newlines, "erase the line" (CSI 2K) and "cursor up" (CSI 1A); it returns
+// the screen.
+func playBack(t *testing.T, out string) string {
+	t.Helper()
+	lines, row := []string{""}, 0
+	for len(out) > 0 {
+		switch {
+		case strings.HasPrefix(out, "\x1b[2K"):
+			lines[row] = ""
+			out = out[4:]
+		case strings.HasPrefix(out, "\x1b[1A"):
+			row = max(row-1, 0)
+			out = out[4:]
+		case out[0] == '\x1b':
+			t.Fatalf("an escape sequence the little terminal does not know: %q", out[:min(len(out), 8)])
+		case out[0] == '\n':
+			row++
+			if row == len(lines) {
+				lines = append(lines, "")
+			}
+			out = out[1:]
+		default:
+			lines[row] += out[:1]
+			out = out[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -212,7 +212,7 @@ func (g *nineboardGame) draw(w *output) {
 		blocks(func(bd int) string {
 			for side, p := range []nineboard.Player{nineboard.X, nineboard.O} {
 				if b.Won(p)>>bd&1 != 0 {
-					return fmt.Sprintf("board %d:", bd+1) + w.stone(side, false)
+					return fmt.Sprintf("board %d:", bd+1) + w.stone(side, false, false)
 				}
 			}
 			if open[bd] {
@@ -229,9 +229,9 @@ func (g *nineboardGame) draw(w *output) {
 					side, taken := b.At(bd, c)
 					switch {
 					case taken && mark:
-						cells.WriteString("[" + w.stone(int(side), true) + "]")
+						cells.WriteString("[" + w.stone(int(side), true, false) + "]")
 					case taken:
-						cells.WriteString(" " + w.stone(int(side), false) + " ")
+						cells.WriteString(" " + w.stone(int(side), false, false) + " ")
 					case open[bd]:
 						cells.WriteString(" " + w.paint(strconv.Itoa(c+1), green) + " ")
 					default:

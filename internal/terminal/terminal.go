@@ -30,6 +30,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/muesli/termenv"
 )
 
 // Options are what the games of a series share.
@@ -41,10 +43,14 @@ type Options struct {
 	Colour bool
 	// Echo writes each line read after its prompt, for input that is
 	// not a terminal (a terminal shows what is typed itself).
-	Echo  bool
-	Games int           // in the series, at least 1
-	Delay time.Duration // before each program's move when no person plays
-	Seed  uint64
+	Echo bool
+	// Redraw draws each board in place of the one before (termenv moves
+	// the cursor), for output to a terminal; without it, boards follow
+	// each other down the page.
+	Redraw bool
+	Games  int           // in the series, at least 1
+	Delay  time.Duration // before each program's move when no person plays
+	Seed   uint64
 }
 
 // Tally counts the results of the games finished.
@@ -114,17 +120,18 @@ var errQuit = errors.New("quit")
 // series plays o.Games games of g and prints the tally at the end, or when
 // a person quits.
 func series(ctx context.Context, g playable, o Options) (Tally, error) {
-	out := &output{w: o.Out, colour: o.Colour}
+	out := newOutput(o)
 	in := newLines(o.In)
 	defer in.stop()
 	var t Tally
 	var err error
-	for i := range o.Games {
+	games := o.Games
+	for i := 0; i < games; i++ {
 		if i > 0 {
 			out.printf("\n")
 		}
 		names := g.players()
-		out.printf("%s: game %d of %d, X %s, O %s\n", g.title(), i+1, o.Games, names[0], names[1])
+		out.printf("%s: game %d of %d, X %s, O %s\n", g.title(), i+1, games, names[0], names[1])
 		var res outcome
 		res, err = playOne(ctx, g, o, out, in, rand.New(rand.NewPCG(o.Seed, uint64(i))))
 		if err != nil {
@@ -138,17 +145,50 @@ func series(ctx context.Context, g playable, o Options) (Tally, error) {
 		default:
 			t.Draws++
 		}
+		if i == games-1 && (g.human(0) || g.human(1)) {
+			// A person played the last game of the series: offer another.
+			again, aerr := anotherGame(ctx, o, out, in)
+			if aerr != nil {
+				err = aerr
+				break
+			}
+			if again {
+				games++
+			}
+		}
 	}
 	names := g.players()
-	games := "games"
+	noun := "games"
 	if t.Games() == 1 {
-		games = "game"
+		noun = "game"
 	}
-	out.printf("tally: %d %s, X (%s) won %d, O (%s) won %d, %d drawn\n", t.Games(), games, names[0], t.XWins, names[1], t.OWins, t.Draws)
+	out.printf("tally: %d %s, X (%s) won %d, O (%s) won %d, %d drawn\n", t.Games(), noun, names[0], t.XWins, names[1], t.OWins, t.Draws)
 	if errors.Is(err, errQuit) {
 		err = nil
 	}
 	return t, out.err(err)
+}
+
+// anotherGame asks whether to play another game; the end of the input, or
+// anything but y, is no.
+func anotherGame(ctx context.Context, o Options, out *output, in *lines) (bool, error) {
+	out.printf("%s", out.paint("another game? (y/n): ", bold))
+	line, ok, err := in.next(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		out.printf("\n")
+		return false, nil
+	}
+	if o.Echo {
+		out.printf("%s\n", line)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
 }
 
 // playOne plays one game to its end.
@@ -186,7 +226,7 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 				return ongoing, err
 			}
 			g.play(m)
-			out.printf("%s (%s) plays %s\n", out.side(side), name, g.moveText(m))
+			out.note("%s (%s) plays %s\n", out.side(side), name, g.moveText(m))
 			g.draw(out)
 			continue
 		}
@@ -195,12 +235,15 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 			keys = "u takes back, h hints, e writes the game down, q quits"
 		}
 		out.printf("%s%s", out.side(side), out.paint(fmt.Sprintf(" to move (%s; %s): ", g.syntax(), keys), bold))
+		out.prompted()
 		line, ok, err := in.next(ctx)
 		if err != nil {
 			return ongoing, err
 		}
 		if ok && o.Echo {
 			out.printf("%s\n", line)
+		} else if ok {
+			out.typed()
 		}
 		if !ok {
 			out.printf("\nend of input: the game in progress is not counted\n")
@@ -218,7 +261,7 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 			}
 			g.takeBack()
 			g.takeBack()
-			out.printf("took back two moves\n")
+			out.note("took back two moves\n")
 			g.draw(out)
 		case "e":
 			if e := g.export(); e != "" {
@@ -243,7 +286,7 @@ func playOne(ctx context.Context, g playable, o Options, out *output, in *lines,
 				continue
 			}
 			g.play(m)
-			out.printf("%s plays %s\n", out.side(side), g.moveText(m))
+			out.note("%s plays %s\n", out.side(side), g.moveText(m))
 			g.draw(out)
 		}
 	}
@@ -305,26 +348,75 @@ func (l *lines) next(ctx context.Context) (string, bool, error) {
 func (l *lines) stop() { close(l.done) }
 
 // output writes to the player's screen and keeps the first write error.
+// On a terminal (redraw) each board is drawn in place of the one before,
+// with what was written since (moves, refusals, the typed lines) erased,
+// and the notes of the moves between them (note) written under it.
 type output struct {
-	w      io.Writer
-	colour bool
-	failed error
+	w       io.Writer
+	colour  bool
+	redraw  bool
+	term    *termenv.Output // the styles and the cursor, on w
+	failed  error
+	since   int      // lines written since the last board began (redraw); -1 before the first
+	pending []string // notes of the moves since the last prompt, written under each board (redraw)
+}
+
+func newOutput(o Options) *output {
+	out := &output{w: o.Out, colour: o.Colour, redraw: o.Redraw, since: -1}
+	out.term = termenv.NewOutput(o.Out, termenv.WithProfile(termenv.ANSI), termenv.WithTTY(true))
+	return out
 }
 
 func (o *output) printf(format string, a ...any) {
-	if o.failed == nil {
-		_, o.failed = fmt.Fprintf(o.w, format, a...)
+	if o.failed != nil {
+		return
+	}
+	s := fmt.Sprintf(format, a...)
+	_, o.failed = io.WriteString(o.w, s)
+	if o.since >= 0 {
+		o.since += strings.Count(s, "\n")
 	}
 }
 
-// board writes a drawing without the spaces at the ends of its lines.
+// typed counts a line that the terminal echoed as the person typed it.
+func (o *output) typed() {
+	if o.since >= 0 {
+		o.since++
+	}
+}
+
+// note writes a line about a move: at once, or, when boards are drawn in
+// place, under each board until the next prompt (so that a person sees
+// their move and the reply under the board that shows both).
+func (o *output) note(format string, a ...any) {
+	if !o.redraw {
+		o.printf(format, a...)
+		return
+	}
+	o.pending = append(o.pending, fmt.Sprintf(format, a...))
+}
+
+// board writes a drawing without the spaces at the ends of its lines: on a
+// terminal, over the previous one and what followed it.
 func (o *output) board(s string) {
+	if o.redraw && o.failed == nil {
+		if o.since > 0 {
+			o.term.ClearLines(o.since)
+		}
+		o.since = 0
+	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	o.printf("%s\n", strings.Join(lines, "\n"))
+	for _, n := range o.pending {
+		o.printf("%s", n)
+	}
 }
+
+// prompted starts a new turn's notes.
+func (o *output) prompted() { o.pending = nil }
 
 // err returns err, or the first write error.
 func (o *output) err(err error) error {
@@ -334,41 +426,58 @@ func (o *output) err(err error) error {
 	return err
 }
 
-// ANSI styles.
+// style is a way of painting text in colour.
+type style int
+
 const (
-	reset   = "\x1b[0m"
-	bold    = "\x1b[1m"
-	dim     = "\x1b[2m"
-	reverse = "\x1b[7m"
-	red     = "\x1b[31m"
-	green   = "\x1b[32m"
-	yellow  = "\x1b[33m"
-	cyan    = "\x1b[36m"
+	bold style = iota
+	dim
+	reverse
+	red
+	green
+	yellow
+	cyan
 )
 
-// paint wraps s in the styles when drawing in colour.
-func (o *output) paint(s string, styles ...string) string {
+// paint styles s when drawing in colour.
+func (o *output) paint(s string, styles ...style) string {
 	if !o.colour || len(styles) == 0 {
 		return s
 	}
-	return strings.Join(styles, "") + s + reset
+	t := o.term.String(s)
+	for _, st := range styles {
+		switch st {
+		case bold:
+			t = t.Bold()
+		case dim:
+			t = t.Faint()
+		case reverse:
+			t = t.Reverse()
+		case red, green, yellow, cyan:
+			t = t.Foreground(o.term.Color(map[style]string{red: "1", green: "2", yellow: "3", cyan: "6"}[st]))
+		}
+	}
+	return t.String()
 }
 
 // stone draws a side's mark, X or O, in its colour; last marks the last
-// move.
-func (o *output) stone(side int, last bool) string {
-	s := []string{bold, cyan}
+// move, win a stone of the winning line.
+func (o *output) stone(side int, last, win bool) string {
+	s := []style{bold, cyan}
 	if side == 1 {
 		s[1] = yellow
 	}
-	if last {
+	if win {
+		s[1] = green
+	}
+	if last || win {
 		s = append(s, reverse)
 	}
 	return o.paint("XO"[side:side+1], s...)
 }
 
 // side names a side, in its colour.
-func (o *output) side(side int) string { return o.stone(side, false) }
+func (o *output) side(side int) string { return o.stone(side, false, false) }
 
 func (o *output) refuse(why string) { o.printf("%s\n", o.paint("refused: "+why, red)) }
 
