@@ -30,7 +30,8 @@ func TestBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "count", "--nonsense"}, "nonsense"},
 		{[]string{"mnk", "count", "extra"}, "no arguments"},
 		{[]string{"mnk", "count", "--detach"}, "--detach needs --nats"},
-		{[]string{"status"}, "exactly one job id"},
+		{[]string{"status", "a", "b"}, "want one job id or none, got 2 arguments"},
+		{[]string{"report"}, "exactly one job id"},
 		{[]string{"nosuchcommand"}, "nosuchcommand"},
 		// A URL that could never connect, instead of a connection retried
 		// or a dial error (exit 1).

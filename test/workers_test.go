@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,8 @@ func TestWorkersAndStalls(t *testing.T) {
 	start(t, "coordinator", "--nats", url, "--data", filepath.Join(dir, "coordinator"))
 
 	// A job with no worker: its progress line says why it does not move.
-	cmd := exec.Command(binary("analyze"), "mnk", "count", "--nats", url, "--progress", "--stall-after", "1s")
+	cmd := exec.Command(binary("analyze"), "mnk", "count", "--nats", url, "--progress")
+	cmd.Env = append(os.Environ(), "WOPR_STALL_AFTER=1s")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

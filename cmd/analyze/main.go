@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -166,7 +167,6 @@ func jobFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
 		&cli.IntFlag{Name: "workers", Usage: "`N` embedded worker slots", DefaultText: "one per CPU"},
 		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
-		&cli.DurationFlag{Name: "stall-after", Hidden: true, Usage: "say that no worker takes the job's tasks after `D` without a task done"},
 		metricsFlag,
 	)
 }
@@ -188,8 +188,12 @@ func options(c *cli.Context) (client.Options, error) {
 		Progress: c.Bool("progress"),
 		Log:      logger(),
 	}
-	if c.IsSet("stall-after") {
-		o.StallAfter = c.Duration("stall-after")
+	if v := os.Getenv("WOPR_STALL_AFTER"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return o, usagef("WOPR_STALL_AFTER=%s: want a duration such as 30s", v)
+		}
+		o.StallAfter = d
 	}
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)
