@@ -306,8 +306,8 @@ func (b *Broker) attach(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("bucket %s: %w", piecesBucket, err)
 		}
-		// Set up by a coordinator older than worker heartbeats: none
-		// (Workers says so).
+		// Not there yet (a coordinator setting the cluster up creates
+		// it last), or never (an older coordinator): Workers looks again.
 		workers, err := js.KeyValue(ctx, workersBucket)
 		if err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
 			return fmt.Errorf("bucket %s: %w", workersBucket, err)

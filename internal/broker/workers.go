@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,24 +26,48 @@ const (
 // them (analyze workers, status, the progress line of a job no worker
 // takes).
 type Workers struct {
-	c  *conn
-	kv jetstream.KeyValue // nil: a coordinator older than the bucket set the cluster up
+	c *conn
+
+	mu sync.Mutex
+	kv jetstream.KeyValue // nil until the bucket is found (see bucket)
+}
+
+// bucket returns the bucket, looking for it again while it has not been
+// found: a process may attach while a coordinator sets the cluster up,
+// after the streams and before this bucket, or to a cluster that a
+// coordinator older than the bucket set up.
+func (ws *Workers) bucket(ctx context.Context) (jetstream.KeyValue, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.kv != nil {
+		return ws.kv, nil
+	}
+	kv, err := ws.c.js.KeyValue(ctx, workersBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, errNoWorkersBucket
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", workersBucket, err)
+	}
+	ws.kv = kv
+	return kv, nil
 }
 
 // errNoWorkersBucket says that the cluster has no bucket of workers.
-var errNoWorkersBucket = errors.New("bucket " + workersBucket + " does not exist: the coordinator that set up this cluster predates worker heartbeats")
+var errNoWorkersBucket = errors.New("bucket " + workersBucket + " does not exist (yet): no coordinator that knows worker heartbeats has set this cluster up")
 
 // Announce puts w's announcement, under its ID.
 func (ws *Workers) Announce(ctx context.Context, w job.Worker) error {
-	if ws.kv == nil {
-		return errNoWorkersBucket
+	kv, err := ws.bucket(ctx)
+	if err != nil {
+		return err
 	}
 	data, err := json.Marshal(w)
 	if err != nil {
 		return err
 	}
 	return ws.c.request(ctx, func(ctx context.Context) error {
-		_, err := ws.kv.Put(ctx, workerKey(w.ID), data)
+		_, err := kv.Put(ctx, workerKey(w.ID), data)
 		return err
 	})
 }
@@ -50,12 +75,13 @@ func (ws *Workers) Announce(ctx context.Context, w job.Worker) error {
 // List returns the workers that announced themselves within workerTTL,
 // by name, with Seen set to when the server stored each announcement.
 func (ws *Workers) List(ctx context.Context) ([]job.Worker, error) {
-	if ws.kv == nil {
-		return nil, errNoWorkersBucket
+	kv, err := ws.bucket(ctx)
+	if err != nil {
+		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, requestAttempt)
 	defer cancel()
-	w, err := ws.kv.WatchAll(wctx, jetstream.IgnoreDeletes())
+	w, err := kv.WatchAll(wctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("list workers: %w", err)
 	}
