@@ -102,6 +102,9 @@ func TestSudokuSolveFromStdinToStdout(t *testing.T) {
 	if err := json.Unmarshal([]byte(stderr), &rep); err != nil || rep.Puzzles != 52 {
 		t.Errorf("stderr %q: %v, %d puzzles; want the report of 52", stderr, err, rep.Puzzles)
 	}
+	if !strings.Contains(stderr, `"files":["<stdin>"]`) {
+		t.Errorf("the JSON report escapes its text (want \"<stdin>\" as it is): %q", stderr)
+	}
 	// sudoku rate reads stdin too.
 	stdout, stderr, code = analyzeIn(t, []byte(euler01+"\n"), "sudoku", "rate", "-", "--out", "-", "-q", "--data", filepath.Join(dir, "d2"))
 	if code != 0 || !strings.HasPrefix(stdout, "1.") || !strings.Contains(stderr, "<stdin>") {
@@ -109,7 +112,7 @@ func TestSudokuSolveFromStdinToStdout(t *testing.T) {
 	}
 	// So do bench and mnk verify.
 	stdout, stderr, code = analyzeIn(t, gz.Bytes(), "sudoku", "bench", "-", "--json")
-	if code != 0 || !strings.Contains(stdout, `"puzzles":52`) {
+	if code != 0 || !strings.Contains(stdout, `"puzzles":52`) || !strings.Contains(stdout, `"file":"<stdin>"`) {
 		t.Errorf("bench -: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	cert := filepath.Join(dir, "333.cert")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -103,7 +102,7 @@ func nineboardPerftCommand() *cli.Command {
 			}
 			el := time.Since(start)
 			if c.Bool("json") {
-				return json.NewEncoder(os.Stdout).Encode(map[string]any{
+				return writeJSON(os.Stdout, map[string]any{
 					"variant": v.String(), "depth": depth, "nodes": nodes,
 					"elapsed_seconds": el.Seconds(), "nodes_per_second": float64(nodes) / max(el.Seconds(), 1e-9),
 				})

@@ -388,9 +388,13 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// writeJSON writes v as one line of JSON, its text as it is ("<stdin>",
+// not "\u003cstdin\u003e": the output is never HTML).
 func writeJSON(w io.Writer, v any) error {
 	bw := bufio.NewWriter(w)
-	if err := json.NewEncoder(bw).Encode(v); err != nil {
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -91,7 +90,7 @@ func solvePuzzles(c *cli.Context, args []string) error {
 		}
 	}
 	if c.Bool("json") {
-		if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"puzzles": answers}); err != nil {
+		if err := writeJSON(c.App.Writer, map[string]any{"puzzles": answers}); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -48,7 +47,7 @@ func mnkVerifyCommand() *cli.Command {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			if c.Bool("json") {
-				return json.NewEncoder(c.App.Writer).Encode(map[string]any{
+				return writeJSON(c.App.Writer, map[string]any{
 					"file": path, "game": cert.Game.Spec(), "root": cert.Game.String(cert.Root), "value": cert.Value.String(),
 					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "positions": positions,
 					"seconds": time.Since(start).Seconds(),

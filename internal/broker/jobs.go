@@ -23,8 +23,10 @@ type Jobs struct {
 	kv jetstream.KeyValue
 }
 
+// encodeRecord encodes a job record. Its report keeps its text as it is:
+// json.Marshal would escape the <, > and & of a json.RawMessage.
 func encodeRecord(r *job.Record) ([]byte, error) {
-	data, err := json.Marshal(r)
+	data, err := tasks.MarshalPlain(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode job %s: %w", r.ID, err)
 	}

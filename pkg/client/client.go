@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -644,7 +643,7 @@ func (o Options) reportTo() io.Writer {
 }
 
 func printJSON(w io.Writer, v any) error {
-	data, err := json.Marshal(v)
+	data, err := tasks.MarshalPlain(v)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func Compose(rep Report, sum Summary) (data []byte, text string, err error) {
 	if name, ok := commonField(reflect.TypeOf(rep)); ok {
 		return nil, "", fmt.Errorf("report %T has the field %q, which the runtime fills", rep, name)
 	}
-	own, err := json.Marshal(rep)
+	own, err := MarshalPlain(rep)
 	if err != nil {
 		return nil, "", fmt.Errorf("encode report: %w", err)
 	}
@@ -74,7 +74,7 @@ func Compose(rep Report, sum Summary) (data []byte, text string, err error) {
 		return nil, "", fmt.Errorf("report %T is not a JSON object", rep)
 	}
 	c := CommonOf(sum)
-	common, err := json.Marshal(c)
+	common, err := MarshalPlain(c)
 	if err != nil {
 		return nil, "", err
 	}
@@ -85,6 +85,18 @@ func Compose(rep Report, sum Summary) (data []byte, text string, err error) {
 	}
 	data = append(data, common[1:]...)
 	return data, rep.Text() + c.Text(), nil
+}
+
+// MarshalPlain is json.Marshal without HTML escaping: a report's text stays
+// as it is ("<stdin>:3", "k <= 5"), since a report is JSON, never HTML.
+func MarshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // commonNames are the JSON names of Common's fields.
