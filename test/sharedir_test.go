@@ -13,14 +13,15 @@ import (
 	"time"
 )
 
-// waitFor polls cond until it holds, failing the test after a minute.
+// waitFor polls cond every 100 ms until it holds, failing the test after a
+// minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited a minute for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond) // polling with a deadline
+		time.Sleep(100 * time.Millisecond) // polling with a deadline
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // A cluster tells what it is doing: a job that no worker takes says so in
@@ -96,14 +95,11 @@ func TestWorkersAndStalls(t *testing.T) {
 		return l
 	}
 	// Its next heartbeat, within 5 s, counts the tasks it did.
-	deadline := time.Now().Add(20 * time.Second)
 	var l listing
-	for l = list(); len(l.Workers) != 1 || l.Workers[0].Done == 0; l = list() {
-		if time.Now().After(deadline) {
-			t.Fatalf("workers: %+v; want w1 with the tasks it did", l)
-		}
-		time.Sleep(500 * time.Millisecond) // polling with a deadline: heartbeats come every 5 s
-	}
+	waitFor(t, "w1's heartbeat with the tasks it did", func() bool {
+		l = list()
+		return len(l.Workers) == 1 && l.Workers[0].Done > 0
+	})
 	if wk := l.Workers[0]; wk.Name != "w1" || !wk.Alive || wk.Slots != 1 || len(wk.Kinds) == 0 || l.Alive != 1 || l.Queue.Queued != 0 {
 		t.Errorf("workers: %+v; want w1 alive with 1 slot, an empty queue", l)
 	}

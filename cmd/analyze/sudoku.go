@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -391,11 +389,10 @@ func median(xs []float64) float64 {
 // writeJSON writes v as one line of JSON, its text as it is ("<stdin>",
 // not "\u003cstdin\u003e": the output is never HTML).
 func writeJSON(w io.Writer, v any) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	data, err := tasks.MarshalPlain(v)
+	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

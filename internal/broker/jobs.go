@@ -192,25 +192,40 @@ func isWrongSequence(err error) bool {
 // of each), whose cost grew with the bucket for every submission, which
 // looks for an unfinished job with its spec. BenchmarkListJobs measures it.
 func (j *Jobs) List(ctx context.Context) ([]*job.Record, error) {
+	var records []*job.Record
+	err := listBucket(ctx, j.kv, func() { records = records[:0] }, func(e jetstream.KeyValueEntry) {
+		if r, err := decodeRecord(e.Value()); err == nil {
+			records = append(records, r)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	job.Sort(records)
+	return records, nil
+}
+
+// errStalled is a listing of a bucket that received nothing for
+// requestAttempt: the request that made its consumer, or a message, went
+// with a server that died.
+var errStalled = errors.New("no entry for " + requestAttempt.String())
+
+// listBucket calls each with every entry of kv, from one watch of the
+// bucket rather than a request per key. A watch that stalls (errStalled)
+// is made again, after start, which drops what each collected.
+func listBucket(ctx context.Context, kv jetstream.KeyValue, start func(), each func(jetstream.KeyValueEntry)) error {
 	for {
-		records, err := j.list(ctx)
+		start()
+		err := watchBucket(ctx, kv, each)
 		if errors.Is(err, errStalled) && ctx.Err() == nil {
 			continue // a request lost: the watch again
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list jobs: %w", err)
-		}
-		job.Sort(records)
-		return records, nil
+		return err
 	}
 }
 
-// errStalled is a listing of the jobs that received nothing for
-// requestAttempt: the request that made its consumer, or a message, went
-// with a server that died.
-var errStalled = errors.New("no record for " + requestAttempt.String())
-
-func (j *Jobs) list(ctx context.Context) ([]*job.Record, error) {
+// watchBucket is one watch of listBucket.
+func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream.KeyValueEntry)) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stall := time.AfterFunc(requestAttempt, cancel)
@@ -221,27 +236,24 @@ func (j *Jobs) list(ctx context.Context) ([]*job.Record, error) {
 		}
 		return err
 	}
-	w, err := j.kv.WatchAll(wctx, jetstream.IgnoreDeletes())
+	w, err := kv.WatchAll(wctx, jetstream.IgnoreDeletes())
 	if err != nil {
-		return nil, stalled(err)
+		return stalled(err)
 	}
 	defer w.Stop()
-	var records []*job.Record
 	for {
 		select {
 		case e, ok := <-w.Updates():
 			if !ok {
-				return nil, stalled(errors.New("watch stopped"))
+				return stalled(errors.New("watch stopped"))
 			}
 			if e == nil {
-				return records, nil // every record there was
+				return nil // every entry there was
 			}
 			stall.Reset(requestAttempt)
-			if r, err := decodeRecord(e.Value()); err == nil {
-				records = append(records, r)
-			}
+			each(e)
 		case <-wctx.Done():
-			return nil, stalled(wctx.Err())
+			return stalled(wctx.Err())
 		}
 	}
 }

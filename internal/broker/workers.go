@@ -79,38 +79,24 @@ func (ws *Workers) List(ctx context.Context) ([]job.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, requestAttempt)
-	defer cancel()
-	w, err := kv.WatchAll(wctx, jetstream.IgnoreDeletes())
+	var out []job.Worker
+	err = listBucket(ctx, kv, func() { out = out[:0] }, func(e jetstream.KeyValueEntry) {
+		var wk job.Worker
+		if json.Unmarshal(e.Value(), &wk) == nil {
+			wk.Seen = e.Created()
+			out = append(out, wk)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list workers: %w", err)
 	}
-	defer w.Stop()
-	var out []job.Worker
-	for {
-		select {
-		case e, ok := <-w.Updates():
-			if !ok {
-				return nil, errors.New("list workers: watch stopped")
-			}
-			if e == nil {
-				sort.Slice(out, func(i, j int) bool {
-					if out[i].Name != out[j].Name {
-						return out[i].Name < out[j].Name
-					}
-					return out[i].Started.Before(out[j].Started)
-				})
-				return out, nil
-			}
-			var wk job.Worker
-			if json.Unmarshal(e.Value(), &wk) == nil {
-				wk.Seen = e.Created()
-				out = append(out, wk)
-			}
-		case <-wctx.Done():
-			return nil, fmt.Errorf("list workers: %w", wctx.Err())
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
 		}
-	}
+		return out[i].Started.Before(out[j].Started)
+	})
+	return out, nil
 }
 
 // workerKey is the key of a worker's announcement: its ID with the

@@ -10,7 +10,6 @@
 package web
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/client"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 //go:embed templates static
@@ -237,18 +237,14 @@ type apiError struct {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	// <, > and & as they are ("k <= 5"), not \u003c: the body is JSON,
 	// never HTML (Content-Type, and nosniff).
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":"internal error: encode response"}` + "\n")
+	data, err := tasks.MarshalPlain(v)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":"internal error: encode response"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(append(data, '\n'))
 }
 
 // writeError answers with status and {"error": msg}.
