@@ -220,25 +220,33 @@ func TestObjectsContentAndOutputs(t *testing.T) {
 // Task and result messages carry every field through their headers; a
 // payload's check changes with any change of the payload.
 func TestMessagesRoundTrip(t *testing.T) {
-	task := job.Task{Job: "j1", ID: "t7", Kind: "test.sum", Epoch: 3, Check: job.PayloadCheck([]byte("abc")), Payload: []byte("abc")}
+	task := job.Task{Job: "j1", ID: "t7", Kind: "test.sum", Epoch: 3, Try: 2, Token: "tok", NotBy: []string{"w1", "w2"},
+		Check: job.PayloadCheck([]byte("abc")), Payload: []byte("abc")}
 	m := encodeTask(task)
 	if got, err := decodeTask(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, task) || m.Subject != "wopr.tasks.j1.t7" {
 		t.Errorf("task round trip: %+v, %v (subject %s); want %+v", got, err, m.Subject, task)
 	}
-	res := job.Result{Job: "j1", Task: "t7", Check: task.Check, Worker: "w", Data: []byte("49"), CacheHits: 2, Seconds: 0.5}
+	res := job.Result{Job: "j1", Task: "t7", Check: task.Check, Worker: "w", Epoch: 3, Try: 2, Token: "tok", Data: []byte("49"), CacheHits: 2, Seconds: 0.5}
 	m = encodeResult(res)
-	if got, err := decodeResult(m.Header, m.Data); err != nil || !reflect.DeepEqual(got, res) || m.Subject != "wopr.results.j1" {
+	if got, err := decodeResult(m.Subject, m.Header, m.Data); err != nil || !reflect.DeepEqual(got, res) || m.Subject != "wopr.results.j1.w" {
 		t.Errorf("result round trip: %+v, %v (subject %s); want %+v", got, err, m.Subject, res)
+	}
+	// The worker is the one the subject names, whatever the headers say.
+	if got, err := decodeResult("wopr.results.j1.w2", m.Header, m.Data); err != nil || got.Worker != "w2" {
+		t.Errorf("result on w2's subject: worker %q, %v; want w2", got.Worker, err)
+	}
+	if got, err := decodeResult("wopr.results.j1", m.Header, m.Data); err != nil || got.Worker != "" {
+		t.Errorf("result on a subject without a worker: worker %q, %v; want none", got.Worker, err)
 	}
 	// A result must say which task it was computed for; a failure may not
 	// know (its task's message could not be read).
 	noCheck := res
 	noCheck.Check = ""
-	if _, err := decodeResult(encodeResult(noCheck).Header, res.Data); !errors.Is(err, ErrMalformed) {
+	if _, err := decodeResult(m.Subject, encodeResult(noCheck).Header, res.Data); !errors.Is(err, ErrMalformed) {
 		t.Errorf("a result without its task's check decoded: %v", err)
 	}
 	noCheck.Failed, noCheck.Data = "unreadable task", nil
-	if _, err := decodeResult(encodeResult(noCheck).Header, nil); err != nil {
+	if _, err := decodeResult(m.Subject, encodeResult(noCheck).Header, nil); err != nil {
 		t.Errorf("a failure without a check: %v", err)
 	}
 	for _, bad := range []job.Task{{Job: "j1", ID: "t7", Kind: "k", Epoch: 1}, {Job: "j.1", ID: "t7", Kind: "k", Check: "c"}, {Job: "j1", ID: "t7", Check: "c"}} {

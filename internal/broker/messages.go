@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -31,6 +32,9 @@ const (
 	hdrPart      = "Wopr-Part"
 	hdrParts     = "Wopr-Parts"
 	hdrSize      = "Wopr-Size"
+	hdrTry       = "Wopr-Try"
+	hdrToken     = "Wopr-Token"
+	hdrNotBy     = "Wopr-Not-By"
 )
 
 // ErrMalformed is returned for a task or result message that is not one.
@@ -44,6 +48,13 @@ func encodeTask(t job.Task) *nats.Msg {
 	m.Header.Set(hdrKind, t.Kind)
 	m.Header.Set(hdrEpoch, strconv.Itoa(t.Epoch))
 	m.Header.Set(hdrCheck, t.Check)
+	m.Header.Set(hdrTry, strconv.Itoa(t.Try))
+	if t.Token != "" {
+		m.Header.Set(hdrToken, t.Token)
+	}
+	if len(t.NotBy) > 0 {
+		m.Header.Set(hdrNotBy, strings.Join(t.NotBy, ","))
+	}
 	m.Data = t.Payload
 	return m
 }
@@ -57,15 +68,25 @@ func decodeTask(h nats.Header, data []byte) (job.Task, error) {
 			ErrMalformed, t.Job, t.ID, t.Kind, h.Get(hdrEpoch), t.Check)
 	}
 	t.Epoch = epoch
+	t.Try, _ = strconv.Atoi(h.Get(hdrTry))
+	t.Token = h.Get(hdrToken)
+	if v := h.Get(hdrNotBy); v != "" {
+		t.NotBy = strings.Split(v, ",")
+	}
 	return t, nil
 }
 
 // encodeResult builds the message of a result.
 func encodeResult(r job.Result) *nats.Msg {
-	m := nats.NewMsg(resultSubject(r.Job))
+	m := nats.NewMsg(resultSubject(r.Job, r.Worker))
 	m.Header.Set(hdrJob, r.Job)
 	m.Header.Set(hdrTask, r.Task)
 	m.Header.Set(hdrWorker, r.Worker)
+	m.Header.Set(hdrEpoch, strconv.Itoa(r.Epoch))
+	m.Header.Set(hdrTry, strconv.Itoa(r.Try))
+	if r.Token != "" {
+		m.Header.Set(hdrToken, r.Token)
+	}
 	if r.Check != "" {
 		m.Header.Set(hdrCheck, r.Check)
 	}
@@ -80,12 +101,16 @@ func encodeResult(r job.Result) *nats.Msg {
 	return m
 }
 
-// decodeResult reads a result message. A result with data must name the
-// check of the task it was computed for; a failure may lack it (the task's
-// own message could not be read).
-func decodeResult(h nats.Header, data []byte) (job.Result, error) {
-	r := job.Result{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Check: h.Get(hdrCheck), Worker: h.Get(hdrWorker),
-		Failed: h.Get(hdrFailed), Data: data}
+// decodeResult reads a result message that came on subject. A result with
+// data must name the check of the task it was computed for; a failure may
+// lack it (the task's own message could not be read). Its worker is the
+// one its subject names (the server checks who may publish there), not
+// what its headers say.
+func decodeResult(subject string, h nats.Header, data []byte) (job.Result, error) {
+	r := job.Result{Job: h.Get(hdrJob), Task: h.Get(hdrTask), Check: h.Get(hdrCheck), Worker: resultWorker(subject, h.Get(hdrJob)),
+		Failed: h.Get(hdrFailed), Token: h.Get(hdrToken), Data: data}
+	r.Epoch, _ = strconv.Atoi(h.Get(hdrEpoch))
+	r.Try, _ = strconv.Atoi(h.Get(hdrTry))
 	if !tasks.ValidID(r.Job) || !tasks.ValidID(r.Task) {
 		return job.Result{}, fmt.Errorf("%w: result headers job %q task %q", ErrMalformed, r.Job, r.Task)
 	}

@@ -52,8 +52,9 @@ const (
 	closedKept = 4096
 )
 
-// attemptKey names one attempt at publishing a task's result.
-type attemptKey struct{ job, task, attempt string }
+// attemptKey names one attempt at publishing a task's result, by one
+// worker (the parts of another worker never complete it).
+type attemptKey struct{ job, task, worker, attempt string }
 
 // assembly is a result being gathered from its parts.
 type assembly struct {
@@ -94,7 +95,7 @@ func newAssembler(log *slog.Logger, limit int, staleAfter time.Duration) *assemb
 // it was the last of its parts to come. The parts of an attempt that is
 // whole or dropped are ignored.
 func (a *assembler) add(r job.Result, p part, stored, now time.Time) (whole job.Result, ok bool) {
-	k := attemptKey{r.Job, r.Task, p.attempt}
+	k := attemptKey{r.Job, r.Task, r.Worker, p.attempt}
 	a.sweep(k, stored, now)
 	if a.closed[k] {
 		return job.Result{}, false

@@ -375,7 +375,7 @@ func TestResultPartsMalformed(t *testing.T) {
 		{hdrAttempt: "A", hdrPart: "0", hdrParts: "2", hdrSize: strconv.Itoa(maxResultSize + 1)},
 		{hdrAttempt: "A", hdrPart: "0", hdrParts: "2", hdrSize: "3"},
 	} {
-		msg := encodeResult(job.Result{Job: "j1", Task: "t1", Check: "c", Data: []byte("data")})
+		msg := encodeResult(job.Result{Job: "j1", Task: "t1", Check: "c", Worker: "w", Data: []byte("data")})
 		for k, v := range h {
 			msg.Header.Set(k, v)
 		}
@@ -407,14 +407,14 @@ func TestResultPartLost(t *testing.T) {
 	b := openOn(t, p.url())
 	in := newResultInbox(t, b)
 	want := job.Result{Job: "j1", Task: "t1", Check: "c", Worker: "w", Data: randomData(1, 3<<20)}
-	p.dropNext(resultSubject("j1"))
+	p.dropNext(resultSubject("j1", "w"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	err := b.Work().PublishResult(ctx, want)
 	cancel()
 	if err != nil {
 		t.Fatalf("with a part's publication lost: %v", err)
 	}
-	if d := p.drops(); len(d) != 1 || d[0] != resultSubject("j1") {
+	if d := p.drops(); len(d) != 1 || d[0] != resultSubject("j1", "w") {
 		t.Errorf("the proxy dropped %q, want a part", d)
 	}
 	if got := in.upTo(); len(got) != 1 || !sameResult(got[0], want) {
@@ -429,10 +429,10 @@ func TestPartHeaders(t *testing.T) {
 	for _, p := range []part{{"A", 0, 1, 2}, {"A", 0, 2, 2}, {"ABC234", 1, 2, 2}, {"A", 41, 42, 1 << 20}, {"A", 0, 1, maxResultSize}} {
 		m := encodePart(res, p)
 		got, err := decodePart(m.Header, m.Data)
-		if err != nil || got != p || m.Subject != "wopr.results.j" {
+		if err != nil || got != p || m.Subject != "wopr.results.j.w" {
 			t.Errorf("part %+v: %+v, %v (subject %s)", p, got, err, m.Subject)
 		}
-		if r, err := decodeResult(m.Header, m.Data); err != nil || !sameResult(r, res) {
+		if r, err := decodeResult(m.Subject, m.Header, m.Data); err != nil || !sameResult(r, res) {
 			t.Errorf("part %+v: result %+v, %v; want %+v", p, r, err, res)
 		}
 	}

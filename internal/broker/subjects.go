@@ -32,8 +32,21 @@ func taskSubject(jobID, task string) string { return tasksPrefix + jobID + "." +
 // jobTasksSubject matches every task of a job.
 func jobTasksSubject(jobID string) string { return tasksPrefix + jobID + ".>" }
 
-// resultSubject is the subject workers publish a job's results on.
-func resultSubject(jobID string) string { return resultsPrefix + jobID }
+// resultSubject is the subject worker publishes a job's results on:
+// wopr.results.<job>.<worker>. A cluster's permissions give each worker's
+// credentials its own name's subjects only ("wopr.results.*.<worker>"),
+// so that a result says who sent it in a way its sender cannot forge.
+func resultSubject(jobID, worker string) string { return resultsPrefix + jobID + "." + worker }
+
+// resultWorker returns the worker that the subject of a result of job
+// jobID names, or "" if it names none.
+func resultWorker(subject, jobID string) string {
+	w, ok := strings.CutPrefix(subject, resultsPrefix+jobID+".")
+	if !ok || !tasks.ValidID(w) {
+		return ""
+	}
+	return w
+}
 
 // parseTaskSubject returns the job and task ids of a task subject; ok is
 // false for any other subject.

@@ -73,7 +73,7 @@ func (w *Work) EnsureConsumers(ctx context.Context) error {
 // "<job>/<task>/<epoch>" makes a re-publication in the same epoch a no-op
 // within the stream's two-minute dedup window.
 func (w *Work) PublishTask(ctx context.Context, t job.Task) error {
-	id := fmt.Sprintf("%s/%s/%d", t.Job, t.ID, t.Epoch)
+	id := fmt.Sprintf("%s/%s/%d/%d", t.Job, t.ID, t.Epoch, t.Try)
 	msg := encodeTask(t)
 	if err := w.c.request(ctx, func(ctx context.Context) error {
 		_, err := w.c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
@@ -349,7 +349,7 @@ func (w *Work) ConsumeResults(ctx context.Context, handle func(job.Result)) erro
 	w.assembling.Store(asm)
 	defer w.assembling.Store(nil)
 	return w.consume(ctx, cons, func(msg jetstream.Msg) {
-		r, err := decodeResult(msg.Headers(), msg.Data())
+		r, err := decodeResult(msg.Subject(), msg.Headers(), msg.Data())
 		var p part
 		if err == nil {
 			p, err = decodePart(msg.Headers(), msg.Data())

@@ -83,7 +83,7 @@ func TestConsumeResults(t *testing.T) {
 	if err := b.Work().EnsureConsumers(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.js.Publish(ctx, resultSubject("j1"), []byte("no headers")); err != nil {
+	if _, err := b.js.Publish(ctx, resultSubject("j1", "w"), []byte("no headers")); err != nil {
 		t.Fatal(err)
 	}
 	want := job.Result{Job: "j1", Task: "t1", Check: "c", Worker: "w", Data: []byte("42"), Seconds: 1}

@@ -101,6 +101,10 @@ type Config struct {
 	ProgressEvery time.Duration
 	// Metrics, if set, counts results merged and job records by state.
 	Metrics Metrics
+	// TrustWorkers believes a failure on one worker's word and verifies no
+	// share of tasks (tasks.Spec.Verify): the embedded default, whose
+	// workers are its own process's. Tokens and checks apply regardless.
+	TrustWorkers bool
 }
 
 // Coordinator is a running coordinator.
@@ -121,6 +125,10 @@ type Coordinator struct {
 
 	metrics Metrics
 	states  *jobStates
+
+	key         []byte // of the tasks' tokens (trust.go)
+	qmu         sync.Mutex
+	quarantined map[string]string // worker -> why
 }
 
 // run is a job this coordinator has taken up.
@@ -133,7 +141,7 @@ type run struct {
 
 	mu       sync.Mutex
 	planned  bool
-	pending  []job.Result // arrived while the job was being planned
+	pending  []arrival // arrived while the job was being planned
 	plan     tasks.Plan
 	out      *outputs       // the job's outputs, lent to the plan
 	index    map[string]int // task id -> position in tasks
@@ -156,6 +164,18 @@ type run struct {
 	pickedUp   time.Time // by this life
 	ranWritten time.Time // when RunSeconds was last written
 	finished   bool      // reported, failed or cancelled: nothing more merges
+
+	// Trust (trust.go): the job's share of tasks to verify, the tries and
+	// exclusions of the tasks published again, the answers held for a
+	// second opinion, and what was refused, verified and quarantined.
+	verify      float64
+	tokenKey    []byte
+	tries       map[int]int
+	notBy       map[int][]string
+	answers     map[int]*answers
+	refused     int
+	verified    int
+	quarantined []string
 }
 
 // elapsed is the time the job has run: in earlier lives of a coordinator,
@@ -180,6 +200,14 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if err := cfg.Work.EnsureConsumers(ctx); err != nil {
 		return nil, err
 	}
+	key, err := loadTaskKey(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	quarantined, err := loadQuarantine(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
 	cctx, cancel := context.WithCancel(context.Background())
 	records, err := cfg.Jobs.WatchAll(cctx)
 	if err != nil {
@@ -188,7 +216,7 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	}
 	c := &Coordinator{cfg: cfg, jobs: cfg.Jobs, work: cfg.Work, objects: cfg.Objects, log: cfg.Log, ctx: cctx, cancel: cancel,
 		runs: map[string]*run{}, over: map[string]bool{},
-		metrics: cfg.Metrics, states: newJobStates(cfg.Metrics)}
+		metrics: cfg.Metrics, states: newJobStates(cfg.Metrics), key: key, quarantined: quarantined}
 	c.goFunc(func() {
 		for rec := range records {
 			c.states.see(rec)

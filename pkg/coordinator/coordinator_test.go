@@ -290,6 +290,20 @@ func (sp *squaresPlan) Merge(id string, data []byte) error {
 	return err
 }
 
+// Check refuses a result that is not a square (tasks.Checks).
+func (sp *squaresPlan) Check(id string, data []byte) error {
+	v, err := strconv.Atoi(string(data))
+	if err != nil {
+		return err
+	}
+	for r := 0; r*r <= v; r++ {
+		if r*r == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("%d is not a square", v)
+}
+
 type squaresReport struct {
 	Sum    int `json:"sum"`
 	Merged int `json:"merged"`
@@ -379,7 +393,7 @@ func published(t *testing.T, f *fakeBroker, id string, n int) []job.Task {
 // answer is a worker's result for task t.
 func answer(t job.Task) job.Result {
 	i, _ := strconv.Atoi(string(t.Payload))
-	return job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: "test", Data: []byte(strconv.Itoa(i * i))}
+	return job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: "test", Epoch: t.Epoch, Try: t.Try, Token: t.Token, Data: []byte(strconv.Itoa(i * i))}
 }
 
 type report struct {
@@ -459,7 +473,7 @@ func TestResultOfAnotherTaskNotMerged(t *testing.T) {
 // results for the first that come meanwhile wait for its plan.
 func TestSlowPlanDoesNotBlockOtherJobs(t *testing.T) {
 	f := newFakeBroker()
-	start(t, f)
+	c := start(t, f)
 	gateName := t.Name()
 	gate, started := gateChans(gateName)
 	slow := f.submit(t, "coordtest.squares", squaresParams{N: 3, Gate: gateName, From: 10})
@@ -470,6 +484,7 @@ func TestSlowPlanDoesNotBlockOtherJobs(t *testing.T) {
 	}
 	// A result for the slow job (as from an earlier life) before its plan.
 	early := job.Task{Job: slow, ID: "s2", Check: job.PayloadCheck([]byte("12")), Payload: []byte("12")}
+	early.Token = job.TaskToken(c.key, early.Job, early.ID, early.Epoch, early.Try, early.Check)
 	f.results <- answer(early)
 	small := f.submit(t, "coordtest.squares", squaresParams{N: 4})
 	for _, task := range published(t, f, small, 4) {

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
@@ -20,7 +21,8 @@ func (c *Coordinator) finish(r *run) {
 	out := r.out
 	r.mu.Lock()
 	sum := tasks.Summary{Job: r.id, Tasks: len(r.done), Failures: append([]tasks.Failure(nil), r.failures...),
-		CachedTasks: r.nCached, FromCache: r.cachedTasks(), CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out}
+		CachedTasks: r.nCached, FromCache: r.cachedTasks(), CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out,
+		Refused: r.refused, Verified: r.verified, Quarantined: slices.Clone(r.quarantined)}
 	nDone := r.nDone
 	r.mu.Unlock()
 

@@ -12,6 +12,7 @@ type storedResult struct {
 	Task      string `json:"task"`
 	Check     string `json:"check,omitempty"` // the task's job.PayloadCheck
 	Ref       string `json:"ref,omitempty"`   // the key of its result in the cache
+	Worker    string `json:"worker,omitempty"`
 	Failed    string `json:"failed,omitempty"`
 	CacheHits int64  `json:"cache_hits,omitempty"`
 	Cached    bool   `json:"cached,omitempty"`

@@ -34,7 +34,11 @@ func (r *run) markDone(i int, s storedResult) {
 
 // handleResult merges one task result, unless it was merged before. It is
 // called one result at a time.
-func (c *Coordinator) handleResult(res job.Result) {
+func (c *Coordinator) handleResult(res job.Result) { c.handle(arrival{Result: res}) }
+
+// handle merges one result, from a worker or from the coordinator itself.
+func (c *Coordinator) handle(a arrival) {
+	res := a.Result
 	r := c.start(res.Job)
 	if r == nil {
 		return // finished, cancelled, unknown or not ours: a leftover
@@ -46,12 +50,12 @@ func (c *Coordinator) handleResult(res job.Result) {
 			// Its planning ended without a plan: the job is over, or
 			// will be taken up again and publish this task again.
 		default:
-			r.pending = append(r.pending, res)
+			r.pending = append(r.pending, a)
 		}
 		r.mu.Unlock()
 		return
 	}
-	c.mergeLocked(r, res)
+	c.mergeLocked(r, a)
 	r.mu.Unlock()
 	c.maybeFinish(r)
 }
@@ -60,13 +64,14 @@ func (c *Coordinator) handleResult(res job.Result) {
 func (c *Coordinator) handleDead(t job.Task, deliveries uint64) {
 	c.log.Warn("task dead-lettered", "job", t.Job, "task", t.ID, "deliveries", deliveries)
 	c.metrics.TaskDeadLettered(t.Kind)
-	c.handleResult(job.Result{Job: t.Job, Task: t.ID, Check: t.Check,
-		Failed: fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it)", deliveries)})
+	c.handle(arrival{Result: job.Result{Job: t.Job, Task: t.ID, Check: t.Check,
+		Failed: fmt.Sprintf("gave up after %d deliveries (workers crashed or timed out on it, or none would take it)", deliveries)}, internal: true})
 }
 
 // mergeLocked stores a task's result once and merges it into the plan;
 // r.mu is held and r is planned.
-func (c *Coordinator) mergeLocked(r *run, res job.Result) {
+func (c *Coordinator) mergeLocked(r *run, a arrival) {
+	res := a.Result
 	i, ok := r.index[res.Task]
 	if !ok {
 		c.log.Warn("result for an unknown task", "job", r.id, "task", res.Task)
@@ -91,7 +96,13 @@ func (c *Coordinator) mergeLocked(r *run, res job.Result) {
 		})
 		return
 	}
-	s := storedResult{Task: res.Task, Check: res.Check, Failed: res.Failed, CacheHits: res.CacheHits}
+	if !a.internal {
+		var ok bool
+		if res, ok = c.admit(r, i, res); !ok {
+			return
+		}
+	}
+	s := storedResult{Task: res.Task, Check: res.Check, Worker: res.Worker, Failed: res.Failed, CacheHits: res.CacheHits}
 	if s.Failed == "" {
 		// The data goes into the cache, the job's record points at it.
 		key := r.key(i)
@@ -104,6 +115,14 @@ func (c *Coordinator) mergeLocked(r *run, res job.Result) {
 		if err := c.cfg.DB.PutOwned([]byte(s.Ref), res.Data); err != nil { // res.Data is the message's, not shared
 			c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
 			return
+		}
+		if res.Worker != "" {
+			// Who computed it: a worker quarantined later takes its
+			// results out of the cache.
+			if err := c.cfg.DB.Put(madeByKey(res.Worker, []byte(s.Ref)), nil); err != nil {
+				c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
+				return
+			}
 		}
 	}
 	val, err := s.encode()

@@ -70,6 +70,8 @@ func (c *Coordinator) plan(r *run) error {
 	}
 	list := plan.Tasks()
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
+	r.verify, r.tokenKey = rec.Spec.Verify, c.key
+	r.tries, r.notBy, r.answers = map[int]int{}, map[int][]string{}, map[int]*answers{}
 	r.index = make(map[string]int, len(list))
 	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
 	for i, t := range list {
@@ -111,8 +113,8 @@ func (c *Coordinator) plan(r *run) error {
 	r.epoch, r.pickedUp, r.ranWritten = rec.Epoch, pickedUp, pickedUp
 	r.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
 	r.planned, r.resumed = true, resumed
-	for _, res := range r.pending {
-		c.mergeLocked(r, res)
+	for _, a := range r.pending {
+		c.mergeLocked(r, a)
 	}
 	r.pending = nil
 	return nil
@@ -271,8 +273,9 @@ func (r *run) matches(i int, check string, failed bool) bool {
 
 // taskMsg is the message of task i in this coordinator's epoch of the job.
 func (r *run) taskMsg(i int) job.Task {
-	t := r.tasks[i]
-	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: r.check(i), Payload: t.Payload}
+	t, check, try := r.tasks[i], r.check(i), r.tries[i]
+	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: check, Try: try, NotBy: r.notBy[i],
+		Token: job.TaskToken(r.tokenKey, r.id, t.ID, r.epoch, try, check), Payload: t.Payload}
 }
 
 // check returns task i's payload check (r.mu held, or r not yet shared).

@@ -258,6 +258,8 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	c.Coordinator, err = coordinator.Start(ctx, coordinator.Config{
 		Jobs: coordBroker.Jobs(), Work: coordBroker.Work(), Objects: c.handoff, Conn: coordBroker,
 		DB: coordDB, Log: o.Log, Accept: o.Accept, Metrics: cm,
+		// Its only worker is this process's.
+		TrustWorkers: true,
 	})
 	if err != nil {
 		return nil, err
@@ -272,7 +274,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	host, _ := os.Hostname()
 	c.Worker, err = worker.Start(worker.Config{
-		Name: fmt.Sprintf("%s-embedded-%d", host, os.Getpid()), Concurrency: o.Workers,
+		Name: worker.TokenName(fmt.Sprintf("%s-embedded-%d", host, os.Getpid())), Concurrency: o.Workers,
 		Source: source, Results: workerBroker.Work(), Jobs: workerBroker.Jobs(), Objects: workerBroker.Objects(), Conn: workerBroker,
 		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true, Presence: workerBroker.Workers(),
 	})

@@ -20,6 +20,10 @@ type Common struct {
 	CachedTasks    int     `json:"cached_tasks"`
 	CacheHits      int64   `json:"cache_hits"`
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	// What the coordinator refused, verified and quarantined (Summary).
+	RefusedResults     int      `json:"refused_results,omitempty"`
+	VerifiedTasks      int      `json:"verified_tasks,omitempty"`
+	QuarantinedWorkers []string `json:"quarantined_workers,omitempty"`
 	// Complete is true when no task failed: every figure covers the whole job.
 	Complete bool `json:"complete"`
 }
@@ -29,6 +33,7 @@ func CommonOf(sum Summary) Common {
 	return Common{
 		Tasks: sum.Tasks, FailedTasks: len(sum.Failures), Failures: sum.Failures, CachedTasks: sum.CachedTasks, CacheHits: sum.CacheHits,
 		ElapsedSeconds: sum.Elapsed.Seconds(), Complete: len(sum.Failures) == 0,
+		RefusedResults: sum.Refused, VerifiedTasks: sum.Verified, QuarantinedWorkers: sum.Quarantined,
 	}
 }
 
@@ -40,6 +45,15 @@ func (c Common) Text() string {
 	Row(&b, "tasks", "%d, %d failed, %d from the result cache", c.Tasks, c.FailedTasks, c.CachedTasks)
 	if c.CacheHits > 0 {
 		Row(&b, "worker cache hits", "%s (positions or puzzles a worker had cached)", Thousands(uint64(c.CacheHits)))
+	}
+	if c.VerifiedTasks > 0 {
+		Row(&b, "verified tasks", "%d (a second worker computed the same)", c.VerifiedTasks)
+	}
+	if c.RefusedResults > 0 || len(c.QuarantinedWorkers) > 0 {
+		Row(&b, "refused results", "%d (not believed: see the coordinator's log)", c.RefusedResults)
+	}
+	if len(c.QuarantinedWorkers) > 0 {
+		Row(&b, "quarantined workers", "%s (their results are refused and purged from the cache)", strings.Join(c.QuarantinedWorkers, ", "))
 	}
 	Row(&b, "elapsed", "%.3f s", c.ElapsedSeconds)
 	if !c.Complete {

@@ -10,6 +10,10 @@ import (
 type Spec struct {
 	Kind   string          `json:"kind"`
 	Params json.RawMessage `json:"params"`
+	// Verify is the share of tasks (0 to 1) that a cluster's coordinator
+	// has computed again by a second worker, merging a result only when
+	// the two agree (docs/operations.md, "Threat model").
+	Verify float64 `json:"verify,omitempty"`
 }
 
 // Same reports whether two specs ask for the same job: the same kind and

@@ -157,7 +157,14 @@ type Summary struct {
 	// from their own caches while they computed this job's tasks
 	// (tasks.Output.CacheHits).
 	CacheHits int64
-	Elapsed   time.Duration
+	// Refused counts the results refused (not their task's token, from a
+	// quarantined worker, failing their check, outvoted); Verified the
+	// tasks whose result a second worker confirmed; Quarantined names the
+	// workers this job quarantined.
+	Refused     int
+	Verified    int
+	Quarantined []string
+	Elapsed     time.Duration
 	// Outputs receives the files the job writes for its user (nil: the job
 	// asked for none, or nothing keeps them).
 	Outputs Outputs
@@ -195,6 +202,16 @@ type Outputs interface {
 	// memory. The output exists once the writer is closed without error;
 	// ctx bounds Create, not the writes.
 	Create(ctx context.Context, name string) (io.WriteCloser, error)
+}
+
+// Checks is a Plan that can tell cheaply whether a task's result can be
+// right, from the result and the task alone: a Sudoku solution against its
+// givens and the rules, a count against its own identities. The runtime
+// calls Check with each result a worker sends before it stores or merges
+// it (under the rules of Merge); an error refuses the result, and the
+// worker that sent it is quarantined.
+type Checks interface {
+	Check(id string, data []byte) error
 }
 
 // MergesFailures is a Plan that is told of each task that failed when it

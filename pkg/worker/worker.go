@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +96,19 @@ type Config struct {
 	Presence Presence
 }
 
+// TokenName makes name a valid worker name (tasks.ValidID, as subject
+// tokens are): a host name's dots, and anything else a token cannot hold,
+// become '-'.
+func TokenName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	return string(b[:min(len(b), 64)])
+}
+
 // Worker is a running worker. Start it with Start and stop it with Close.
 type Worker struct {
 	cfg Config
@@ -137,6 +151,9 @@ func Start(cfg Config) (*Worker, error) {
 	}
 	if cfg.Name == "" {
 		cfg.Name = "worker"
+	}
+	if !tasks.ValidID(cfg.Name) {
+		return nil, fmt.Errorf("worker: name %q: 1 to 64 letters, digits, '-' and '_'", cfg.Name)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
@@ -295,7 +312,16 @@ func (w *Worker) fetch() (job.Delivery, error) {
 func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tasks.Env, finish chan<- finished) {
 	t, err := d.Task()
 	if err != nil {
-		w.fail(d, t.Job, t.ID, "", unknownKind, fmt.Sprintf("undecodable task: %v", err))
+		// No failure can be sent for it (the coordinator accepts one only
+		// with the task's token): it is delivered again until it is dead,
+		// and the coordinator records that.
+		w.log.Warn("undecodable task", "job", t.Job, "task", t.ID, "err", err)
+		_ = d.Retry(time.Second)
+		return
+	}
+	if slices.Contains(t.NotBy, w.cfg.Name) {
+		// A copy that checks this worker's result: another worker's.
+		_ = d.Retry(time.Second)
 		return
 	}
 	if d.Delivered() > 1 {
@@ -312,11 +338,11 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 	}
 	kind, ok := tasks.Lookup(t.Kind)
 	if !ok {
-		w.fail(d, t.Job, t.ID, t.Check, unknownKind, fmt.Sprintf("unknown job kind %q", t.Kind))
+		w.fail(d, t, unknownKind, fmt.Sprintf("unknown job kind %q", t.Kind))
 		return
 	}
 	start := time.Now()
-	res := job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: w.cfg.Name}
+	res := job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: w.cfg.Name, Epoch: t.Epoch, Try: t.Try, Token: t.Token}
 
 	runner := runners[t.Kind]
 	if runner == nil {
@@ -333,7 +359,7 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 	case err == nil:
 		res.Data, res.CacheHits = out.Data, out.CacheHits
 	case errors.Is(err, tasks.ErrPermanent):
-		w.fail(d, t.Job, t.ID, t.Check, t.Kind, err.Error())
+		w.fail(d, t, t.Kind, err.Error())
 		return
 	case w.runCtx.Err() != nil || errors.Is(err, errJobFinal):
 		// Shutting down, or the job went away: hand the task back.
@@ -432,13 +458,12 @@ func (w *Worker) runSafely(ctx context.Context, t job.Task, r tasks.Runner) (out
 
 // fail records a task of kind that can never succeed: the failure goes to
 // the coordinator first, then the task is terminated with the same reason.
-func (w *Worker) fail(d job.Delivery, jobID, task, check, kind, reason string) {
-	w.log.Warn("task can never succeed", "job", jobID, "task", task, "reason", reason)
-	if jobID != "" && task != "" {
-		if err := w.publish(job.Result{Job: jobID, Task: task, Check: check, Worker: w.cfg.Name, Failed: reason}); err != nil {
-			_ = d.HandBack()
-			return
-		}
+func (w *Worker) fail(d job.Delivery, t job.Task, kind, reason string) {
+	w.log.Warn("task can never succeed", "job", t.Job, "task", t.ID, "reason", reason)
+	res := job.Result{Job: t.Job, Task: t.ID, Check: t.Check, Worker: w.cfg.Name, Epoch: t.Epoch, Try: t.Try, Token: t.Token, Failed: reason}
+	if err := w.publish(res); err != nil {
+		_ = d.HandBack()
+		return
 	}
 	_ = d.Terminate(reason)
 	w.failed.Add(1)

@@ -1,0 +1,302 @@
+package coordinator
+
+// What the coordinator believes of a result (docs/operations.md, "Threat
+// model"). A worker's credentials let it take tasks and send results; a
+// rogue or broken worker could send results it never computed, or compute
+// them wrong. So:
+//
+//   - every task the coordinator publishes carries a token, an HMAC of
+//     what names the publication (job, task, epoch, try, payload check)
+//     under a key that only this coordinator's store holds: a result
+//     without its task's token is refused, so only a worker that was given
+//     a task can answer it;
+//   - a result names its worker by the subject it came on, which the
+//     server lets each worker's credentials publish on for their own name
+//     only (broker.resultSubject);
+//   - a kind that can check a result cheaply (tasks.Checks) has it checked
+//     before it is stored or merged; a result that fails its check
+//     quarantines its worker;
+//   - a failure, and the share of tasks a job asks to verify
+//     (tasks.Spec.Verify), are not believed on one worker's word: the task
+//     is published again for any worker but those that answered it, and
+//     the answer two workers agree on is merged; those that disagreed with
+//     it are quarantined (a failure that another worker computes is merely
+//     not believed). Three answers that all differ fail the task.
+//
+// A quarantined worker's results are refused from then on, and what it
+// computed is deleted from the result cache, so that no later job reads it.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/woprlabs/wopr/internal/store"
+	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// taskKeyName is where the coordinator's store keeps the key of its tasks'
+// tokens, made at its first start: a coordinator restarted on the same
+// store accepts the results of the tasks its earlier life published.
+const taskKeyName = "secret/task-key"
+
+// loadTaskKey returns the key of the tokens of tasks, made once.
+func loadTaskKey(db *store.DB) ([]byte, error) {
+	key, found, err := db.Get([]byte(taskKeyName))
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: read the task key: %w", err)
+	}
+	if found && len(key) == 32 {
+		return key, nil
+	}
+	key = make([]byte, 32)
+	rand.Read(key)
+	if err := db.Keep([]byte(taskKeyName), key); err != nil {
+		return nil, fmt.Errorf("coordinator: store the task key: %w", err)
+	}
+	return key, db.Flush()
+}
+
+// quarantinePrefix starts the keys of quarantined workers (the value says
+// why); madeByPrefix the index of the cached results each worker computed.
+const (
+	quarantinePrefix = "quarantine/"
+	madeByPrefix     = "made-by/"
+)
+
+func madeByKey(worker string, ref []byte) []byte {
+	return append([]byte(madeByPrefix+worker+"/"), ref...)
+}
+
+// loadQuarantine reads the quarantined workers from the store.
+func loadQuarantine(db *store.DB) (map[string]string, error) {
+	q := map[string]string{}
+	err := db.Scan([]byte(quarantinePrefix), func(key, val []byte) error {
+		q[strings.TrimPrefix(string(key), quarantinePrefix)] = string(val)
+		return nil
+	})
+	return q, err
+}
+
+// arrival is a result as the coordinator got it: from a worker, or made by
+// the coordinator itself (a dead letter), which is believed.
+type arrival struct {
+	job.Result
+	internal bool
+}
+
+// answers holds what workers answered for one task that awaits a second
+// opinion, and the workers the task's copies exclude.
+type answers struct {
+	got []job.Result
+}
+
+func (a *answers) workers() []string {
+	ws := make([]string, len(a.got))
+	for i, g := range a.got {
+		ws[i] = g.Worker
+	}
+	return ws
+}
+
+// verifies tells whether task id of job jobID is one of the share that the
+// job asked to have verified by a second worker.
+func verifies(jobID, id string, share float64) bool {
+	if share <= 0 {
+		return false
+	}
+	if share >= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(jobID + "/" + id))
+	return float64(h.Sum64()%1_000_000) < share*1_000_000
+}
+
+// admit decides what to do with a result from a worker for task i of r,
+// whose payload check matches (r.mu held, r planned). It returns the
+// result to merge now, and true; or false when nothing is merged now:
+// the result was refused, or is held until another worker answers.
+func (c *Coordinator) admit(r *run, i int, res job.Result) (job.Result, bool) {
+	t := r.tasks[i]
+	if res.Token != job.TaskToken(c.key, r.id, res.Task, res.Epoch, res.Try, res.Check) {
+		r.refused++
+		c.log.Warn("result refused: not the token of its task", "job", r.id, "task", res.Task, "worker", res.Worker, "epoch", res.Epoch)
+		if res.Epoch < r.epoch && !r.reissued(i) {
+			// An earlier coordinator's task (another store, another
+			// key): published again, once, for this life's key.
+			c.reissue(r, i)
+		}
+		return res, false
+	}
+	c.qmu.Lock()
+	why, ok := c.quarantined[res.Worker]
+	c.qmu.Unlock()
+	if ok || res.Worker == "" {
+		if res.Worker == "" {
+			why = "its result names no worker"
+		}
+		r.refused++
+		c.log.Warn("result refused: its worker is quarantined", "job", r.id, "task", res.Task, "worker", res.Worker, "why", why)
+		c.exclude(r, i, res.Worker)
+		return res, false
+	}
+	a := r.answers[i]
+	if a != nil && slices.Contains(a.workers(), res.Worker) {
+		return res, false // the same worker again (a redelivery): counted once
+	}
+	if a != nil && slices.Contains(r.notBy[i], res.Worker) {
+		// It took a copy that excludes it rather than hand it back.
+		c.quarantine(r, res.Worker, fmt.Sprintf("answered task %s/%s, whose copy excluded it", r.id, res.Task))
+		c.exclude(r, i, res.Worker)
+		return res, false
+	}
+	if res.Failed == "" {
+		if chk, ok := r.plan.(tasks.Checks); ok {
+			if err := chk.Check(res.Task, res.Data); err != nil {
+				c.quarantine(r, res.Worker, fmt.Sprintf("its result of task %s/%s fails its check: %v", r.id, res.Task, err))
+				c.exclude(r, i, res.Worker)
+				return res, false
+			}
+		}
+	}
+	second := !c.cfg.TrustWorkers && (res.Failed != "" || !t.Volatile && verifies(r.id, res.Task, r.verify))
+	if a == nil {
+		if !second {
+			return res, true
+		}
+		r.answers[i] = &answers{got: []job.Result{res}}
+		c.exclude(r, i, res.Worker)
+		return res, false
+	}
+	// A second opinion: the answer two workers agree on is merged, and a
+	// result computed beats a failure claimed.
+	if agrees(a.got, res) {
+		c.settle(r, i, res, a)
+		return res, true
+	}
+	a.got = append(a.got, res)
+	if len(a.got) >= 3 {
+		delete(r.answers, i)
+		ws := a.workers()
+		sort.Strings(ws)
+		return job.Result{Job: r.id, Task: res.Task, Check: res.Check,
+			Failed: fmt.Sprintf("workers %s answered it three different ways", strings.Join(ws, ", "))}, true
+	}
+	c.exclude(r, i, res.Worker)
+	return res, false
+}
+
+// agrees tells whether res settles a task for which got was answered:
+// another worker computed the same data, or failed too; or res is a
+// result computed and got holds only failures.
+func agrees(got []job.Result, res job.Result) bool {
+	failures := 0
+	for _, g := range got {
+		switch {
+		case g.Failed != "" && res.Failed != "":
+			return true
+		case g.Failed == "" && res.Failed == "" && bytes.Equal(g.Data, res.Data):
+			return true
+		case g.Failed != "":
+			failures++
+		}
+	}
+	return res.Failed == "" && failures == len(got)
+}
+
+// settle ends task i's wait for a second opinion with res: the workers
+// whose successful results differ from it are quarantined.
+func (c *Coordinator) settle(r *run, i int, res job.Result, a *answers) {
+	delete(r.answers, i)
+	r.verified++
+	for _, g := range a.got {
+		if g.Failed == "" && res.Failed == "" && !bytes.Equal(g.Data, res.Data) {
+			c.quarantine(r, g.Worker, fmt.Sprintf("its result of task %s/%s differs from %s's", r.id, res.Task, res.Worker))
+		}
+	}
+}
+
+// exclude publishes task i again for any worker but worker and those
+// already excluded (r.mu held).
+func (c *Coordinator) exclude(r *run, i int, worker string) {
+	if worker != "" && !slices.Contains(r.notBy[i], worker) {
+		r.notBy[i] = append(r.notBy[i], worker)
+	}
+	c.reissue(r, i)
+}
+
+// reissued tells whether task i was published again in this life.
+func (r *run) reissued(i int) bool { return r.tries[i] > 0 }
+
+// reissue publishes task i again, as a new try (r.mu held).
+func (c *Coordinator) reissue(r *run, i int) {
+	r.tries[i]++
+	t := r.taskMsg(i)
+	c.goFunc(func() {
+		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+		defer cancel()
+		if err := c.work.PublishTask(ctx, t); err != nil {
+			c.log.Error("publish task", "job", t.Job, "task", t.ID, "err", err)
+		}
+	})
+}
+
+// quarantine refuses worker's results from now on, for every job, and
+// deletes what it computed from the result cache (r.mu held).
+func (c *Coordinator) quarantine(r *run, worker, why string) {
+	r.refused++
+	if !slices.Contains(r.quarantined, worker) {
+		r.quarantined = append(r.quarantined, worker)
+	}
+	c.qmu.Lock()
+	_, known := c.quarantined[worker]
+	if !known {
+		c.quarantined[worker] = why
+	}
+	c.qmu.Unlock()
+	if known {
+		return
+	}
+	c.log.Error("worker quarantined: its results are refused from now on", "worker", worker, "why", why)
+	if err := c.cfg.DB.Keep([]byte(quarantinePrefix+worker), []byte(why)); err != nil {
+		c.log.Error("store quarantine", "worker", worker, "err", err)
+	}
+	n, err := c.purgeWorker(worker)
+	if err != nil {
+		c.log.Error("purge a quarantined worker's results", "worker", worker, "err", err)
+	}
+	c.log.Warn("purged a quarantined worker's results from the cache", "worker", worker, "results", n)
+}
+
+// purgeWorker deletes from the result cache every result worker computed.
+func (c *Coordinator) purgeWorker(worker string) (int, error) {
+	return PurgeWorker(c.cfg.DB, worker)
+}
+
+// PurgeWorker deletes from a coordinator's store (stopped, or its own)
+// every cached result that worker computed, and returns how many.
+func PurgeWorker(db *store.DB, worker string) (int, error) {
+	var refs [][]byte
+	prefix := []byte(madeByPrefix + worker + "/")
+	err := db.Keys(prefix, func(key []byte) error {
+		refs = append(refs, bytes.Clone(key[len(prefix):]))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, ref := range refs {
+		if err := db.DeletePrefix(ref); err != nil {
+			return 0, err
+		}
+	}
+	return len(refs), db.DeletePrefix(prefix)
+}
