@@ -475,3 +475,66 @@ func (r *CountReport) Text() string {
 	row("split depth", "%d", r.SplitDepth)
 	return b.String()
 }
+
+// Check implements tasks.Checks: a subtree's figures obey the identities
+// of a game tree whose nodes at ply j (j stones on the board) each have
+// one child per empty cell. From the root at ply d (the task's), the
+// paths N_j that reach ply j are N_d = 1 and N_{j+1} = (cells - j) (N_j -
+// G_j), where G_j are the games that end at ply j (the wins at j, and at
+// a full board the draws too); every path at the full board ends a game;
+// and the nodes are the sum of the N_j. Draws and nodes follow from the
+// wins, so a figure changed alone is caught; a result changed throughout,
+// consistently, is what a second worker catches (tasks.Spec.Verify).
+func (cp *countPlan) Check(id string, data []byte) error {
+	var r countResult
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("not a count result: %w", err)
+	}
+	cells, d := cp.g.Cells(), cp.split
+	if r.WinsFrom < 0 || r.WinsFrom+len(r.Wins) > cells+1 || len(r.Wins) > 0 && r.WinsFrom <= d {
+		return fmt.Errorf("wins at plies %d to %d, past the plies %d to %d of the task's subtree", r.WinsFrom, r.WinsFrom+len(r.Wins)-1, d+1, cells)
+	}
+	games := func(j int) uint64 {
+		var g uint64
+		if l := j - r.WinsFrom; l >= 0 && l < len(r.Wins) {
+			g = r.Wins[l]
+		}
+		if j == cells {
+			g += r.Draws
+		}
+		return g
+	}
+	n, nodes := uint64(1), uint64(0)
+	for j := d; ; j++ {
+		var carry uint64
+		if nodes, carry = bits.Add64(nodes, n, 0); carry != 0 {
+			return errors.New("nodes past 64 bits")
+		}
+		g := games(j)
+		if g > n {
+			return fmt.Errorf("%d games end at ply %d, which only %d paths reach", g, j, n)
+		}
+		if j == cells {
+			if g != n {
+				return fmt.Errorf("%d games end on the full board, which %d paths reach", g, n)
+			}
+			break
+		}
+		hi, lo := bits.Mul64(uint64(cells-j), n-g)
+		if hi != 0 {
+			return errors.New("paths past 64 bits")
+		}
+		n = lo
+	}
+	if nodes != r.Nodes {
+		return fmt.Errorf("%d nodes, but its games make a tree of %d", r.Nodes, nodes)
+	}
+	var sum uint64
+	for _, c := range r.ByPly {
+		sum += c
+	}
+	if sum != r.Positions || r.Canonical > r.Positions || r.CanonicalGames > nodes {
+		return fmt.Errorf("positions %d, by ply %d, canonical %d: they disagree", r.Positions, sum, r.Canonical)
+	}
+	return nil
+}

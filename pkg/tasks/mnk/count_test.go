@@ -275,3 +275,56 @@ func runOnRunnersOfOneProcess(t *testing.T, kind tasks.Kind, list []tasks.Task, 
 	}
 	return runners
 }
+
+// Every result a count computes passes its check, at every split of
+// several boards; any one figure changed fails it.
+func TestCountCheck(t *testing.T) {
+	for _, p := range []CountParams{
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 1}, {Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
+		{Rows: 3, Cols: 4, K: 3, SplitDepth: 2}, {Rows: 2, Cols: 5, K: 2, SplitDepth: 3},
+		{Rows: 4, Cols: 3, K: 4, SplitDepth: 5},
+	} {
+		raw, _ := json.Marshal(p)
+		plan, err := Count{}.Plan(context.Background(), raw, tasks.PlanEnv{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chk := plan.(tasks.Checks)
+		results := taskstest.Results(t, Count{}, plan, tasks.Env{})
+		for id, data := range results {
+			if err := chk.Check(id, data); err != nil {
+				t.Fatalf("%+v task %s: a computed result fails its check: %v", p, id, err)
+			}
+			var r countResult
+			if err := json.Unmarshal(data, &r); err != nil {
+				t.Fatal(err)
+			}
+			for name, change := range map[string]func(*countResult){
+				"draws":     func(r *countResult) { r.Draws += 1_000_000 },
+				"nodes":     func(r *countResult) { r.Nodes++ },
+				"wins":      func(r *countResult) { r.Wins = append([]uint64{}, r.Wins...); r.Wins[len(r.Wins)-1] += 2 },
+				"positions": func(r *countResult) { r.Positions++ },
+			} {
+				bad := r
+				if name == "wins" && len(r.Wins) == 0 {
+					continue
+				}
+				change(&bad)
+				forged, _ := json.Marshal(bad)
+				if err := chk.Check(id, forged); err == nil {
+					t.Errorf("%+v task %s: %s changed, and the check passes", p, id, name)
+				}
+			}
+		}
+		if len(results) == 0 {
+			t.Fatalf("%+v: no tasks", p)
+		}
+	}
+	plan, err := Count{}.Plan(context.Background(), mustJSON(CountParams{Rows: 3, Cols: 3, K: 3}), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.(tasks.Checks).Check("p0", []byte("garbage")); err == nil {
+		t.Error("garbage passes the check")
+	}
+}
