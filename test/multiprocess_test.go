@@ -574,12 +574,15 @@ func parseReport(t *testing.T, out string) countReport {
 	return r
 }
 
-// sameFigures compares reports apart from timings and cache figures.
+// sameFigures compares reports apart from timings, cache figures and what
+// the coordinator refused, verified and quarantined.
 func sameFigures(t *testing.T, got, want countReport) {
 	t.Helper()
 	got.ElapsedSeconds, want.ElapsedSeconds = 0, 0
 	got.CacheHits, want.CacheHits = 0, 0
 	got.CachedTasks, want.CachedTasks = 0, 0
+	got.RefusedResults, got.VerifiedTasks, got.QuarantinedWorkers = 0, 0, nil
+	want.RefusedResults, want.VerifiedTasks, want.QuarantinedWorkers = 0, 0, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("multi-process report differs from embedded:\ngot  %+v\nwant %+v", got, want)
 	}

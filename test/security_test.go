@@ -593,7 +593,7 @@ func TestWorkerHeldToItsPermissions(t *testing.T) {
 	coordinator, worker, client := as("coordinator", "c-pw"), as("worker", "w-pw"), as("client", "cl-pw")
 	dir := t.TempDir()
 	startEnv(t, coordinator.env, "coordinator", coordinator.args("--data", filepath.Join(dir, "c"))...)
-	w := startEnv(t, worker.env, "worker", worker.args("--data", filepath.Join(dir, "w"), "-c", "2")...)
+	w := startEnv(t, worker.env, "worker", worker.args("--data", filepath.Join(dir, "w"), "-c", "2", "--name", "worker")...)
 
 	r := runEnv(t, client.env, "analyze", client.args("mnk", "count", "--board", "3x3", "--json")...)
 	if r.code != 0 {

@@ -167,6 +167,8 @@ func jobFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "detach", Usage: "with --nats: print the job id and return at once"},
 		&cli.IntFlag{Name: "workers", Usage: "`N` embedded worker slots", DefaultText: "one per CPU"},
 		&cli.BoolFlag{Name: "progress", Usage: "print progress lines on stderr even when it is not a terminal"},
+		&cli.Float64Flag{Name: "verify", Usage: "with --nats: have a second worker compute this `FRACTION` of the tasks (0 to 1); " +
+			"a result is merged only when two workers agree (docs/operations.md, Threat model)"},
 		metricsFlag,
 	)
 }
@@ -197,6 +199,15 @@ func options(c *cli.Context) (client.Options, error) {
 	}
 	if o.Workers < 0 {
 		return o, usagef("--workers %d: want 0 (one per CPU) or more", o.Workers)
+	}
+	if c.IsSet("verify") {
+		o.Verify = c.Float64("verify")
+		if !(o.Verify >= 0 && o.Verify <= 1) {
+			return o, usagef("--verify %v: want a fraction from 0 to 1", c.Float64("verify"))
+		}
+		if o.NATS == "" && o.Verify > 0 {
+			return o, usagef("--verify needs --nats: the embedded cluster has one worker, this process's")
+		}
 	}
 	if o.NATS != "" {
 		if err := broker.CheckURL(o.NATS); err != nil {

@@ -44,6 +44,9 @@ type Options struct {
 	Quiet bool
 	// Detach returns once the job is submitted (not in embedded mode).
 	Detach bool
+	// Verify is the share of the job's tasks (0 to 1) that a cluster's
+	// coordinator has a second worker compute (tasks.Spec.Verify).
+	Verify float64
 	// Queue overrides the JetStream settings of an embedded cluster.
 	Queue *broker.Config
 	// Outputs maps a job's output names (such as "out" or "rejects") to
@@ -278,6 +281,7 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 	if err != nil {
 		return err
 	}
+	spec.Verify = o.Verify
 	o.ran = true
 
 	// The same job unfinished (interrupted, detached, or another user's):

@@ -173,6 +173,7 @@ type run struct {
 	tries       map[int]int
 	notBy       map[int][]string
 	answers     map[int]*answers
+	watched     map[int]bool // tasks watched by reissueIfLost
 	refused     int
 	verified    int
 	quarantined []string

@@ -71,7 +71,7 @@ func (c *Coordinator) plan(r *run) error {
 	list := plan.Tasks()
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
 	r.verify, r.tokenKey = rec.Spec.Verify, c.key
-	r.tries, r.notBy, r.answers = map[int]int{}, map[int][]string{}, map[int]*answers{}
+	r.tries, r.notBy, r.answers, r.watched = map[int]int{}, map[int][]string{}, map[int]*answers{}, map[int]bool{}
 	r.index = make(map[string]int, len(list))
 	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
 	for i, t := range list {

@@ -133,6 +133,10 @@ func (c *Coordinator) admit(r *run, i int, res job.Result) (job.Result, bool) {
 			// An earlier coordinator's task (another store, another
 			// key): published again, once, for this life's key.
 			c.reissue(r, i)
+		} else {
+			// Its sender may have taken the task and acknowledged it:
+			// then it is gone from the queue, and is published again.
+			c.reissueIfLost(r, i)
 		}
 		return res, false
 	}
@@ -245,6 +249,53 @@ func (c *Coordinator) reissue(r *run, i int) {
 		defer cancel()
 		if err := c.work.PublishTask(ctx, t); err != nil {
 			c.log.Error("publish task", "job", t.Job, "task", t.ID, "err", err)
+		}
+	})
+}
+
+// reissueIfLost watches task i until it is merged, and publishes it
+// again if it leaves the work queue unmerged (r.mu held): a refused
+// result's sender took it and acknowledges it, now or soon. A result
+// forged by one that was never given the task publishes nothing: the task
+// stays queued until a worker answers it. One watch per task at a time.
+func (c *Coordinator) reissueIfLost(r *run, i int) {
+	if r.watched[i] {
+		return
+	}
+	r.watched[i] = true
+	id := r.tasks[i].ID
+	c.goFunc(func() {
+		defer func() {
+			r.mu.Lock()
+			delete(r.watched, i)
+			r.mu.Unlock()
+		}()
+		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+			r.mu.Lock()
+			over := r.done[i] || r.finished
+			r.mu.Unlock()
+			if over {
+				return
+			}
+			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+			has, err := c.work.HasTask(ctx, r.id, id)
+			cancel()
+			if err != nil && c.ctx.Err() != nil {
+				return
+			}
+			if err == nil && !has {
+				r.mu.Lock()
+				if !r.done[i] && !r.finished {
+					c.reissue(r, i)
+				}
+				r.mu.Unlock()
+				return
+			}
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 	})
 }
