@@ -1,6 +1,8 @@
 package test
 
 import (
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +45,20 @@ func TestClientCommandsRefusedPermission(t *testing.T) {
 		if r.elapsed > 10*time.Second {
 			t.Errorf("analyze %s as a worker: %v, want the refusal at once", strings.Join(args, " "), r.elapsed.Round(time.Millisecond))
 		}
+	}
+
+	// The web face as a client with those credentials answers at once too.
+	p := startEnv(t, worker.env, "analyze serve", worker.args("serve", "--addr", "127.0.0.1:0")...)
+	web := servingOn(t, p)
+	asked := time.Now()
+	res, err := http.Get(web + "/api/jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode < 500 || !strings.Contains(string(body), "permission") || time.Since(asked) > 10*time.Second {
+		t.Errorf("GET /api/jobs of analyze serve as a worker: %s %s after %v, want a 5xx naming the permission at once",
+			res.Status, body, time.Since(asked).Round(time.Millisecond))
 	}
 }
