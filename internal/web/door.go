@@ -163,20 +163,17 @@ func (a *Auth) check(name, secret string) (who string, role Role, ok bool) {
 // header: a bearer token (no name) or a browser's login (HTTP basic
 // authentication: a user's name and token, or any name and the token).
 func credentials(r *http.Request) (name, secret string, ok bool) {
-	h := r.Header.Get("Authorization")
-	if scheme, rest, found := strings.Cut(h, " "); found && strings.EqualFold(scheme, "Bearer") {
-		return "", strings.TrimSpace(rest), true
-	}
-	if scheme, rest, found := strings.Cut(h, " "); found && strings.EqualFold(scheme, "Basic") {
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	scheme, rest, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case strings.EqualFold(scheme, "Bearer"):
+		return "", rest, true
+	case strings.EqualFold(scheme, "Basic"):
+		b, err := base64.StdEncoding.DecodeString(rest)
 		if err != nil {
 			return "", "", false
 		}
-		name, secret, found = strings.Cut(string(b), ":")
-		if !found {
-			return "", "", false
-		}
-		return name, secret, true
+		return strings.Cut(string(b), ":")
 	}
 	return "", "", false
 }
