@@ -122,7 +122,7 @@ func uploadCorpus(t *testing.T, s *web.Server, name string, data []byte) *httpte
 	fw, _ := mw.CreateFormFile("file", name)
 	fw.Write(data)
 	mw.Close()
-	req := httptest.NewRequest("POST", "/api/jobs/sudoku", &body)
+	req := httptest.NewRequest("POST", "http://localhost/api/jobs/sudoku", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, req)

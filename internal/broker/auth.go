@@ -41,6 +41,12 @@ type Auth struct {
 // credentials the server refused: wrong, missing, expired or revoked.
 var ErrAuthorization = errors.New("authorization failed")
 
+// ErrPermission is wrapped by the error of a request that the server
+// refused for the user's permissions (with nats.ErrPermissionViolation,
+// naming the subject): a denied request is never answered, and waiting
+// for its answer would wait for ever.
+var ErrPermission = errors.New("permission denied by the NATS server")
+
 // ErrTLS is wrapped by the error of a connection that failed in TLS: a
 // server certificate that the CA did not sign, a client certificate the
 // server refused, TLS wanted on one side only.

@@ -166,6 +166,27 @@ func (b *Broker) Err() error {
 	}
 }
 
+// Guard returns a context that ends with ctx, and earlier, with the error
+// as its cause (context.Cause), when the server reports a permission
+// violation on the connection (an error wrapping ErrPermission) or the
+// connection fails for good (see Failed). A command that runs under it
+// ends at once on a request the server denied, which is never answered,
+// rather than waiting for the answer until it is killed. stop releases it.
+func (b *Broker) Guard(ctx context.Context) (guarded context.Context, stop context.CancelFunc) {
+	gctx, cancel := context.WithCancelCause(ctx)
+	n, next := b.fail.nextDenial()
+	go func() {
+		select {
+		case <-gctx.Done():
+		case <-next:
+			cancel(b.fail.deniedSince(n))
+		case <-b.fail.done:
+			cancel(b.fail.err)
+		}
+	}()
+	return gctx, func() { cancel(context.Canceled) }
+}
+
 // Close closes the connection. Whatever was published and acknowledged is
 // with the server; call Flush first to make sure acks and naks sent
 // without waiting have left.

@@ -102,6 +102,8 @@ type failure struct {
 	mu      sync.Mutex
 	denials uint64
 	denied  error
+	// deniedc is closed, and replaced, at each violation.
+	deniedc chan struct{}
 }
 
 // deny records a permission violation the server reported.
@@ -109,7 +111,22 @@ func (f *failure) deny(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.denials++
-	f.denied = err
+	f.denied = fmt.Errorf("%w: %w", ErrPermission, err)
+	if f.deniedc != nil {
+		close(f.deniedc)
+	}
+	f.deniedc = make(chan struct{})
+}
+
+// nextDenial returns the count of violations so far and a channel closed
+// at the next one.
+func (f *failure) nextDenial() (uint64, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.deniedc == nil {
+		f.deniedc = make(chan struct{})
+	}
+	return f.denials, f.deniedc
 }
 
 // denialCount returns how many permission violations there have been.

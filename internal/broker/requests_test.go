@@ -113,6 +113,36 @@ func TestDeniedRequestEndsAtOnce(t *testing.T) {
 	}
 }
 
+// Guard's context ends at the first violation the server reports, with it
+// as the cause, however the denied request waits for its answer (a KV
+// listing's consumer is asked for without the retries of request); one
+// made after the violation is not ended by it.
+func TestGuardEndsOnAViolation(t *testing.T) {
+	owner, denied := ownerAndDenied(t, "$JS.API.CONSUMER.CREATE.>")
+	if _, err := owner.Jobs().Submit(context.Background(), tasks.Spec{Kind: "x", Params: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := denied.Guard(context.Background())
+	defer stop()
+	start := time.Now()
+	_, err := denied.Jobs().List(ctx)
+	if err == nil {
+		t.Fatal("Jobs.List without the permission to make a consumer: no error")
+	}
+	cause := context.Cause(ctx)
+	if !errors.Is(cause, ErrPermission) || !errors.Is(cause, nats.ErrPermissionViolation) || !strings.Contains(cause.Error(), "CONSUMER.CREATE") {
+		t.Errorf("the guard's cause: %v, want the permission violation naming the subject", cause)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Jobs.List denied ended after %v, want at once", d)
+	}
+	later, stopLater := denied.Guard(context.Background())
+	defer stopLater()
+	if err := later.Err(); err != nil {
+		t.Errorf("a guard made after the violation: %v, want it open", err)
+	}
+}
+
 // A URL that lists several servers, comma-separated, connects to one of
 // them, as nats.Connect reads it.
 func TestURLOfSeveralServers(t *testing.T) {

@@ -38,12 +38,12 @@ func (s *Server) jobsRoutes() {
 	s.mux.HandleFunc("GET /jobs", s.jobsPage)
 	s.mux.HandleFunc("GET /jobs/{id}", s.jobPage)
 	s.mux.HandleFunc("GET /api/jobs", s.withConn(s.listJobs))
-	s.mux.HandleFunc("POST /api/jobs", s.withConn(s.submitJob))
-	s.mux.HandleFunc("POST /api/jobs/sudoku", s.withConn(s.submitSudoku))
+	s.mux.HandleFunc("POST /api/jobs", s.withConn(submits(s.submitJob)))
+	s.mux.HandleFunc("POST /api/jobs/sudoku", s.withConn(submits(s.submitSudoku)))
 	s.mux.HandleFunc("GET /api/jobs/events", s.withConn(s.jobEvents))
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.withConn(s.getJob))
 	s.mux.HandleFunc("GET /api/jobs/{id}/chart.svg", s.withConn(s.jobChart))
-	s.mux.HandleFunc("POST /api/jobs/{id}/cancel", s.withConn(s.cancelJob))
+	s.mux.HandleFunc("POST /api/jobs/{id}/cancel", s.withConn(submits(s.cancelJob)))
 	s.mux.HandleFunc("GET /api/workers", s.withConn(s.listWorkers))
 }
 

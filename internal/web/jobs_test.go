@@ -286,7 +286,7 @@ func TestJobsAPI(t *testing.T) {
 			apiErrorOf(t, w)
 		}
 		// A page of another site cannot have a browser submit a job.
-		req := httptest.NewRequest("POST", "/api/jobs", strings.NewReader(`{"kind": "mnk.count"}`))
+		req := httptest.NewRequest("POST", "http://localhost/api/jobs", strings.NewReader(`{"kind": "mnk.count"}`))
 		req.Header.Set("Sec-Fetch-Site", "cross-site")
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, req)
@@ -373,7 +373,7 @@ func TestJobsAPI(t *testing.T) {
 		} {
 			var w *httptest.ResponseRecorder
 			if c.contentType != "" {
-				req := httptest.NewRequest("POST", "/api/jobs/sudoku", bytes.NewReader(c.data))
+				req := httptest.NewRequest("POST", "http://localhost/api/jobs/sudoku", bytes.NewReader(c.data))
 				req.Header.Set("Content-Type", c.contentType)
 				w = httptest.NewRecorder()
 				s.Handler().ServeHTTP(w, req)
@@ -467,7 +467,7 @@ func upload(t testing.TB, s *Server, name string, data []byte, chunk string) *ht
 		mw.WriteField("chunk", chunk)
 	}
 	mw.Close()
-	req := httptest.NewRequest("POST", "/api/jobs/sudoku", &body)
+	req := httptest.NewRequest("POST", "http://localhost/api/jobs/sudoku", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, req)

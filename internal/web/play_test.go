@@ -200,7 +200,7 @@ func TestMNKCancelledReplyLeavesTheGame(t *testing.T) {
 	defer cancel()
 	done := make(chan *httptest.ResponseRecorder)
 	go func() {
-		req := httptest.NewRequestWithContext(ctx, "POST", "/api/mnk/games/"+st.ID+"/moves", strings.NewReader(`{"row": 3, "col": 3}`))
+		req := httptest.NewRequestWithContext(ctx, "POST", "http://localhost/api/mnk/games/"+st.ID+"/moves", strings.NewReader(`{"row": 3, "col": 3}`))
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, req)
 		done <- w

@@ -47,6 +47,13 @@ type Options struct {
 	// StallAfter is how long a job may do no task, while no worker runs
 	// one, before the jobs pages say so (0: client.DefaultStallAfter).
 	StallAfter time.Duration
+	// AllowedHosts are the names a request's Host header may give besides
+	// the loopback ones (localhost, 127.0.0.1, [::1]) and the address the
+	// request arrived at (see hostAllowed); a port after them is ignored.
+	AllowedHosts []string
+	// Auth is who may come in; nil lets anyone in with RoleSubmit (a
+	// server on loopback).
+	Auth *Auth
 }
 
 // Defaults of Options.
@@ -71,6 +78,7 @@ type Server struct {
 	log   *slog.Logger
 	pages map[string]*template.Template
 	mux   *http.ServeMux
+	hosts map[string]bool
 
 	mnk  *gameStore[*mnkGame]
 	nine *gameStore[*nineGame]
@@ -91,7 +99,14 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{o: o, log: o.Log, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	s := &Server{o: o, log: o.Log, pages: map[string]*template.Template{}, mux: http.NewServeMux(), hosts: map[string]bool{}}
+	for _, h := range o.AllowedHosts {
+		name := hostName(strings.TrimSpace(h))
+		if name == "" || strings.ContainsAny(name, "/ ") {
+			return nil, fmt.Errorf("web: allowed host %q: want a name or an address, such as wopr.example.com", h)
+		}
+		s.hosts[name] = true
+	}
 	s.mnk = newGameStore[*mnkGame](o.MaxGames, o.IdleGame, o.Now)
 	s.nine = newGameStore[*nineGame](o.MaxGames, o.IdleGame, o.Now)
 	s.sdk = newGameStore[*sudokuGame](o.MaxGames, o.IdleGame, o.Now)
@@ -118,8 +133,9 @@ func New(o Options) (*Server, error) {
 }
 
 // Handler is the server's handler: every route, behind the security
-// headers, the request limits and a recovery that turns a panic into a
-// 500 (and a log line) rather than a dropped connection.
+// headers, the check of the Host header, the authentication (if any), the
+// request limits and a recovery that turns a panic into a 500 (and a log
+// line) rather than a dropped connection.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -137,6 +153,16 @@ func (s *Server) Handler() http.Handler {
 				writeError(w, http.StatusInternalServerError, "internal error")
 			}
 		}()
+		if !hostAllowed(r, s.hosts) {
+			refuseHost(w, r)
+			return
+		}
+		if s.o.Auth != nil && !(r.Method == http.MethodGet && r.URL.Path == "/healthz") {
+			var ok bool
+			if r, ok = s.o.Auth.authenticate(w, r); !ok {
+				return
+			}
+		}
 		if err := crossOrigin.Check(r); err != nil {
 			writeError(w, http.StatusForbidden, "refused: "+err.Error())
 			return

@@ -42,7 +42,7 @@ func do(t testing.TB, s *Server, method, path, body string) *httptest.ResponseRe
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, path, r)
+	req := httptest.NewRequest(method, "http://localhost"+path, r)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -144,7 +144,7 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	s := newTestServer(t, nil)
 	body := `{"rows": 3, "cols": 3, "k": 3, "human": "x", "opponent": "random"}`
 	for _, site := range []string{"cross-site", "same-site"} {
-		req := httptest.NewRequest("POST", "/api/mnk/games", strings.NewReader(body))
+		req := httptest.NewRequest("POST", "http://localhost/api/mnk/games", strings.NewReader(body))
 		req.Header.Set("Sec-Fetch-Site", site)
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, req)
@@ -156,7 +156,7 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	if n := s.mnk.len(); n != 0 {
 		t.Errorf("%d games made by refused requests", n)
 	}
-	req := httptest.NewRequest("POST", "/api/mnk/games", strings.NewReader(body))
+	req := httptest.NewRequest("POST", "http://localhost/api/mnk/games", strings.NewReader(body))
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, req)

@@ -104,7 +104,9 @@ type session struct {
 	queue   Queue
 	workers WorkerList
 	coords  Coordinators
-	cluster *embedded.Cluster // nil: remote
+	// guardCtx is the connection's Guard.
+	guardCtx func(context.Context) (context.Context, context.CancelFunc)
+	cluster  *embedded.Cluster // nil: remote
 	// joined is the process whose embedded cluster this session joined
 	// (see join), or nil.
 	joined   *embedded.Holder
@@ -124,11 +126,30 @@ type brokerDuties interface {
 	Work() *broker.Work
 	Workers() *broker.Workers
 	Leases() *broker.Leases
+	Guard(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 func newSession(b brokerDuties, cluster *embedded.Cluster, shutdown func()) *session {
 	return &session{jobs: b.Jobs(), store: b.Objects(), queue: b.Work(), workers: b.Workers(), coords: b.Leases(),
-		cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
+		guardCtx: b.Guard, cluster: cluster, shutdown: shutdown, closed: make(chan struct{})}
+}
+
+// guard returns ctx, ended early when the server denies a request for the
+// user's permissions or the connection fails for good
+// (broker.Broker.Guard), and done, which releases it and turns an error
+// that this early end caused into its reason: a command says at once
+// which permission it lacks instead of waiting for an answer that never
+// comes.
+func (s *session) guard(ctx context.Context) (_ context.Context, done func(error) error) {
+	gctx, stop := s.guardCtx(ctx)
+	return gctx, func(err error) error {
+		cause := context.Cause(gctx)
+		stop()
+		if err != nil && ctx.Err() == nil && cause != nil && !errors.Is(cause, context.Canceled) {
+			return cause
+		}
+		return err
+	}
 }
 
 // release starts closing the session in the background: nothing more is
@@ -240,14 +261,16 @@ func join(ctx context.Context, o *Options, dir string, err error, say bool) (_ *
 }
 
 // inspect runs f on a session that reads and changes job records (in
-// embedded mode: the server alone, no coordinator or workers).
-func inspect(ctx context.Context, o *Options, f func(*session) error) error {
+// embedded mode: the server alone, no coordinator or workers), under the
+// session's guard.
+func inspect(ctx context.Context, o *Options, f func(context.Context, *session) error) error {
 	s, err := open(ctx, o, nil, false)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	return f(s)
+	ctx, done := s.guard(ctx)
+	return done(f(ctx, s))
 }
 
 // Run submits a job, follows it and prints its report. In embedded mode an
@@ -259,7 +282,7 @@ func Run(ctx context.Context, o Options, spec tasks.Spec) error {
 
 // RunWith is Run for jobs with inputs: build uploads them (see
 // tasks.Inputs) once connected and returns the spec.
-func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) error {
+func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (err error) {
 	var (
 		mu   sync.Mutex
 		mine = map[string]bool{}
@@ -277,6 +300,8 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		s.close()
 		s.dropSinks() // once nothing writes to them
 	}()
+	ctx, done := s.guard(ctx)
+	defer func() { err = done(err) }()
 	spec, err := build(ctx, s.store)
 	if err != nil {
 		return err
@@ -657,7 +682,7 @@ func printJSON(w io.Writer, v any) error {
 
 // Jobs lists every job.
 func Jobs(ctx context.Context, o Options) error {
-	return inspect(ctx, &o, func(s *session) error { return listJobs(ctx, o, s.jobs) })
+	return inspect(ctx, &o, func(ctx context.Context, s *session) error { return listJobs(ctx, o, s.jobs) })
 }
 
 func listJobs(ctx context.Context, o Options, records Records) error {
@@ -685,7 +710,7 @@ func listJobs(ctx context.Context, o Options, records Records) error {
 
 // Status prints a job's state and progress.
 func Status(ctx context.Context, o Options, id string) error {
-	return inspect(ctx, &o, func(s *session) error { return status(ctx, o, s.jobs, id) })
+	return inspect(ctx, &o, func(ctx context.Context, s *session) error { return status(ctx, o, s.jobs, id) })
 }
 
 func status(ctx context.Context, o Options, jobs Records, id string) error {
@@ -713,7 +738,7 @@ func status(ctx context.Context, o Options, jobs Records, id string) error {
 // an unfinished one resumes it in this process, as its own command would.
 func Report(ctx context.Context, o Options, id string, wait bool) error {
 	resume := false
-	err := inspect(ctx, &o, func(s *session) error {
+	err := inspect(ctx, &o, func(ctx context.Context, s *session) error {
 		j, _, err := s.jobs.Get(ctx, id)
 		if err != nil {
 			return err
@@ -735,15 +760,16 @@ func Report(ctx context.Context, o Options, id string, wait bool) error {
 		return err
 	}
 	defer s.close()
+	ctx, done := s.guard(ctx)
 	if err := s.cluster.Resume(ctx, id); err != nil {
-		return err
+		return done(err)
 	}
-	return follow(ctx, s, id, o)
+	return done(follow(ctx, s, id, o))
 }
 
 // Cancel asks for a job to be cancelled.
 func Cancel(ctx context.Context, o Options, id string) error {
-	return inspect(ctx, &o, func(s *session) error { return cancel(ctx, o, s, id) })
+	return inspect(ctx, &o, func(ctx context.Context, s *session) error { return cancel(ctx, o, s, id) })
 }
 
 func cancel(ctx context.Context, o Options, s *session, id string) error {

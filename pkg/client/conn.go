@@ -16,7 +16,9 @@ import (
 // Options.NATS it runs an embedded cluster, coordinator and workers
 // included, which runs every job of its directory: those submitted through
 // the Conn and those left unfinished by an earlier process. The commands
-// (Run, Jobs, Cancel, ...) open a connection per command instead.
+// (Run, Jobs, Cancel, ...) open a connection per command instead. Each
+// call ends at once, with the reason, on a request the server denies for
+// the user's permissions (see session.guard).
 type Conn struct {
 	s *session
 
@@ -48,12 +50,13 @@ func (c *Conn) Close() { c.s.close() }
 // Workers returns the workers that announced themselves and the depth of
 // the work queue, as analyze workers prints them.
 func (c *Conn) Workers(ctx context.Context) (WorkersReport, error) {
+	ctx, done := c.s.guard(ctx)
 	ws, alive, err := c.s.workerStates(ctx)
 	if err != nil {
-		return WorkersReport{}, err
+		return WorkersReport{}, done(err)
 	}
 	q, err := c.s.queueState(ctx)
-	return WorkersReport{Workers: ws, Alive: alive, Queue: q}, err
+	return WorkersReport{Workers: ws, Alive: alive, Queue: q}, done(err)
 }
 
 // Embedded tells whether the jobs run in this process.
@@ -67,7 +70,9 @@ func (c *Conn) Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error)
 
 // SubmitWith is Submit for jobs with inputs: build uploads them (see
 // sudoku.SubmitCorpus) and returns the spec.
-func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (*job.Record, error) {
+func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (_ *job.Record, err error) {
+	ctx, done := c.s.guard(ctx)
+	defer func() { err = done(err) }()
 	spec, err := build(ctx, c.s.store)
 	if err != nil {
 		return nil, err
@@ -84,11 +89,17 @@ func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks
 }
 
 // Jobs returns every job's record, oldest first.
-func (c *Conn) Jobs(ctx context.Context) ([]*job.Record, error) { return c.s.jobs.List(ctx) }
+func (c *Conn) Jobs(ctx context.Context) ([]*job.Record, error) {
+	ctx, done := c.s.guard(ctx)
+	jobs, err := c.s.jobs.List(ctx)
+	return jobs, done(err)
+}
 
 // Job returns a job's record; an unknown id is job.ErrNotFound. A report
 // too large for the record is read from its object.
-func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
+func (c *Conn) Job(ctx context.Context, id string) (_ *job.Record, err error) {
+	ctx, done := c.s.guard(ctx)
+	defer func() { err = done(err) }()
 	j, _, err := c.s.jobs.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -115,9 +126,19 @@ func (c *Conn) Job(ctx context.Context, id string) (*job.Record, error) {
 
 // Watch sends every job record as it is written, the existing ones first,
 // until ctx is done.
-func (c *Conn) Watch(ctx context.Context) (<-chan *job.Record, error) { return c.s.jobs.WatchAll(ctx) }
+func (c *Conn) Watch(ctx context.Context) (<-chan *job.Record, error) {
+	// The guard lasts as long as the watch: it ends with ctx.
+	gctx, done := c.s.guard(ctx)
+	ch, err := c.s.jobs.WatchAll(gctx)
+	if err != nil {
+		return nil, done(err)
+	}
+	return ch, nil
+}
 
 // Cancel asks for a job to be cancelled and returns its record.
 func (c *Conn) Cancel(ctx context.Context, id string) (*job.Record, error) {
-	return c.s.jobs.Cancel(ctx, id)
+	ctx, done := c.s.guard(ctx)
+	j, err := c.s.jobs.Cancel(ctx, id)
+	return j, done(err)
 }

@@ -60,7 +60,7 @@ type ClusterReport struct {
 // Workers prints the workers that announced themselves, with the depth of
 // the work queue.
 func Workers(ctx context.Context, o Options) error {
-	return inspect(ctx, &o, func(s *session) error {
+	return inspect(ctx, &o, func(ctx context.Context, s *session) error {
 		ws, alive, err := s.workerStates(ctx)
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func Workers(ctx context.Context, o Options) error {
 // ClusterStatus prints the state of the cluster as a whole: the
 // coordinator, the workers, the work queue and the jobs by state.
 func ClusterStatus(ctx context.Context, o Options) error {
-	return inspect(ctx, &o, func(s *session) error {
+	return inspect(ctx, &o, func(ctx context.Context, s *session) error {
 		rep := ClusterReport{Jobs: map[job.State]int{}, Embedded: s.cluster != nil || s.joined != nil, Host: s.joined}
 		var err error
 		if rep.Coordinator, err = s.coords.Holder(ctx); err != nil {

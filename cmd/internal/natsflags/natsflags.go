@@ -45,6 +45,8 @@ func Hint(err error) error {
 	switch {
 	case errors.Is(err, broker.ErrAuthorization):
 		return fmt.Errorf("%w (check --nats-user/--nats-password, --nats-creds or --nats-nkey)", err)
+	case errors.Is(err, broker.ErrPermission):
+		return fmt.Errorf("%w (the NATS user's permissions lack a subject wopr uses: see Permissions in docs/operations.md)", err)
 	case errors.Is(err, broker.ErrTLS):
 		return fmt.Errorf("%w (check --tls-ca, --tls-cert and --tls-key)", err)
 	}
