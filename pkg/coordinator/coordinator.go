@@ -101,9 +101,10 @@ type Config struct {
 	ProgressEvery time.Duration
 	// Metrics, if set, counts results merged and job records by state.
 	Metrics Metrics
-	// TrustWorkers believes a failure on one worker's word and verifies no
-	// share of tasks (tasks.Spec.Verify): the embedded default, whose
-	// workers are its own process's. Tokens and checks apply regardless.
+	// TrustWorkers believes its workers: a failure on one worker's word,
+	// results without their kind's check (tasks.Checks), and no share of
+	// tasks verified (tasks.Spec.Verify): the embedded default, whose only
+	// worker is its own process's. Tokens apply regardless.
 	TrustWorkers bool
 }
 
@@ -174,6 +175,7 @@ type run struct {
 	notBy       map[int][]string
 	answers     map[int]*answers
 	watched     map[int]bool // tasks watched by reissueIfLost
+	lastMerge   time.Time    // when a result was last merged (findLost)
 	refused     int
 	verified    int
 	quarantined []string

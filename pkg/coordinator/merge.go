@@ -11,6 +11,7 @@ import (
 
 func (r *run) markDone(i int, s storedResult) {
 	r.done[i] = true
+	r.lastMerge = time.Now()
 	r.nDone++
 	if s.Failed == "" {
 		// Its check and key are made; nothing needs it any more (a task

@@ -33,6 +33,7 @@ func (c *Coordinator) writeProgress() {
 		case now := <-rt.C:
 			last = now
 			c.reconcile()
+			c.findLost(now)
 		}
 	}
 }

@@ -162,7 +162,7 @@ func (c *Coordinator) admit(r *run, i int, res job.Result) (job.Result, bool) {
 		c.exclude(r, i, res.Worker)
 		return res, false
 	}
-	if res.Failed == "" {
+	if res.Failed == "" && !c.cfg.TrustWorkers {
 		if chk, ok := r.plan.(tasks.Checks); ok {
 			if err := chk.Check(res.Task, res.Data); err != nil {
 				c.quarantine(r, res.Worker, fmt.Sprintf("its result of task %s/%s fails its check: %v", r.id, res.Task, err))
@@ -299,6 +299,73 @@ func (c *Coordinator) reissueIfLost(r *run, i int) {
 		}
 	})
 }
+
+// lostAfter is how long a job goes without a result merged before the
+// coordinator looks for its lost tasks (findLost).
+const lostAfter = time.Minute
+
+// findLost publishes again the tasks of jobs without progress for
+// lostAfter that are neither merged nor in the work queue: a worker took
+// them and acknowledged them unanswered (a rogue's way of stalling a job;
+// an honest worker acknowledges a task only once its result is stored). At
+// most lostBatch tasks of a job are looked up each time.
+func (c *Coordinator) findLost(now time.Time) {
+	c.mu.Lock()
+	runs := make([]*run, 0, len(c.runs))
+	for _, r := range c.runs {
+		runs = append(runs, r)
+	}
+	c.mu.Unlock()
+	for _, r := range runs {
+		r.mu.Lock()
+		since := r.pickedUp
+		if r.lastMerge.After(since) {
+			since = r.lastMerge
+		}
+		var look []int
+		if r.planned && !r.finished && now.Sub(since) >= lostAfter {
+			for i, done := range r.done {
+				if len(look) == lostBatch {
+					break
+				}
+				if !done && !r.watched[i] {
+					look = append(look, i)
+				}
+			}
+		}
+		r.mu.Unlock()
+		if len(look) == 0 {
+			continue
+		}
+		c.goFunc(func() {
+			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+			defer cancel()
+			for _, i := range look {
+				has, err := c.work.HasTask(ctx, r.id, r.taskID(i))
+				if err != nil {
+					return
+				}
+				if !has {
+					r.mu.Lock()
+					if !r.done[i] && !r.finished {
+						c.log.Warn("task lost: neither merged nor queued; published again", "job", r.id, "task", r.tasks[i].ID)
+						c.reissue(r, i)
+					}
+					r.mu.Unlock()
+				}
+			}
+		})
+	}
+}
+
+// taskID returns task i's id.
+func (r *run) taskID(i int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tasks[i].ID
+}
+
+const lostBatch = 1000
 
 // quarantine refuses worker's results from now on, for every job, and
 // deletes what it computed from the result cache (r.mu held).

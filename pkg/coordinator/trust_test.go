@@ -201,3 +201,35 @@ func rec(t *testing.T, f *fakeBroker, id string) *job.Record {
 	}
 	return r
 }
+
+// A task that a worker took and acknowledged without an answer (a rogue's
+// way to stall a job) is found missing from the queue once the job makes
+// no progress, and published again; one still queued is left alone.
+func TestLostTaskPublishedAgain(t *testing.T) {
+	f := newFakeBroker()
+	c := start(t, f)
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 3})
+	ts := published(t, f, id, 3)
+	f.mu.Lock()
+	delete(f.queued, id+"/"+ts[0].ID) // taken and acknowledged, unanswered
+	f.mu.Unlock()
+	f.results <- by("w1", ts[1])
+	waitRecord(t, f, id, "one task done", func(r *job.Record) bool { return r.Done == 1 })
+	c.findLost(time.Now()) // progress a moment ago: nothing looked up
+	c.findLost(time.Now().Add(lostAfter))
+	again := copyOf(t, f, id, ts[0].ID, 2)
+	f.results <- by("w1", again)
+	f.results <- by("w1", ts[2])
+	if rep := reportOf(t, waitRecord(t, f, id, "the end", final)); rep.Sum != 0+1+4 || !rep.Complete {
+		t.Errorf("sum %d, complete %v; want 5, complete", rep.Sum, rep.Complete)
+	}
+	n := 0
+	for _, task := range f.publishedTasks() {
+		if task.Job == id && task.ID == ts[2].ID {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("a task still queued published %d times, want once", n)
+	}
+}

@@ -553,3 +553,66 @@ func TestPackSolution(t *testing.T) {
 		}
 	}
 }
+
+// Every result the solver computes passes its check (tasks.Checks); a
+// solution changed, or the result of another piece, fails it.
+func TestSolveCheck(t *testing.T) {
+	var corpus strings.Builder
+	for i := range 42 {
+		switch i % 7 {
+		case 1:
+			corpus.WriteString(strings.Repeat(".", 81) + "\n") // multiple
+		case 3:
+			corpus.WriteString("bad line\n# a comment\n") // malformed
+		case 4:
+			corpus.WriteString("11" + strings.Repeat(".", 79) + "\n") // invalid
+		case 5:
+			corpus.WriteString("12345678.........9" + strings.Repeat(".", 63) + "\n") // unsolvable
+		case 6:
+			corpus.WriteString("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n")
+		default:
+			corpus.WriteString("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n")
+		}
+	}
+	objs := memObjects{"in": []byte(corpus.String())}
+	raw := uploaded(t, objs, SolveParams{Inputs: []Input{{File: "c.txt", Object: "in"}}, Chunk: 7})
+	plan, err := Solve{}.Plan(context.Background(), raw, tasks.PlanEnv{Objects: objs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := plan.(tasks.Checks)
+	results := taskstest.Results(t, Solve{}, plan, tasks.Env{Objects: objs})
+	ids := make([]string, 0, len(results))
+	for _, task := range plan.Tasks() {
+		ids = append(ids, task.ID)
+	}
+	outcomes := map[string]bool{}
+	for i, id := range ids {
+		data := results[id]
+		if err := chk.Check(id, data); err != nil {
+			t.Fatalf("task %s: a computed result fails its check: %v", id, err)
+		}
+		r, err := decodeResult(data, plan.(*solvePlan).pieces[i].Items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rj := range r.Rejects {
+			outcomes[rj.Outcome] = true
+		}
+		if len(r.body) > 0 && r.Counts[0] > 0 && (len(r.Rejects) == 0 || r.Rejects[0].Index > 0) {
+			bad := bytes.Clone(data)
+			bad[len(data)-len(r.body)] ^= 0x11 // two digits of the first solution
+			if err := chk.Check(id, bad); err == nil {
+				t.Errorf("task %s: a solution changed passes the check", id)
+			}
+		}
+		if other := ids[(i+1)%len(ids)]; !bytes.Equal(results[other], data) {
+			if err := chk.Check(id, results[other]); err == nil {
+				t.Errorf("task %s: the result of task %s passes its check", id, other)
+			}
+		}
+	}
+	if len(outcomes) != 4 {
+		t.Errorf("the corpus has rejects %v, want all four kinds", outcomes)
+	}
+}
