@@ -84,7 +84,7 @@ func readPuzzles(path string, stderr io.Writer) (puzzleFile, error) {
 
 // readError is the usage error of an input file that cannot be read.
 func readError(path string, err error) error {
-	if errors.Is(err, infile.ErrFormat) {
+	if errors.Is(err, infile.ErrFormat) || errors.Is(err, infile.ErrLimit) {
 		return usagef("%v", err) // it names the file
 	}
 	return usagef("%s: cannot read: %v", path, err)

@@ -327,10 +327,16 @@ const requestAttempt = 2 * time.Second
 // A permission violation the server reports meanwhile ends it with that
 // error: a denied request is never answered either.
 func (c *conn) request(ctx context.Context, send func(ctx context.Context) error) error {
+	return c.requestFor(ctx, requestAttempt, send)
+}
+
+// requestFor is request with attempts of the given length, for sends that
+// move more than a message (an object of several chunks).
+func (c *conn) requestFor(ctx context.Context, attempt time.Duration, send func(ctx context.Context) error) error {
 	delay := 50 * time.Millisecond
 	denials := c.fail.denialCount()
 	for {
-		actx, cancel := context.WithTimeout(ctx, requestAttempt)
+		actx, cancel := context.WithTimeout(ctx, attempt)
 		err := send(actx)
 		timedOut := actx.Err() != nil
 		cancel()

@@ -58,7 +58,17 @@ func (o *Objects) UploadContent(ctx context.Context, data []byte) (string, error
 		return o.upload(ctx, NewInput(data))
 	}
 	key := contentKey(data)
-	if _, err := o.pieces.Create(ctx, key, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+	// Attempts lost with a server that restarts are sent again; one that
+	// was stored before its answer was lost finds its key there, with the
+	// same content, and the piece is stored once.
+	err := o.c.request(ctx, func(ctx context.Context) error {
+		_, err := o.pieces.Create(ctx, key, data)
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("store piece %s: %w", key, err)
 	}
 	return piecePrefix + key, nil
@@ -249,7 +259,9 @@ func NewInput(data []byte) Input {
 
 // upload stores an input made by NewInput, unless an object of its name
 // and size is there already, and returns its name. It may be called from
-// several goroutines at once.
+// several goroutines at once. An attempt lost with a server that restarts
+// is made again, within objectAttempt: an object put again under its name
+// replaces the chunks of the one before.
 func (o *Objects) upload(ctx context.Context, in Input) (string, error) {
 	name, data := in.Name, in.Data
 	info, err := o.os.GetInfo(ctx, name)
@@ -259,11 +271,19 @@ func (o *Objects) upload(ctx context.Context, in Input) (string, error) {
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return "", fmt.Errorf("look up object %s: %w", name, err)
 	}
-	if _, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data)); err != nil {
+	err = o.c.requestFor(ctx, objectAttempt(len(data)), func(ctx context.Context) error {
+		_, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data))
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("upload input: %w", err)
 	}
 	return name, nil
 }
+
+// objectAttempt is how long an attempt at putting an object of n bytes
+// may take: 10 s, and a second for each MiB, 1 MiB/s being a slow link.
+func objectAttempt(n int) time.Duration { return 10*time.Second + time.Duration(n>>20)*time.Second }
 
 // DownloadTo writes an object to w; parts > 0 says that it was written in
 // that many parts (Objects.Create), which are written one after another.

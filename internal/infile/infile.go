@@ -61,11 +61,13 @@ func (e *DamagedError) Unwrap() error { return e.Err }
 
 // ReadFile reads the named file whole and returns its text and its number
 // of lines (a last line without a newline counts). A gzip or zstd file is
-// decompressed; anything else is text as it is. If the compressed data is
-// damaged, ReadFile returns the text up to the end of the last complete line
-// before the damage, its number of lines, and a *DamagedError. Errors
-// opening or reading the file are returned as they are (an *fs.PathError),
-// with no text.
+// decompressed, counting its text as it is decompressed: more than
+// MaxReadText bytes, or a zstd window over DefaultLimits.Window, is refused
+// with a *LimitError as soon as the limit is passed. Anything else is text
+// as it is. If the compressed data is damaged, ReadFile returns the text up
+// to the end of the last complete line before the damage, its number of
+// lines, and a *DamagedError. Errors opening or reading the file are
+// returned as they are (an *fs.PathError), with no text.
 func ReadFile(name string) (text []byte, lines int, err error) {
 	var raw []byte
 	if name == Stdin {
@@ -88,12 +90,80 @@ func ReadFile(name string) (text []byte, lines int, err error) {
 	default:
 		return nil, 0, fmt.Errorf("%s: %s: %w", name, format, ErrFormat)
 	}
+	if lerr := limitError(name, err, MaxReadText, DefaultLimits.Window); lerr != nil {
+		return nil, 0, lerr
+	}
 	if err != nil {
 		text = text[:bytes.LastIndexByte(text, '\n')+1]
 		n := bytes.Count(text, []byte{'\n'})
 		return text, n, &DamagedError{Name: name, Format: format, Line: n, Err: err}
 	}
 	return text, countLines(text), nil
+}
+
+// MaxReadText is the most text ReadFile decompresses: a file read whole is
+// held whole in memory, and a few hundred bytes of zstd can decompress to
+// gigabytes. Commands that stream their files (analyze sudoku solve and
+// rate) read corpora of any size.
+const MaxReadText = 1 << 30
+
+// Limits bound what decompressing a file may cost.
+type Limits struct {
+	// Text is the most bytes of text, counted as they are decompressed;
+	// 0: no limit.
+	Text int64
+	// Window is the largest zstd window decoded, which is about the
+	// memory the decoder holds; 0: DefaultLimits.Window.
+	Window uint64
+}
+
+// DefaultLimits are the limits of Open: no limit on the text, which is
+// streamed, and a window of 128 MiB, that of zstd --ultra -22 and of
+// --long (a larger one is only asked for with --long=28 or more).
+var DefaultLimits = Limits{Window: 128 << 20}
+
+// ErrLimit is the error of data whose text or zstd window passes a limit
+// (see LimitError).
+var ErrLimit = errors.New("over the limit")
+
+// A LimitError reports a file refused because its text, or its zstd
+// window, is larger than the reader allows. It is returned as soon as the
+// limit is passed, without decompressing the rest.
+type LimitError struct {
+	Name  string // the file
+	What  string // "text once decompressed" or "zstd window"
+	Limit int64  // in bytes
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: %s larger than %s, the limit", e.Name, e.What, size(e.Limit))
+}
+
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// size writes n bytes in MiB or GiB where it is a whole number of them.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// limitError is the *LimitError of the decompressor's err, if it reports
+// a limit passed: text over maxText, or a zstd window over window.
+func limitError(name string, err error, maxText int64, window uint64) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrLimit), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return &LimitError{Name: name, What: "text once decompressed", Limit: maxText}
+	case errors.Is(err, zstd.ErrWindowSizeExceeded):
+		return &LimitError{Name: name, What: "zstd window", Limit: int64(window)}
+	}
+	return nil
 }
 
 func countLines(text []byte) int {
@@ -149,16 +219,20 @@ func gunzip(raw []byte) ([]byte, error) {
 			size = n
 		}
 	}
-	return readAll(zr, size)
+	return readAll(io.LimitReader(zr, MaxReadText+1), min(size, MaxReadText))
 }
 
 // readAll is io.ReadAll with a first buffer of size+1 bytes: a right size
-// reads the whole text without growing the buffer.
+// reads the whole text without growing the buffer. More than MaxReadText
+// bytes is an error wrapping ErrLimit.
 func readAll(r io.Reader, size int) ([]byte, error) {
 	b := make([]byte, 0, size+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		if len(b) > MaxReadText {
+			return nil, ErrLimit
+		}
 		if err == io.EOF {
 			return b, nil
 		}
@@ -171,10 +245,11 @@ func readAll(r io.Reader, size int) ([]byte, error) {
 	}
 }
 
-// zstdDecoder decodes whole zstd files in memory; DecodeAll is safe for
-// concurrent use.
+// zstdDecoder decodes whole zstd files in memory, up to MaxReadText bytes
+// of text (it stops as soon as a frame passes it, and refuses a frame that
+// says it is larger); DecodeAll is safe for concurrent use.
 var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil)
+	d, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxReadText), zstd.WithDecoderMaxWindow(DefaultLimits.Window))
 	if err != nil {
 		panic(err) // only for invalid options
 	}
@@ -199,7 +274,7 @@ func unzstd(raw []byte) ([]byte, error) {
 type Reader struct {
 	name   string
 	format string
-	f      *os.File
+	file   io.Closer // closed by Close; nil for standard input or NewReader's
 	src    io.Reader // the text, decompressed
 	close  func()    // releases the decompressor
 	buf    []byte    // decompressed text not yet returned
@@ -212,8 +287,9 @@ type Reader struct {
 // maxHold bounds the part of a line that a Reader holds back.
 const maxHold = 4 << 20
 
-// Open opens the named file for reading its text (see Reader). Errors are
-// those of ReadFile, except that damage is reported by Read.
+// Open opens the named file for reading its text (see Reader), within
+// DefaultLimits. Errors are those of ReadFile, except that damage is
+// reported by Read.
 func Open(name string) (*Reader, error) {
 	f, err := os.Stdin, error(nil)
 	if name != Stdin {
@@ -222,15 +298,36 @@ func Open(name string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{name: Name(name), f: f}
+	r, err := NewReader(Name(name), f, DefaultLimits)
+	if err != nil {
+		if name != Stdin {
+			f.Close()
+		}
+		return nil, err
+	}
+	if name != Stdin {
+		r.file = f
+	}
+	return r, nil
+}
+
+// NewReader reads the text of the data that in reads (an upload, say) as
+// Open does that of a file, which messages name name. The text is counted
+// as it is read: once it passes lim.Text, or a zstd frame asks for a
+// window over lim.Window, Read returns a *LimitError. Close does not close
+// in.
+func NewReader(name string, in io.Reader, lim Limits) (*Reader, error) {
+	if lim.Window == 0 {
+		lim.Window = DefaultLimits.Window
+	}
+	r := &Reader{name: name}
 	head := make([]byte, 6)
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(in, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		r.closeFile()
 		return nil, err
 	}
 	r.format = sniff(head[:n])
-	raw := io.MultiReader(bytes.NewReader(head[:n]), f)
+	raw := io.MultiReader(bytes.NewReader(head[:n]), in)
 	switch r.format {
 	case "":
 		r.src = raw
@@ -242,17 +339,64 @@ func Open(name string) (*Reader, error) {
 		}
 		r.src = zr
 	case "zstd":
-		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1))
+		// One goroutine, and a window of at most lim.Window: the decoder
+		// holds about a window of text, whatever the frame's size.
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(lim.Window), zstd.WithDecoderMaxMemory(lim.Window))
 		if err != nil {
-			r.closeFile()
 			return nil, err
 		}
-		r.src, r.close = zr, zr.Close
+		r.src, r.close = &windowReader{zr, name, lim.Window}, zr.Close
 	default:
-		r.closeFile()
 		return nil, fmt.Errorf("%s: %s: %w", r.name, r.format, ErrFormat)
 	}
+	if lim.Text > 0 {
+		r.src = &textLimit{r: r.src, name: name, limit: lim.Text, left: lim.Text}
+	}
 	return r, nil
+}
+
+// windowReader reports a zstd window over the limit as a *LimitError.
+type windowReader struct {
+	r      io.Reader
+	name   string
+	window uint64
+}
+
+func (w *windowReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	// The decoder reports a frame of one segment (whose window is its
+	// size) over the limit as a size exceeded.
+	if err != nil && err != io.EOF && (errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded)) {
+		err = &LimitError{Name: w.name, What: "zstd window", Limit: int64(w.window)}
+	}
+	return n, err
+}
+
+// textLimit reads at most limit bytes of r, then a *LimitError.
+type textLimit struct {
+	r     io.Reader
+	name  string
+	limit int64
+	left  int64
+}
+
+func (l *textLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// One byte more tells a text of exactly limit bytes from a
+		// longer one.
+		var b [1]byte
+		if n, err := l.r.Read(b[:]); n == 0 {
+			return 0, err
+		}
+		return 0, &LimitError{Name: l.name, What: "text once decompressed", Limit: l.limit}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 type errReader struct{ err error }
@@ -262,19 +406,18 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // Compressed tells whether the file is compressed.
 func (r *Reader) Compressed() bool { return r.format != "" }
 
-// Close closes the file (standard input stays open).
+// Close closes the file that Open opened (standard input stays open).
 func (r *Reader) Close() error {
 	if r.close != nil {
 		r.close()
+		r.close = nil
 	}
-	return r.closeFile()
-}
-
-func (r *Reader) closeFile() error {
-	if r.f == os.Stdin {
+	if r.file == nil {
 		return nil
 	}
-	return r.f.Close()
+	err := r.file.Close()
+	r.file = nil
+	return err
 }
 
 // Read implements io.Reader.
@@ -304,6 +447,8 @@ func (r *Reader) Read(p []byte) (int, error) {
 		switch {
 		case err == io.EOF:
 			r.ready, r.err = len(r.buf), io.EOF
+		case errors.Is(err, ErrLimit):
+			r.ready, r.err = len(r.buf), err
 		case err != nil:
 			r.ready = bytes.LastIndexByte(r.buf, '\n') + 1
 			r.buf = r.buf[:r.ready]

@@ -300,3 +300,39 @@ func TestStdin(t *testing.T) {
 		t.Errorf("Name: %q, %q", infile.Name(infile.Stdin), infile.Name("a.txt"))
 	}
 }
+
+// A file whose text passes a limit is refused with a *LimitError that
+// names the file and the limit, as soon as the limit is passed: a zstd
+// bomb of 1 GiB of text with a limit of 1 MiB, a gzip one, and a zstd frame
+// that says it holds 2 GiB, which ReadFile refuses before decoding it.
+func TestLimits(t *testing.T) {
+	text := bytes.Repeat([]byte(strings.Repeat(".", 81)+"\n"), 1<<20/82*8) // 8 MiB
+	bombs := map[string][]byte{
+		"bomb.zst": bytes.Repeat(zstded(t, text), 128),
+		"bomb.gz":  bytes.Repeat(gzipped(t, text), 128),
+	}
+	for name, data := range bombs {
+		r, err := infile.NewReader(name, bytes.NewReader(data), infile.Limits{Text: 1 << 20})
+		if err != nil {
+			t.Fatalf("NewReader %s: %v", name, err)
+		}
+		n, err := io.Copy(io.Discard, r)
+		var lim *infile.LimitError
+		if !errors.As(err, &lim) || !errors.Is(err, infile.ErrLimit) || err.Error() != name+": text once decompressed larger than 1 MiB, the limit" {
+			t.Errorf("read %s within 1 MiB: %d bytes, %v; want a *LimitError naming the file and 1 MiB", name, n, err)
+		}
+		if n > 1<<20 {
+			t.Errorf("read %s within 1 MiB: %d bytes read, want at most 1 MiB", name, n)
+		}
+		r.Close()
+	}
+
+	// Magic, a header with an 8-byte content size and a single segment,
+	// 2 GiB, and one raw block, empty and last.
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0x80, 0, 0, 0, 0, 1, 0, 0}
+	path := write(t, "huge.zst", frame)
+	_, _, err := infile.ReadFile(path)
+	if want := path + ": text once decompressed larger than 1 GiB, the limit"; err == nil || err.Error() != want {
+		t.Errorf("ReadFile of a frame of 2 GiB: %v, want %q", err, want)
+	}
+}

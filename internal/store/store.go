@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -27,10 +28,17 @@ type DB struct {
 	// pending holds the batch's writes until they are flushed, so that Get
 	// sees them at once.
 	pending map[string][]byte
-	ttl     time.Duration // of every Put; 0: forever
-	dir     string        // absolute; "" in memory
-	stop    chan struct{}
-	done    chan struct{}
+	// pendingBytes is the size of the keys and values in pending.
+	pendingBytes uint64
+	ttl          time.Duration // of every Put; 0: forever
+	dir          string        // absolute; "" in memory
+	stop         chan struct{}
+	done         chan struct{}
+
+	// failed is closed, and err set, once the store stops writing
+	// because its disk is full (Failed).
+	failed chan struct{}
+	err    error
 }
 
 // DefaultTTL is how long a value written by Put lasts unless Options say
@@ -56,8 +64,15 @@ type Options struct {
 }
 
 // Open opens (creating if needed) the Badger database in dir. Only one
-// process may have a directory open at a time.
+// process may have a directory open at a time. A directory on a
+// filesystem with less than MinFree free is refused with a
+// *DiskFullError.
 func Open(dir string, o Options) (*DB, error) {
+	if !o.InMemory {
+		if err := checkSpace(dir, MinFree); err != nil {
+			return nil, err
+		}
+	}
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithNumMemtables(2).
@@ -91,7 +106,7 @@ func Open(dir string, o Options) (*DB, error) {
 		o.TTL = 0
 	}
 	s := &DB{db: db, log: o.Log, batch: db.NewWriteBatch(), pending: map[string][]byte{}, ttl: o.TTL,
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
 	if !o.InMemory {
 		s.dir, _ = filepath.Abs(dir)
 	}
@@ -126,7 +141,7 @@ func (s *DB) flushLoop(every time.Duration) {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if err := s.Flush(); err != nil && s.log != nil {
+			if err := s.Flush(); err != nil && !errors.Is(err, ErrDiskFull) && s.log != nil {
 				s.log.Warn("flush cache writes", "err", err)
 			}
 		case <-gc.C:
@@ -237,6 +252,9 @@ func (s *DB) Keep(key, value []byte) error { return s.put(key, bytes.Clone(value
 func (s *DB) put(key, value []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
 	key = bytes.Clone(key) // kept by the batch too
 	e := badger.NewEntry(key, value)
 	if ttl > 0 {
@@ -246,13 +264,17 @@ func (s *DB) put(key, value []byte, ttl time.Duration) error {
 		return fmt.Errorf("badger batch set: %w", err)
 	}
 	s.pending[string(key)] = value
+	s.pendingBytes += uint64(len(key) + len(value))
 	if len(s.pending) >= 10000 {
 		return s.flushLocked()
 	}
 	return nil
 }
 
-// Flush writes the pending batch.
+// Flush writes the pending batch. Once the store's filesystem has less
+// than MinFree free, and the batch's size, besides, the batch is dropped,
+// the store writes no more, and Flush, Put and Err return a
+// *DiskFullError (see Failed).
 func (s *DB) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,16 +282,61 @@ func (s *DB) Flush() error {
 }
 
 func (s *DB) flushLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.dir != "" {
+		// Checked at every flush, with nothing pending too: Badger's
+		// compactions write while the store's owner does not.
+		if err := checkSpace(s.dir, MinFree+s.pendingBytes); err != nil {
+			s.failLocked(err)
+			return err
+		}
+	}
 	if len(s.pending) == 0 {
 		return nil
 	}
 	err := s.batch.Flush()
 	s.batch = s.db.NewWriteBatch()
 	clear(s.pending)
+	s.pendingBytes = 0
+	if errors.Is(err, syscall.ENOSPC) {
+		s.failLocked(fmt.Errorf("data directory %s: %w: %w", s.dir, ErrDiskFull, oneLine{err}))
+	}
 	if err != nil {
 		return fmt.Errorf("badger batch flush: %w", err)
 	}
 	return nil
+}
+
+// failLocked stops the store's writes with err: the pending batch is
+// dropped (its writes are lost, as a crash would lose them), and Failed
+// is closed.
+func (s *DB) failLocked(err error) {
+	if s.err != nil {
+		return
+	}
+	s.err = err
+	s.batch.Cancel()
+	s.batch = s.db.NewWriteBatch()
+	clear(s.pending)
+	s.pendingBytes = 0
+	close(s.failed)
+	if s.log != nil {
+		s.log.Error("store stops writing", "err", err)
+	}
+}
+
+// Failed is closed once the store stops writing because its disk is full
+// (Err says why). What it holds can still be read; what is put is lost.
+func (s *DB) Failed() <-chan struct{} { return s.failed }
+
+// Err is the error that stopped the store's writes (a *DiskFullError, or
+// an error wrapping ErrDiskFull), or nil.
+func (s *DB) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // Scan calls f for every key with the given prefix, in key order. The slices
@@ -323,14 +390,21 @@ func (s *DB) DeletePrefix(prefix []byte) error {
 	return nil
 }
 
-// Close flushes pending writes and closes the database.
+// Close flushes pending writes and closes the database. A store whose
+// disk is full (Failed) is left as it is, and Close returns Err: closing
+// Badger writes its memtable out as a table, which the disk might not
+// back; the next Open reads the memtable back from its log instead.
 func (s *DB) Close() error {
 	close(s.stop)
 	<-s.done
 	ferr := s.Flush()
 	s.mu.Lock()
 	s.batch.Cancel()
+	failed := s.err
 	s.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
 	cerr := s.db.Close()
 	return errors.Join(ferr, cerr)
 }

@@ -1,14 +1,15 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -17,8 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/internal/study"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
@@ -83,10 +83,25 @@ const (
 var keepAlive = 15 * time.Second
 
 // Limits of a Sudoku corpus uploaded with a job: the upload itself is
-// limited by maxUpload, its text once decompressed by maxCorpusText.
+// limited by maxUpload, its text once decompressed by maxCorpusText,
+// counted as it is decompressed, and the window of its zstd frames by
+// uploadWindow (zstd -19 and lower levels use at most 8 MiB; --ultra and
+// --long more). The upload is written to a temporary file as it arrives
+// and its text cut into pieces as it is decompressed: an upload holds a
+// window, the text read ahead to choose the chunk (at most 16 MB) and a
+// few pieces in memory, whatever it holds. At most maxUploads are read at
+// once (two keep both cores of a small server busy); another waits up to
+// uploadWait for a slot, then is answered 503 with Retry-After.
 const (
-	maxCorpusText = 256 << 20
-	maxFileName   = 200
+	uploadWindow = 8 << 20
+	maxUploads   = 2
+	maxFileName  = 200
+)
+
+// maxCorpusText and uploadWait are variables for the tests.
+var (
+	maxCorpusText int64 = 256 << 20
+	uploadWait          = 10 * time.Second
 )
 
 // noCluster is the answer of the jobs API on a server without a cluster.
@@ -476,8 +491,22 @@ func simulateSpec(raw json.RawMessage) (tasks.Spec, error) {
 // side, as analyze sudoku solve FILE does (sudoku.SubmitCorpus): the
 // file's text (decompressed if it is gzip or zstd) is uploaded to the
 // cluster, named by its content, and the job names the file. Parameters
-// that the kind refuses (tasks.ErrInvalid) are a bad request.
+// that the kind refuses (tasks.ErrInvalid) are a bad request; an upload
+// past a limit (maxUpload, maxCorpusText, uploadWindow) is too large.
 func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
+	wait := time.NewTimer(uploadWait)
+	defer wait.Stop()
+	select {
+	case s.uploads <- struct{}{}:
+		defer func() { <-s.uploads }()
+	case <-wait.C:
+		w.Header().Set("Retry-After", strconv.Itoa(int(uploadWait.Seconds())+1))
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d uploads are being read: try again later", maxUploads))
+		return
+	case <-r.Context().Done():
+		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxUpload+64<<10)
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -486,10 +515,15 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 	}
 	var (
 		name  string
-		raw   []byte
-		found bool
+		file  *os.File // the upload as it came, compressed or not
 		chunk int
 	)
+	defer func() {
+		if file != nil {
+			file.Close()
+			os.Remove(file.Name())
+		}
+	}()
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -501,17 +535,21 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 		}
 		switch part.FormName() {
 		case "file":
-			if found {
+			if file != nil {
 				writeError(w, http.StatusBadRequest, "file: one file per job")
 				return
 			}
-			found, name = true, fileName(part.FileName())
-			raw, err = io.ReadAll(io.LimitReader(part, maxUpload+1))
+			name = fileName(part.FileName())
+			if file, err = os.CreateTemp("", "wopr-upload-*"); err != nil {
+				writeError(w, http.StatusInternalServerError, "keep the upload: "+err.Error())
+				return
+			}
+			n, err := io.Copy(file, io.LimitReader(part, maxUpload+1))
 			if err != nil {
 				uploadError(w, err)
 				return
 			}
-			if len(raw) > maxUpload {
+			if n > maxUpload {
 				writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("file: larger than %d bytes", maxUpload))
 				return
 			}
@@ -532,28 +570,36 @@ func (s *Server) submitSudoku(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !found {
+	if file == nil {
 		writeError(w, http.StatusBadRequest, "file: no file uploaded")
 		return
 	}
-	text, err := corpusText(name, raw)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		writeError(w, http.StatusInternalServerError, "read the upload back: "+err.Error())
 		return
 	}
-	raw = nil
 	ctx, cancel := context.WithTimeout(r.Context(), uploadTimeout)
 	defer cancel()
 	j, err := s.o.Conn.SubmitWith(ctx, func(ctx context.Context, in tasks.Inputs) (tasks.Spec, error) {
 		// The job that analyze sudoku solve FILE makes of the same text.
-		spec, _, err := sudoku.SubmitCorpus(ctx, in, sudoku.Solve{}.Name(), []sudoku.Source{sudoku.TextSource(name, text)}, sudoku.SolveParams{Chunk: chunk})
+		src := sudoku.ReaderSource(name, bufio.NewReaderSize(file, 64<<10), infile.Limits{Text: maxCorpusText, Window: uploadWindow})
+		spec, damaged, err := sudoku.SubmitCorpus(ctx, in, sudoku.Solve{}.Name(), []sudoku.Source{src}, sudoku.SolveParams{Chunk: chunk})
+		if err == nil && damaged != nil {
+			// analyze solves the lines before the damage and fails, which a
+			// page would show as a failure anyway.
+			err = tasks.Invalid("%v", damaged)
+		}
 		return spec, err
 	})
-	if errors.Is(err, tasks.ErrInvalid) {
+	var limit *infile.LimitError
+	switch {
+	case errors.As(err, &limit):
+		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	case errors.Is(err, tasks.ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
-	}
-	if err != nil {
+	case err != nil:
 		status, msg := s.clusterError(err, "")
 		writeError(w, status, msg)
 		return
@@ -589,44 +635,4 @@ func fileName(s string) string {
 		return "upload.txt"
 	}
 	return s
-}
-
-// corpusText is the text of an uploaded puzzle file: the file as it is,
-// or decompressed if it starts as gzip or zstd data do (as analyze reads
-// files, by their first bytes), at most maxCorpusText bytes. A damaged
-// compressed file is refused: analyze solves the lines before the damage
-// and fails, which a page would show as a failure anyway.
-func corpusText(name string, raw []byte) ([]byte, error) {
-	var (
-		r      io.Reader
-		format string
-	)
-	switch {
-	case bytes.HasPrefix(raw, []byte{0x1f, 0x8b}):
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip data damaged: %v", name, err)
-		}
-		r, format = zr, "gzip"
-	case bytes.HasPrefix(raw, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxCorpusText))
-		if err != nil {
-			return nil, fmt.Errorf("%s: zstd: %v", name, err)
-		}
-		defer zr.Close()
-		r, format = zr, "zstd"
-	default:
-		if len(raw) > maxCorpusText {
-			return nil, fmt.Errorf("%s: more than %d bytes", name, maxCorpusText)
-		}
-		return raw, nil
-	}
-	text, err := io.ReadAll(io.LimitReader(r, maxCorpusText+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s data damaged: %v", name, format, err)
-	}
-	if len(text) > maxCorpusText {
-		return nil, fmt.Errorf("%s: more than %d bytes once decompressed", name, maxCorpusText)
-	}
-	return text, nil
 }

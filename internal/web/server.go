@@ -83,6 +83,8 @@ type Server struct {
 	mnk  *gameStore[*mnkGame]
 	nine *gameStore[*nineGame]
 	sdk  *gameStore[*sudokuGame]
+
+	uploads chan struct{} // a slot for each corpus upload being read (maxUploads)
 }
 
 // New returns a Server.
@@ -110,6 +112,7 @@ func New(o Options) (*Server, error) {
 	s.mnk = newGameStore[*mnkGame](o.MaxGames, o.IdleGame, o.Now)
 	s.nine = newGameStore[*nineGame](o.MaxGames, o.IdleGame, o.Now)
 	s.sdk = newGameStore[*sudokuGame](o.MaxGames, o.IdleGame, o.Now)
+	s.uploads = make(chan struct{}, maxUploads)
 	for _, page := range []string{"index.html", "play.html", "nineboard.html", "sudoku.html", "jobs.html", "job.html"} {
 		t, err := template.New("layout.html").ParseFS(assets, "templates/layout.html", "templates/"+page)
 		if err != nil {

@@ -149,6 +149,10 @@ func RunWorker(cfg WorkerConfig) error {
 		// are lost, and the tasks go to other workers after AckWait.
 		cfg.Log.Error("stopping: nats refused this worker's credentials", "err", b.Err())
 		grace = 0
+	case <-db.Failed():
+		// Results still reach the coordinator; the tasks not started go
+		// back to the queue, to workers whose disks are not full.
+		cfg.Log.Error("stopping: the store's disk is full", "err", db.Err())
 	}
 	obs.notReady("stopping")
 	ctx, cancel := context.WithTimeout(second, grace)
@@ -157,6 +161,9 @@ func RunWorker(cfg WorkerConfig) error {
 	done, failed := w.Counts()
 	cfg.Log.Info("worker stopped", "tasks", done, "failed", failed)
 	if err := db.Close(); err != nil {
+		if errors.Is(err, store.ErrDiskFull) {
+			return err // it names the directory
+		}
 		return fmt.Errorf("close store: %w", err)
 	}
 	if err := b.Err(); err != nil {
@@ -215,6 +222,10 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 	case <-lost:
 	case <-b.Failed():
 		cfg.Log.Error("stopping: nats refused this coordinator's credentials", "err", b.Err())
+	case <-db.Failed():
+		// Merged results would be lost: a standby, or this coordinator
+		// restarted with room on its disk, takes the jobs up.
+		cfg.Log.Error("stopping: the store's disk is full", "err", db.Err())
 	}
 	obs.notReady("stopping")
 	// A second signal stops waiting for the coordinator's loops.
@@ -233,6 +244,9 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		}
 	}
 	if err := db.Close(); err != nil {
+		if errors.Is(err, store.ErrDiskFull) {
+			return errors.Join(cerr, err) // it names the directory
+		}
 		return fmt.Errorf("close store: %w", err)
 	}
 	cfg.Log.Info("coordinator stopped")

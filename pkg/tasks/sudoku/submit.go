@@ -15,11 +15,14 @@ import (
 )
 
 // Source is one input of a corpus job as its submit side reads it: a file
-// (FileSource) or a text in memory (TextSource).
+// (FileSource), a text in memory (TextSource) or data read from a reader
+// (ReaderSource).
 type Source struct {
-	name string
-	text []byte
-	file bool
+	name   string
+	text   []byte
+	file   bool
+	reader io.Reader
+	limits infile.Limits
 }
 
 // FileSource is the input of the file at path, plain text or compressed
@@ -31,6 +34,16 @@ func FileSource(path string) Source { return Source{name: path, file: true} }
 // TextSource is an input whose text is in memory (an upload, already
 // decompressed), which the job names name.
 func TextSource(name string, text []byte) Source { return Source{name: name, text: text} }
+
+// ReaderSource is the input of the data that r reads (an upload), plain
+// text or compressed with gzip or zstd (told apart by their first bytes),
+// which the job names name. Its text is decompressed as it is cut, never
+// held whole, within lim: text or a zstd window past lim is refused with
+// an error that wraps tasks.ErrInvalid and an *infile.LimitError, as soon
+// as the limit is passed.
+func ReaderSource(name string, r io.Reader, lim infile.Limits) Source {
+	return Source{name: name, reader: r, limits: lim}
+}
 
 // corpusKinds are the kinds whose parameters are SolveParams.
 var corpusKinds = map[string]bool{Solve{}.Name(): true, Rate{}.Name(): true}
@@ -97,6 +110,8 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 		up, err := UploadCorpus(ctx, name, t.reader(), p.Chunk, put)
 		t.close()
 		switch {
+		case errors.As(err, new(*infile.LimitError)):
+			return tasks.Spec{}, nil, invalidInput{err} // it names the file
 		case errors.As(err, new(*infile.DamagedError)):
 			damages = append(damages, err)
 		case errors.Is(err, tasks.ErrInvalid):
@@ -150,16 +165,29 @@ const readAheadBlock = 256 << 10
 // text is cut, so that every byte of it is read once (a pipe can be
 // read only once).
 func openSource(s Source, lends bool, sized *corpusSize) (*sourceText, error) {
-	if !s.file {
+	var (
+		f   *infile.Reader
+		err error
+	)
+	switch {
+	case s.reader != nil:
+		f, err = infile.NewReader(s.name, s.reader, s.limits)
+		if errors.Is(err, infile.ErrFormat) {
+			return nil, tasks.Invalid("%v", err) // it names the input
+		}
+		if err != nil {
+			return nil, tasks.Invalid("%s: cannot read: %v", s.name, err)
+		}
+	case !s.file:
 		sized.size += int64(len(s.text))
 		return &sourceText{head: [][]byte{s.text}}, nil
-	}
-	f, err := openFile(s.name)
-	if err != nil {
-		return nil, err
+	default:
+		if f, err = openFile(s.name); err != nil {
+			return nil, err
+		}
 	}
 	t := &sourceText{rest: f, file: f}
-	if !f.Compressed() && s.name != infile.Stdin {
+	if !f.Compressed() && s.file && s.name != infile.Stdin {
 		st, err := os.Stat(s.name)
 		if err != nil {
 			t.close()
@@ -182,6 +210,9 @@ func openSource(s Source, lends bool, sized *corpusSize) (*sourceText, error) {
 		switch {
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			t.rest = nil
+		case errors.As(err, new(*infile.LimitError)):
+			t.close()
+			return nil, invalidInput{err}
 		case err != nil:
 			t.rest = errReader{err} // damage: the upload reports it after the text
 		}
@@ -234,6 +265,14 @@ func (t *sourceText) close() {
 		t.file = nil
 	}
 }
+
+// invalidInput is the error of an input that the kind refuses
+// (tasks.ErrInvalid), which keeps its cause (an *infile.LimitError).
+type invalidInput struct{ error }
+
+func (e invalidInput) Is(target error) bool { return target == tasks.ErrInvalid }
+
+func (e invalidInput) Unwrap() error { return e.error }
 
 // errReader reads nothing but err.
 type errReader struct{ err error }
