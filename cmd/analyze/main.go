@@ -99,6 +99,7 @@ func newApp() *cli.App {
 			workersCommand(),
 			reportCommand(),
 			cancelCommand(),
+			cacheCommand(),
 			completionCommand(),
 			docsCommand(),
 		),

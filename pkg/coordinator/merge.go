@@ -117,13 +117,15 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 			c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
 			return
 		}
-		if res.Worker != "" {
-			// Who computed it: a worker quarantined later takes its
-			// results out of the cache.
-			if err := c.cfg.DB.Put(madeByKey(res.Worker, []byte(s.Ref)), nil); err != nil {
-				c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
-				return
-			}
+		// Who computed it, and for which job: a worker quarantined, or
+		// a job purged, later takes its results out of the cache.
+		err := c.cfg.DB.Put(jobMadeKey(r.id, []byte(s.Ref)), nil)
+		if err == nil && res.Worker != "" {
+			err = c.cfg.DB.Put(madeByKey(res.Worker, []byte(s.Ref)), nil)
+		}
+		if err != nil {
+			c.log.Error("store result", "job", r.id, "task", res.Task, "err", err)
+			return
 		}
 	}
 	val, err := s.encode()

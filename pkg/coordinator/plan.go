@@ -55,6 +55,10 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, false)
 		return err
 	}
+	if rec.Spec.Kind == job.PurgeKind {
+		c.drop(r, true)
+		return c.runPurge(ctx, rec)
+	}
 	kind, ok := tasks.Lookup(rec.Spec.Kind)
 	if !ok {
 		c.drop(r, true)
@@ -244,6 +248,9 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 		return true, nil // its result came meanwhile
 	}
 	if err := c.cfg.DB.Put(resultKey(r.id, s.Task), val); err != nil {
+		return false, err
+	}
+	if err := c.cfg.DB.Put(jobMadeKey(r.id, key), nil); err != nil {
 		return false, err
 	}
 	if err := r.plan.Merge(s.Task, data); err != nil {

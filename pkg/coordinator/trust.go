@@ -374,6 +374,12 @@ func (c *Coordinator) quarantine(r *run, worker, why string) {
 	if !slices.Contains(r.quarantined, worker) {
 		r.quarantined = append(r.quarantined, worker)
 	}
+	c.quarantineWorker(worker, why)
+}
+
+// quarantineWorker refuses worker's results from now on, for every job,
+// and deletes what it computed from the result cache, once.
+func (c *Coordinator) quarantineWorker(worker, why string) {
 	c.qmu.Lock()
 	_, known := c.quarantined[worker]
 	if !known {
@@ -387,34 +393,9 @@ func (c *Coordinator) quarantine(r *run, worker, why string) {
 	if err := c.cfg.DB.Keep([]byte(quarantinePrefix+worker), []byte(why)); err != nil {
 		c.log.Error("store quarantine", "worker", worker, "err", err)
 	}
-	n, err := c.purgeWorker(worker)
+	n, err := PurgeWorker(c.cfg.DB, worker)
 	if err != nil {
 		c.log.Error("purge a quarantined worker's results", "worker", worker, "err", err)
 	}
 	c.log.Warn("purged a quarantined worker's results from the cache", "worker", worker, "results", n)
-}
-
-// purgeWorker deletes from the result cache every result worker computed.
-func (c *Coordinator) purgeWorker(worker string) (int, error) {
-	return PurgeWorker(c.cfg.DB, worker)
-}
-
-// PurgeWorker deletes from a coordinator's store (stopped, or its own)
-// every cached result that worker computed, and returns how many.
-func PurgeWorker(db *store.DB, worker string) (int, error) {
-	var refs [][]byte
-	prefix := []byte(madeByPrefix + worker + "/")
-	err := db.Keys(prefix, func(key []byte) error {
-		refs = append(refs, bytes.Clone(key[len(prefix):]))
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	for _, ref := range refs {
-		if err := db.DeletePrefix(ref); err != nil {
-			return 0, err
-		}
-	}
-	return len(refs), db.DeletePrefix(prefix)
 }
