@@ -166,6 +166,16 @@ func TestSolveCertificateRefused(t *testing.T) {
 		if _, err := plan.Report(ctx, tasks.Summary{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: report %v, want an error containing %q", c.name, err, c.want)
 		}
+		// A worker's result is checked before it is merged (tasks.Checks).
+		if err := sp.Check(certificateTask, data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: check %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	if data, _ := certificateData([]byte(draw), 0); sp.Check(certificateTask, data) != nil || sp.verified == nil {
+		t.Errorf("the check refuses a right certificate, or keeps nothing of it")
+	}
+	if err := sp.Check(sp.tasks[0].ID, []byte("anything")); err != nil {
+		t.Errorf("a solve task's result checked: %v (only the certificate can be)", err)
 	}
 	sp.Results[certificateTask] = []byte(`{"bytes": 5, "text": "AAAA"}`)
 	if _, err := plan.Report(ctx, tasks.Summary{}); err == nil || !strings.Contains(err.Error(), "the certificate's text") {

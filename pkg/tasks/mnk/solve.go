@@ -233,6 +233,8 @@ type solvePlan struct {
 	all    []tasks.Task // the certificate's task, if asked for, then tasks
 	tasks  []tasks.Task // the solve tasks
 	where  []int        // task index -> node in the last layer
+	// verified is the certificate task's result as Check verified it.
+	verified *verifiedCertificate
 }
 
 func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
