@@ -534,13 +534,25 @@ func TestDeadLetterFailsTask(t *testing.T) {
 // the job's tasks leave the queue.
 func TestMergeErrorFailsJob(t *testing.T) {
 	f := newFakeBroker()
-	start(t, f)
+	c := start(t, f)
 	id := f.submit(t, "coordtest.squares", squaresParams{N: 3, Bad: 2})
 	ts := published(t, f, id, 3)
 	f.results <- answer(ts[1])
 	r := waitRecord(t, f, id, "the end", final)
 	if r.State != job.Failed || !strings.Contains(r.Error, "merge the result of task s1: damaged") {
 		t.Errorf("state %s, error %q; want failed naming the task", r.State, r.Error)
+	}
+	// The result is not kept for the next job, and its worker is
+	// quarantined.
+	n := 0
+	if err := c.cfg.DB.Keys([]byte("cache/"), func([]byte) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("%d results cached (%v), want none", n, err)
+	}
+	c.qmu.Lock()
+	_, quarantined := c.quarantined["test"]
+	c.qmu.Unlock()
+	if !quarantined {
+		t.Error("the worker whose result could not be merged is not quarantined")
 	}
 	if has, _ := f.HasTask(context.Background(), id, ts[0].ID); has {
 		t.Error("the failed job's tasks are still queued")

@@ -143,6 +143,14 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 	}
 	if s.Failed == "" {
 		if err := r.plan.Merge(res.Task, res.Data); err != nil {
+			// A result that cannot be merged is not kept for the next
+			// job; one a worker of a cluster sent quarantines it.
+			if derr := c.cfg.DB.DeletePrefix([]byte(s.Ref)); derr != nil {
+				c.log.Error("drop a result that cannot be merged", "job", r.id, "task", res.Task, "err", derr)
+			}
+			if !a.internal && !c.cfg.TrustWorkers && res.Worker != "" {
+				c.quarantine(r, res.Worker, fmt.Sprintf("its result of task %s/%s cannot be merged: %v", r.id, res.Task, err))
+			}
 			c.failMerge(r, res.Task, err)
 			return
 		}
