@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,26 +23,8 @@ import (
 // the same figures.
 func TestRogueWorker(t *testing.T) {
 	runsBinaries(t)
-	conf := permissionsConf(t)
-	// A second worker, as docs/operations.md says: its block whole, its
-	// own results subject.
-	start, end := strings.Index(conf, "  WORKER = {"), strings.Index(conf, "  CLIENT = {")
-	if start < 0 || end < 0 {
-		t.Fatalf("no WORKER block before CLIENT in the documented permissions:\n%s", conf)
-	}
-	second := strings.Replace(strings.Replace(conf[start:end], "WORKER = {", "WORKER_2 = {", 1),
-		`"wopr.results.*.worker"`, `"wopr.results.*.worker-2"`, 1)
-	if second == conf[start:end] || !strings.Contains(second, "worker-2") {
-		t.Fatal("the documented WORKER block has no wopr.results.*.worker subject")
-	}
-	conf = conf[:end] + second + conf[end:]
-	conf = strings.Replace(conf, "  users: [\n", "  users: [\n    {user: worker-2, password: $WOPR_WORKER_2_PASSWORD, permissions: $WORKER_2}\n", 1)
-	url, server, _ := startNATSConf(t, conf, "WOPR_COORDINATOR_PASSWORD=c-pw", "WOPR_WORKER_PASSWORD=w-pw",
-		"WOPR_WORKER_2_PASSWORD=w2-pw", "WOPR_CLIENT_PASSWORD=cl-pw")
-	as := func(user, pw string) conn {
-		return conn{url: url, env: []string{"WOPR_NATS_USER=" + user, "WOPR_NATS_PASSWORD=" + pw}}
-	}
-	coordinator, honest, client := as("coordinator", "c-pw"), as("worker-2", "w2-pw"), as("client", "cl-pw")
+	url, server, as := trustCluster(t, "worker-2")
+	coordinator, honest, client := as("coordinator"), as("worker-2"), as("client")
 	dir := t.TempDir()
 	startEnv(t, coordinator.env, "coordinator", coordinator.args("--data", filepath.Join(dir, "c"))...)
 	r := runEnv(t, client.env, "analyze", client.args(append(countArgs, "--detach")...)...)
@@ -51,7 +34,7 @@ func TestRogueWorker(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "w-pw"}}, broker.DefaultConfig())
+	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "worker-pw"}}, broker.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,5 +115,121 @@ func TestRogueWorker(t *testing.T) {
 	}
 	if !strings.Contains(server.out.String(), "Violation") {
 		t.Error("the server logged no permission violation for the result under another's name")
+	}
+}
+
+// trustCluster starts nats-server with the documented permissions and,
+// for each name of workers, a worker user added as docs/operations.md
+// says (its block whole, its own results subject); as gives a user's
+// connection (each user's password is its name with "-pw").
+func trustCluster(t *testing.T, workers ...string) (url string, server *proc, as func(user string) conn) {
+	t.Helper()
+	conf := permissionsConf(t)
+	start, end := strings.Index(conf, "  WORKER = {"), strings.Index(conf, "  CLIENT = {")
+	if start < 0 || end < 0 {
+		t.Fatalf("no WORKER block before CLIENT in the documented permissions:\n%s", conf)
+	}
+	env := []string{"WOPR_COORDINATOR_PASSWORD=coordinator-pw", "WOPR_WORKER_PASSWORD=worker-pw", "WOPR_CLIENT_PASSWORD=client-pw"}
+	for i, name := range workers {
+		block := fmt.Sprintf("WORKER_%d", i+2)
+		more := strings.Replace(strings.Replace(conf[start:end], "WORKER = {", block+" = {", 1),
+			`"wopr.results.*.worker"`, `"wopr.results.*.`+name+`"`, 1)
+		if !strings.Contains(more, `"wopr.results.*.`+name+`"`) {
+			t.Fatal("the documented WORKER block has no wopr.results.*.worker subject")
+		}
+		pw := "WOPR_" + block + "_PASSWORD"
+		conf = conf[:end] + more + conf[end:]
+		end += len(more)
+		conf = strings.Replace(conf, "  users: [\n", fmt.Sprintf("  users: [\n    {user: %s, password: $%s, permissions: $%s}\n", name, pw, block), 1)
+		env = append(env, pw+"="+name+"-pw")
+	}
+	url, server, _ = startNATSConf(t, conf, env...)
+	return url, server, func(user string) conn {
+		return conn{url: url, env: []string{"WOPR_NATS_USER=" + user, "WOPR_NATS_PASSWORD=" + user + "-pw"}}
+	}
+}
+
+// A forgery its kind's check cannot see (a count subtree's result, right,
+// but another subtree's) is caught by --verify: a second worker computes
+// the task, the two disagree, a third settles it, and the rogue is
+// quarantined. Every task of the job is verified, and the figures are the
+// embedded run's.
+func TestVerifyCatchesConsistentForgery(t *testing.T) {
+	runsBinaries(t)
+	url, _, as := trustCluster(t, "worker-2", "worker-3")
+	coordinator, client := as("coordinator"), as("client")
+	dir := t.TempDir()
+	startEnv(t, coordinator.env, "coordinator", coordinator.args("--data", filepath.Join(dir, "c"))...)
+	// countArgs's job cut at ply 2: fewer tasks, each copy of which goes
+	// back and forth until a worker it does not exclude takes it.
+	args := []string{"mnk", "count", "--board", "4x4", "--split-depth", "2", "--json", "--verify", "1"}
+	if r := runEnv(t, client.env, "analyze", client.args(append(args, "--detach")...)...); r.code != 0 {
+		t.Fatalf("submit: exit %d: %s", r.code, r.stderr)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "worker-pw"}}, broker.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	source, err := b.Work().Tasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind, _ := tasks.Lookup("mnk.count")
+	runner := kind.NewRunner(tasks.Env{})
+	var first []byte // the payload of the first task, whose result answers the second
+	for i := range 2 {
+		d, err := source.Next(ctx, 30*time.Second)
+		if err != nil || d == nil {
+			t.Fatalf("the rogue's task %d: %v", i, err)
+		}
+		task, err := d.Task()
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload := task.Payload
+		if i == 0 {
+			first = payload
+			_ = d.HandBack()
+			continue
+		}
+		out, err := runner.Run(ctx, first) // another subtree's figures
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mine, _ := runner.Run(ctx, payload); string(mine.Data) == string(out.Data) {
+			t.Fatal("the two tasks have the same result: pick a job whose subtrees differ")
+		}
+		res := job.Result{Job: task.Job, Task: task.ID, Check: task.Check, Worker: "worker", Epoch: task.Epoch, Try: task.Try,
+			Token: task.Token, Data: out.Data}
+		if err := b.Work().PublishResult(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Ack(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"worker-2", "worker-3"} {
+		w := as(name)
+		startEnv(t, w.env, "worker", w.args("--data", filepath.Join(dir, name), "-c", "2", "--name", name)...)
+	}
+	r := runEnv(t, client.env, "analyze", client.args(args...)...)
+	if r.code != 0 {
+		t.Fatalf("follow the job: exit %d: %s", r.code, r.stderr)
+	}
+	got := parseReport(t, r.stdout)
+	if got.SplitDepth != 2 {
+		t.Errorf("split depth %d, want 2", got.SplitDepth)
+	}
+	verified, nTasks := got.VerifiedTasks, got.Tasks
+	got.SplitDepth, got.Tasks = reference(t).SplitDepth, reference(t).Tasks
+	sameFigures(t, got, reference(t))
+	got.VerifiedTasks, got.Tasks = verified, nTasks
+	if got.VerifiedTasks != got.Tasks || strings.Join(got.QuarantinedWorkers, ",") != "worker" {
+		t.Errorf("%d of %d tasks verified, quarantined %v; want all verified, the rogue quarantined",
+			got.VerifiedTasks, got.Tasks, got.QuarantinedWorkers)
 	}
 }

@@ -102,6 +102,12 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 		if res, ok = c.admit(r, i, res); !ok {
 			return
 		}
+	} else if res.Failed != "" && r.answers[i] != nil && r.tries[i] < maxCopies {
+		// A copy that awaits a second opinion died: the workers it
+		// excludes handed it back until it ran out of deliveries, while
+		// the others were busy. It is published again.
+		c.reissue(r, i)
+		return
 	}
 	s := storedResult{Task: res.Task, Check: res.Check, Worker: res.Worker, Failed: res.Failed, CacheHits: res.CacheHits}
 	if s.Failed == "" {

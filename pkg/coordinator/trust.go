@@ -237,6 +237,12 @@ func (c *Coordinator) exclude(r *run, i int, worker string) {
 	c.reissue(r, i)
 }
 
+// maxCopies bounds the publications of a task in one life of the
+// coordinator that awaits a second opinion: a copy dies when only the
+// workers it excludes take it (each hands it back), and is published
+// again, up to this many times; then its task fails.
+const maxCopies = 20
+
 // reissued tells whether task i was published again in this life.
 func (r *run) reissued(i int) bool { return r.tries[i] > 0 }
 

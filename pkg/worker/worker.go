@@ -321,7 +321,10 @@ func (w *Worker) handle(d job.Delivery, runners map[string]tasks.Runner, env tas
 	}
 	if slices.Contains(t.NotBy, w.cfg.Name) {
 		// A copy that checks this worker's result: another worker's.
-		_ = d.Retry(time.Second)
+		// Handed back later each time, so that the others, busy, get
+		// it before its deliveries run out (the coordinator publishes
+		// a copy that died again).
+		_ = d.Retry(min(time.Duration(d.Delivered())*250*time.Millisecond, 2*time.Second))
 		return
 	}
 	if d.Delivered() > 1 {
