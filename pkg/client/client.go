@@ -275,6 +275,9 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 		s.dropSinks() // once nothing writes to them
 	}()
 	spec, err := build(ctx, s.store)
+	if err == nil {
+		err = tasks.CheckSpec(spec)
+	}
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,9 @@ func (c *Conn) Submit(ctx context.Context, spec tasks.Spec) (*job.Record, error)
 // sudoku.SubmitCorpus) and returns the spec.
 func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks.Inputs) (tasks.Spec, error)) (*job.Record, error) {
 	spec, err := build(ctx, c.s.store)
+	if err == nil {
+		err = tasks.CheckSpec(spec) // the kinds' submit sides check it; this is for a spec made by hand
+	}
 	if err != nil {
 		return nil, err
 	}

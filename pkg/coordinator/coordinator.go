@@ -101,6 +101,10 @@ type Config struct {
 	ProgressEvery time.Duration
 	// Metrics, if set, counts results merged and job records by state.
 	Metrics Metrics
+	// MaxTasks is the most tasks a job may have (0: tasks.MaxTasks). A job
+	// whose parameters give more (tasks.CheckSize) fails before it is
+	// planned, and a plan that makes more fails its job.
+	MaxTasks int
 }
 
 // Coordinator is a running coordinator.
@@ -176,6 +180,9 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
+	}
+	if cfg.MaxTasks <= 0 {
+		cfg.MaxTasks = tasks.MaxTasks
 	}
 	if err := cfg.Work.EnsureConsumers(ctx); err != nil {
 		return nil, err

@@ -320,11 +320,19 @@ func init() { tasks.Register(squares{}) }
 // start runs a coordinator on f with an in-memory store.
 func start(t *testing.T, f *fakeBroker) *Coordinator {
 	t.Helper()
+	return startWith(t, f, Config{})
+}
+
+// startWith runs a coordinator on f with an in-memory store and the
+// limits of cfg.
+func startWith(t *testing.T, f *fakeBroker, cfg Config) *Coordinator {
+	t.Helper()
 	db, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond})
+	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond,
+		MaxTasks: cfg.MaxTasks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,5 +586,24 @@ func TestBadJobsFail(t *testing.T) {
 	}
 	if n := len(f.publishedTasks()); n != 0 {
 		t.Errorf("%d tasks published, want none", n)
+	}
+}
+
+// A plan of more tasks than the coordinator's limit fails its job, with
+// the figures, and publishes nothing.
+func TestPlanOverLimitFailsJob(t *testing.T) {
+	f := newFakeBroker()
+	startWith(t, f, Config{MaxTasks: 4})
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 5})
+	r := waitRecord(t, f, id, "failed", func(r *job.Record) bool { return r.State.Final() })
+	if want := "kind coordtest.squares made 5 tasks, more than the 4 a job may have"; r.State != job.Failed || r.Error != want {
+		t.Errorf("job %s %q, want failed %q", r.State, r.Error, want)
+	}
+	if n := len(f.publishedTasks()); n != 0 {
+		t.Errorf("%d tasks published, want none", n)
+	}
+	ok := waitRecord(t, f, f.submit(t, "coordtest.squares", squaresParams{N: 4}), "running", func(r *job.Record) bool { return r.State == job.Running })
+	if ok.Tasks != 4 {
+		t.Errorf("a job of 4 tasks: %d tasks, want 4", ok.Tasks)
 	}
 }

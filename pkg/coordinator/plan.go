@@ -60,15 +60,26 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
+	// A job too big is refused from its parameters, before its plan
+	// takes the memory of its tasks.
+	if err := tasks.CheckSize(kind, rec.Spec.Params, c.cfg.MaxTasks); err != nil {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
+	}
 	pickedUp := time.Now()
 	out := newOutputs(c.objects, r.id)
 	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result})
+	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
 	}
 	list := plan.Tasks()
+	if len(list) > c.cfg.MaxTasks {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made %s tasks, more than the %s a job may have",
+			kind.Name(), tasks.Thousands(uint64(len(list))), tasks.Thousands(uint64(c.cfg.MaxTasks))))
+	}
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
 	r.index = make(map[string]int, len(list))
 	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))

@@ -54,6 +54,18 @@ type PlanEnv struct {
 	// was given), so that a plan need not hold a result until it is its
 	// turn; nil: the plan keeps what it needs.
 	Result func(ctx context.Context, id string) ([]byte, error)
+	// MaxTasks is the most tasks the job may have (0: the package's
+	// MaxTasks). A kind that is no Sizer refuses, as it plans, a job that
+	// would have more (TooManyTasks); a Sizer's jobs were checked before.
+	MaxTasks int
+}
+
+// Limit returns the most tasks the job may have.
+func (e PlanEnv) Limit() int {
+	if e.MaxTasks > 0 {
+		return e.MaxTasks
+	}
+	return MaxTasks
 }
 
 // Objects is the cluster's store of big blobs (JetStream Object Store): job

@@ -109,6 +109,15 @@ func (p SimulateParams) Validate() (*mnk.Game, [2]player.Spec, error) {
 	return g, specs, nil
 }
 
+// perTask is the number of games of a task: GamesPerTask, or chosen for
+// about autoSimulateTasks tasks.
+func (p SimulateParams) perTask() int {
+	if p.GamesPerTask > 0 {
+		return p.GamesPerTask
+	}
+	return min(max((p.Games+autoSimulateTasks-1)/autoSimulateTasks, minAutoSimulateGame), maxSimulatePerTask)
+}
+
 // Simulate is the "mnk.simulate" kind.
 type Simulate struct{}
 
@@ -139,10 +148,7 @@ func (Simulate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (t
 		return nil, err
 	}
 	volatile := !specs[0].Positional() && specs[0].Kind != player.Random || !specs[1].Positional() && specs[1].Kind != player.Random
-	per := p.GamesPerTask
-	if per == 0 {
-		per = min(max((p.Games+autoSimulateTasks-1)/autoSimulateTasks, minAutoSimulateGame), maxSimulatePerTask)
-	}
+	per := p.perTask()
 	sp := &simulatePlan{Results: make(tasks.Results), params: p}
 	width := len(strconv.Itoa(p.Games - 1))
 	for first := 0; first < p.Games; first += per {

@@ -54,7 +54,11 @@ func (p MatchParams) Spec() (tasks.Spec, error) {
 	if err != nil {
 		return tasks.Spec{}, fmt.Errorf("encode the parameters of %s: %w", Match{}.Name(), err)
 	}
-	return tasks.Spec{Kind: Match{}.Name(), Params: params}, nil
+	sp := tasks.Spec{Kind: Match{}.Name(), Params: params}
+	if err := tasks.CheckSpec(sp); err != nil {
+		return tasks.Spec{}, err
+	}
+	return sp, nil
 }
 
 // Validate checks the parameters.
@@ -112,6 +116,31 @@ type matchResult struct {
 	Games []string `json:"games"`
 }
 
+// perTask is the number of games of a task: GamesPerTask, or chosen for
+// about autoTasks tasks.
+func (p MatchParams) perTask() int {
+	if p.GamesPerTask > 0 {
+		return p.GamesPerTask
+	}
+	return min(max((p.Games+autoTasks-1)/autoTasks, 1), maxGamesPerTask)
+}
+
+// Size implements tasks.Sizer: the games cut in tasks of GamesPerTask.
+func (Match) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p MatchParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("nineboard.match parameters: %v", err)
+	}
+	if _, _, _, err := p.Validate(); err != nil {
+		return tasks.Size{}, err
+	}
+	by := fmt.Sprintf("--games %d", p.Games)
+	if p.GamesPerTask > 0 {
+		by += fmt.Sprintf(" --games-per-task %d", p.GamesPerTask)
+	}
+	return tasks.Size{Tasks: (p.Games + p.perTask() - 1) / p.perTask(), By: by}, nil
+}
+
 // Plan implements tasks.Kind. A player with a time per move plays as deep
 // as the machine allows, so the tasks of such a match are volatile: their
 // games are not cached.
@@ -125,10 +154,7 @@ func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 		return nil, err
 	}
 	volatile := x.Time > 0 || o.Time > 0
-	per := p.GamesPerTask
-	if per == 0 {
-		per = min(max((p.Games+autoTasks-1)/autoTasks, 1), maxGamesPerTask)
-	}
+	per := p.perTask()
 	mp := &matchPlan{Results: make(tasks.Results), params: p}
 	width := len(strconv.Itoa(p.Games - 1))
 	for first := 0; first < p.Games; first += per {

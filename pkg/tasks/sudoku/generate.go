@@ -93,6 +93,18 @@ type genTask struct {
 	To   int `json:"to"`
 }
 
+// Size implements tasks.Sizer: the puzzles cut in tasks of perTask.
+func (Generate) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p GenerateParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("sudoku.generate parameters: %v", err)
+	}
+	if err := p.Validate(); err != nil {
+		return tasks.Size{}, err
+	}
+	return tasks.Size{Tasks: (p.Count + perTask - 1) / perTask, By: fmt.Sprintf("--count %d", p.Count)}, nil
+}
+
 // Plan implements tasks.Kind.
 func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p GenerateParams
