@@ -134,6 +134,9 @@ type run struct {
 	// planning failed (err).
 	ready chan struct{}
 	err   error
+	// stop cancels the job's planning: the job is cancelled, or over.
+	planCtx context.Context
+	stop    context.CancelFunc
 
 	mu       sync.Mutex
 	planned  bool
@@ -288,6 +291,7 @@ func (c *Coordinator) start(id string) *run {
 		return nil
 	}
 	r := &run{id: id, ready: make(chan struct{})}
+	r.planCtx, r.stop = context.WithCancel(c.ctx)
 	c.runs[id] = r
 	c.goFunc(func() { c.activate(r) })
 	return r
@@ -300,6 +304,9 @@ func (c *Coordinator) drop(r *run, over bool) {
 	defer c.mu.Unlock()
 	if c.runs[r.id] == r {
 		delete(c.runs, r.id)
+	}
+	if r.stop != nil {
+		r.stop()
 	}
 	if over {
 		c.over[r.id] = true

@@ -96,6 +96,7 @@ func (c *Coordinator) cancelJob(id string) {
 	r := c.runs[id]
 	c.mu.Unlock()
 	if r != nil {
+		r.stop() // a plan being made stops
 		r.mu.Lock()
 		r.finished = true
 		r.mu.Unlock()

@@ -69,7 +69,15 @@ func (c *Coordinator) plan(r *run) error {
 	pickedUp := time.Now()
 	out := newOutputs(c.objects, r.id)
 	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
+	pctx, pcancel := context.WithTimeout(r.planCtx, 5*time.Minute)
+	defer pcancel()
+	plan, err := kind.Plan(pctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
+	if err != nil && r.planCtx.Err() != nil {
+		// Cancelled (the job is, and cancelJob writes so) or stopped
+		// with the coordinator (the next one plans it again).
+		c.drop(r, c.ctx.Err() == nil)
+		return nil
+	}
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())

@@ -88,6 +88,21 @@ func planning(tag string) chan struct{} {
 	return c
 }
 
+// planStops (one per gate tag) are closed when a plan waiting for its
+// gate stops because its context is done.
+var planStops = map[string]chan struct{}{}
+
+func planStopped(tag string) chan struct{} {
+	mu.Lock()
+	defer mu.Unlock()
+	c := planStops[tag]
+	if c == nil {
+		c = make(chan struct{})
+		planStops[tag] = c
+	}
+	return c
+}
+
 var tags atomic.Int64
 
 // uniqueTag makes a gate tag of its own for each run of a test (go test
@@ -122,6 +137,7 @@ func (sumKind) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 		select {
 		case <-gate(p.SlowPlan):
 		case <-ctx.Done():
+			close(planStopped(p.SlowPlan))
 			return nil, ctx.Err()
 		}
 	}

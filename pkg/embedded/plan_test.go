@@ -64,3 +64,70 @@ func TestTooManyTasksFailsBeforePlanning(t *testing.T) {
 		t.Errorf("next job: sum %d, want %d", next.Sum, sumOfSquares(3))
 	}
 }
+
+// Cancelling a job while it is being planned stops its plan at once (the
+// plan's context is done), not when the plan is made.
+func TestCancelStopsPlanning(t *testing.T) {
+	c := startCluster(t, t.TempDir(), 1)
+	tag := uniqueTag("cancel-plan")
+	id := submit(t, c.Broker, "test.sum", sumParams{N: 10, SlowPlan: tag, Tag: tag})
+	select {
+	case <-planning(tag):
+	case <-time.After(time.Minute):
+		t.Fatal("the plan never started")
+	}
+	if _, err := c.Broker.Jobs().Cancel(ctxFor(t), id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-planStopped(tag):
+	case <-time.After(30 * time.Second):
+		openGate(tag) // let it end
+		t.Fatal("the plan went on 30 s after the job was cancelled, want it stopped at once")
+	}
+	if j := wait(t, c.Broker, id); j.State != job.Cancelled {
+		t.Fatalf("state %s (%s), want cancelled", j.State, j.Error)
+	}
+	next := sumReportOf(t, wait(t, c.Broker, submit(t, c.Broker, "test.sum", sumParams{N: 3, Tag: uniqueTag("after-cancel-plan")})))
+	if next.Sum != sumOfSquares(3) {
+		t.Errorf("next job: sum %d, want %d", next.Sum, sumOfSquares(3))
+	}
+}
+
+// A coordinator stopped while it plans a job stops the plan with it; the
+// next one plans the job again and runs it. A job too big, waiting for a
+// coordinator, is failed by the next one without planning it (before, each
+// coordinator planned it again until it ran out of memory).
+func TestRestartMidPlan(t *testing.T) {
+	r := newRestartable(t)
+	tag := uniqueTag("restart-plan")
+	id := submit(t, r.client, "test.sum", sumParams{N: 12, SlowPlan: tag, Tag: tag})
+	select {
+	case <-planning(tag):
+	case <-time.After(time.Minute):
+		t.Fatal("the plan never started")
+	}
+	p := mnk.DefaultSimulateParams()
+	p.Games, p.GamesPerTask = 100_000_000, 1
+	r.stopCoord()
+	select {
+	case <-planStopped(tag):
+	default:
+		t.Fatal("the coordinator stopped, its plan did not")
+	}
+	big := submit(t, r.client, "mnk.simulate", p)
+	runtime.GC()
+	base := heap()
+	r.startCoord()
+	j := waitFor(t, r.client, big, "failed", func(j *job.Record) bool { return j.State.Final() })
+	if h := heap(); h > base+heapBound {
+		t.Errorf("heap grew from %d MB to %d MB while the restarted coordinator took the job up", base>>20, h>>20)
+	}
+	if j.State != job.Failed || !strings.Contains(j.Error, "100,000,000 tasks, more than the 1,000,000 a job may have") {
+		t.Errorf("job too big: %s %q, want failed for its size", j.State, j.Error)
+	}
+	openGate(tag)
+	if rep := sumReportOf(t, wait(t, r.client, id)); rep.Sum != sumOfSquares(12) || rep.Merged != 12 {
+		t.Errorf("the job planned again: sum %d over %d tasks, want %d over 12", rep.Sum, rep.Merged, sumOfSquares(12))
+	}
+}

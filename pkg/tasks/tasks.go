@@ -35,7 +35,9 @@ type Kind interface {
 	Version() int
 	// Plan validates params and splits the job into tasks. An error wrapping
 	// ErrInvalid means the parameters are wrong; the message says what is
-	// allowed. env lends the job's inputs.
+	// allowed. env lends the job's inputs. ctx is done when the job is
+	// cancelled or the coordinator stops: a plan that loops over many
+	// tasks or positions checks it now and then and returns its error.
 	Plan(ctx context.Context, params json.RawMessage, env PlanEnv) (Plan, error)
 	// NewRunner returns a task runner for one worker slot. Runners are not
 	// shared between goroutines, so they may keep memo tables across tasks.

@@ -112,3 +112,30 @@ func TestTooManyTasksRefused(t *testing.T) {
 		t.Errorf("CheckSize with a limit of 9: %v, want 10 tasks refused", err)
 	}
 }
+
+// A plan stops when its context is done: cancelling a job stops its plan
+// at once, however many tasks it would have.
+func TestPlanStopsWhenCancelled(t *testing.T) {
+	big := mnk.DefaultSimulateParams()
+	big.Games, big.GamesPerTask = 1_000_000, 1
+	for _, c := range []struct {
+		kind   string
+		params json.RawMessage
+	}{
+		{"mnk.simulate", raw(t, big)},
+		{"mnk.count", raw(t, mnk.CountParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 8})},
+		{"nineboard.match", raw(t, nineboard.MatchParams{X: "random", O: "random", Variant: "ultimate", Games: nineboard.MaxGames, GamesPerTask: 1})},
+		{"sudoku.generate", raw(t, sudoku.GenerateParams{Count: sudoku.MaxGenerate, Seed: 1})},
+	} {
+		k, _ := tasks.Lookup(c.kind)
+		if err := tasks.CheckSize(k, c.params, tasks.MaxTasks); err != nil {
+			t.Errorf("%s: %v, want a job that may run", c.kind, err)
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := k.Plan(ctx, c.params, tasks.PlanEnv{}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s %s: plan with its job cancelled: %v, want %v", c.kind, c.params, err, context.Canceled)
+		}
+	}
+}

@@ -138,7 +138,7 @@ type simulateTask struct {
 
 // Plan implements tasks.Kind. A player on the clock moves as the machine
 // allows, so the tasks of such a simulation are volatile.
-func (Simulate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Simulate) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p SimulateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.simulate parameters: %v", err)
@@ -152,6 +152,9 @@ func (Simulate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (t
 	sp := &simulatePlan{Results: make(tasks.Results), params: p}
 	width := len(strconv.Itoa(p.Games - 1))
 	for first := 0; first < p.Games; first += per {
+		if err := stopped(ctx, len(sp.tasks)); err != nil {
+			return nil, err
+		}
 		t := simulateTask{SimulateParams: p, First: first, Count: min(per, p.Games-first)}
 		payload, _ := json.Marshal(t)
 		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, first), Payload: payload, Volatile: volatile})

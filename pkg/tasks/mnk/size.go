@@ -1,6 +1,7 @@
 package mnk
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -118,3 +119,12 @@ func (Minimax) Size(json.RawMessage) (tasks.Size, error) { return tasks.Size{Tas
 
 // Size implements tasks.Sizer: one task.
 func (Search) Size(json.RawMessage) (tasks.Size, error) { return tasks.Size{Tasks: 1}, nil }
+
+// stopped is ctx's error, asked every 1024th step i of a long loop of a
+// plan: a plan stops when its job is cancelled.
+func stopped(ctx context.Context, i int) error {
+	if i%1024 != 0 {
+		return nil
+	}
+	return ctx.Err()
+}

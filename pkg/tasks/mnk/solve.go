@@ -212,7 +212,7 @@ type solveResult struct {
 }
 
 // Plan implements tasks.Kind.
-func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Solve) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
@@ -221,7 +221,7 @@ func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 	if err != nil {
 		return nil, err
 	}
-	return newSolvePlan(g, p), nil
+	return newSolvePlan(ctx, g, p)
 }
 
 type solvePlan struct {
@@ -235,7 +235,7 @@ type solvePlan struct {
 	where  []int        // task index -> node in the last layer
 }
 
-func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
+func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, error) {
 	sp := &solvePlan{Results: make(tasks.Results), g: g, params: p}
 	ex := &countPlan{g: g} // its expand merges children by canonical form
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
@@ -251,7 +251,11 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 			sp.split = d
 			break
 		}
-		sp.layers = append(sp.layers, ex.expand(sp.layers[d]))
+		next, err := ex.expand(ctx, sp.layers[d])
+		if err != nil {
+			return nil, err
+		}
+		sp.layers = append(sp.layers, next)
 	}
 	last := sp.layers[sp.split]
 	for i := range last {
@@ -288,7 +292,7 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 		sp.all = append(sp.all, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
 	sp.tasks = sp.all[len(sp.all)-len(sp.where):]
-	return sp
+	return sp, nil
 }
 
 // Tasks implements tasks.Plan.

@@ -144,7 +144,7 @@ func (Match) Size(raw json.RawMessage) (tasks.Size, error) {
 // Plan implements tasks.Kind. A player with a time per move plays as deep
 // as the machine allows, so the tasks of such a match are volatile: their
 // games are not cached.
-func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Match) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p MatchParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("nineboard.match parameters: %v", err)
@@ -158,6 +158,9 @@ func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 	mp := &matchPlan{Results: make(tasks.Results), params: p}
 	width := len(strconv.Itoa(p.Games - 1))
 	for first := 0; first < p.Games; first += per {
+		if len(mp.tasks)%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err() // the job is cancelled
+		}
 		t := matchTask{MatchParams: p, First: first, Count: min(per, p.Games-first)}
 		payload, _ := json.Marshal(t)
 		mp.tasks = append(mp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, first), Payload: payload, Volatile: volatile})

@@ -106,7 +106,7 @@ func (Generate) Size(raw json.RawMessage) (tasks.Size, error) {
 }
 
 // Plan implements tasks.Kind.
-func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Generate) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p GenerateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("sudoku.generate parameters: %v", err)
@@ -118,6 +118,9 @@ func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (t
 	n := (p.Count + perTask - 1) / perTask
 	width := len(strconv.Itoa(n - 1))
 	for i := range n {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err() // the job is cancelled
+		}
 		t := genTask{GenerateParams: p, From: i * perTask, To: min((i+1)*perTask, p.Count)}
 		t.Out = false
 		payload, _ := json.Marshal(t)
