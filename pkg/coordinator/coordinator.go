@@ -138,19 +138,21 @@ type run struct {
 	planCtx context.Context
 	stop    context.CancelFunc
 
-	mu       sync.Mutex
-	planned  bool
-	pending  []job.Result // arrived while the job was being planned
-	plan     tasks.Plan
-	out      *outputs       // the job's outputs, lent to the plan
-	index    map[string]int // task id -> position in tasks
-	kind     string
-	version  int
-	tasks    []tasks.Task // plan.Tasks()
-	checks   []string     // job.PayloadCheck of each task, made when first needed
-	keys     [][]byte     // cacheKey of each task, made when first needed
-	epoch    int          // of this coordinator's life of the job
-	resumed  bool         // a life before this one ran the job
+	mu      sync.Mutex
+	planned bool
+	pending []job.Result // arrived while the job was being planned
+	plan    tasks.Plan
+	out     *outputs // the job's outputs, lent to the plan
+	kind    string
+	version int
+	tasks   taskList
+	// checks and keys are the job.PayloadCheck and cache key of each
+	// task, made when first needed and kept where tasks keeps the tasks
+	// (nil: made again each time, from the task made again).
+	checks   []string
+	keys     [][]byte
+	epoch    int  // of this coordinator's life of the job
+	resumed  bool // a life before this one ran the job
 	done     []bool
 	nDone    int
 	failures []tasks.Failure

@@ -82,22 +82,25 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
 	}
-	list := plan.Tasks()
-	if len(list) > c.cfg.MaxTasks {
+	list := listOf(plan)
+	n := list.Len()
+	if n > c.cfg.MaxTasks {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made %s tasks, more than the %s a job may have",
-			kind.Name(), tasks.Thousands(uint64(len(list))), tasks.Thousands(uint64(c.cfg.MaxTasks))))
+			kind.Name(), tasks.Thousands(uint64(n)), tasks.Thousands(uint64(c.cfg.MaxTasks))))
+	}
+	if err := checkIDs(r.planCtx, kind.Name(), list); err != nil {
+		if r.planCtx.Err() != nil {
+			c.drop(r, c.ctx.Err() == nil)
+			return nil
+		}
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
 	}
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
-	r.index = make(map[string]int, len(list))
-	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
-	for i, t := range list {
-		if !tasks.ValidID(t.ID) {
-			r.plan = nil
-			c.drop(r, true)
-			return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
-		}
-		r.index[t.ID] = i
+	r.done = make([]bool, n)
+	if list.keeps() {
+		r.checks, r.keys = make([]string, n), make([][]byte, n)
 	}
 	if err := c.mergeStored(r); err != nil {
 		r.plan = nil
@@ -114,7 +117,7 @@ func (c *Coordinator) plan(r *run) error {
 		}
 		j.State = job.Running
 		j.Epoch++
-		j.Tasks = len(list)
+		j.Tasks = n
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = r.nDone, len(r.failures), r.nCached, r.hits
 		return nil
 	})
@@ -123,7 +126,7 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, err == nil)
 		return err
 	}
-	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", len(list), "done", r.nDone, "resumed", resumed,
+	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", n, "done", r.nDone, "resumed", resumed,
 		"plan_seconds", time.Since(pickedUp).Seconds())
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -145,7 +148,7 @@ func (c *Coordinator) mergeStored(r *run) error {
 		if err != nil {
 			return fmt.Errorf("stored result %s: %w", key, err)
 		}
-		i, ok := r.index[s.Task]
+		i, ok := r.tasks.Index(s.Task)
 		switch {
 		case !ok || r.done[i]:
 			return nil
@@ -206,16 +209,17 @@ func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
 func (c *Coordinator) publishUnfinished(r *run) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
 	defer cancel()
-	for i := range r.tasks {
+	for i := range len(r.done) {
 		r.mu.Lock()
 		if r.done[i] || r.finished {
 			r.mu.Unlock()
 			continue
 		}
-		t, cacheable, key := r.taskMsg(i), !r.tasks[i].Volatile, r.key(i)
+		task := r.tasks.Task(i)
+		t, key := r.taskMsg(i, task), r.key(i, task)
 		r.mu.Unlock()
-		if cacheable {
-			hit, err := c.fromCache(r, i, key)
+		if !task.Volatile {
+			hit, err := c.fromCache(r, i, t.ID, t.Check, key)
 			if err != nil {
 				return err
 			}
@@ -242,7 +246,7 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 // fromCache merges task i from a result stored under key by an earlier job
 // with the same task, if there is one (renewed if it was about to expire),
 // and tells whether there was.
-func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
+func (c *Coordinator) fromCache(r *run, i int, id, check string, key []byte) (bool, error) {
 	data, found, err := c.cfg.DB.Get(key)
 	if err != nil || !found {
 		return false, err
@@ -250,7 +254,7 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 	if _, err := c.cfg.DB.Fresh(key); err != nil {
 		return false, err
 	}
-	s := storedResult{Task: r.tasks[i].ID, Check: r.check(i), Ref: string(key), Cached: true}
+	s := storedResult{Task: id, Check: check, Ref: string(key), Cached: true}
 	val, err := s.encode()
 	if err != nil {
 		return false, err
@@ -272,32 +276,60 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 	return true, nil
 }
 
-// key returns task i's cache key (r.mu held, or r not yet shared).
-func (r *run) key(i int) []byte {
-	if r.keys[i] == nil {
-		sum := sha256.Sum256(r.tasks[i].Payload)
-		r.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
+// key returns the cache key of task i, t (r.mu held, or r not yet
+// shared).
+func (r *run) key(i int, t tasks.Task) []byte {
+	if r.keys != nil && r.keys[i] != nil {
+		return r.keys[i]
 	}
-	return r.keys[i]
+	sum := sha256.Sum256(t.Payload)
+	k := fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
+	if r.keys != nil {
+		r.keys[i] = k
+	}
+	return k
 }
 
 // matches tells whether a result computed for a task with this payload
 // check belongs to task i. A failure may have no check: the worker could
 // not read the task's message, and so no result can come for it.
 func (r *run) matches(i int, check string, failed bool) bool {
-	return check == r.check(i) || check == "" && failed
+	return check == "" && failed || check == r.check(i, r.tasks.Task(i))
 }
 
-// taskMsg is the message of task i in this coordinator's epoch of the job.
-func (r *run) taskMsg(i int) job.Task {
-	t := r.tasks[i]
-	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: r.check(i), Payload: t.Payload}
+// taskMsg is the message of task i, t, in this coordinator's epoch of the
+// job.
+func (r *run) taskMsg(i int, t tasks.Task) job.Task {
+	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: r.check(i, t), Payload: t.Payload}
 }
 
-// check returns task i's payload check (r.mu held, or r not yet shared).
-func (r *run) check(i int) string {
-	if r.checks[i] == "" {
-		r.checks[i] = job.PayloadCheck(r.tasks[i].Payload)
+// check returns the payload check of task i, t (r.mu held, or r not yet
+// shared).
+func (r *run) check(i int, t tasks.Task) string {
+	if r.checks != nil && r.checks[i] != "" {
+		return r.checks[i]
 	}
-	return r.checks[i]
+	c := job.PayloadCheck(t.Payload)
+	if r.checks != nil {
+		r.checks[i] = c
+	}
+	return c
+}
+
+// checkIDs checks the ids of a plan's tasks: valid (tasks.ValidID), and
+// each leading back to its task. It stops when ctx is done.
+func checkIDs(ctx context.Context, kind string, list taskList) error {
+	for i := range list.Len() {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		id := list.Task(i).ID
+		if !tasks.ValidID(id) {
+			return fmt.Errorf("kind %s made an invalid task id %q", kind, id)
+		}
+		if j, ok := list.Index(id); !ok || j != i {
+			return fmt.Errorf("kind %s made task %d with the id %q, which leads to task %d (found %v): ids must be unique", kind, i, id, j, ok)
+		}
+	}
+	return nil
 }

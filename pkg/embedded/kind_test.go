@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,9 @@ type sumParams struct {
 	Extra map[string]int `json:"extra,omitempty"`
 	// SlowPlan names a gate that the plan waits for (see planning).
 	SlowPlan string `json:"slow_plan,omitempty"`
+	// Indexed makes a plan that makes its tasks when asked
+	// (tasks.Indexed).
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // sumFigures is the kind's report: the sum of the results merged, and how
@@ -141,7 +145,21 @@ func (sumKind) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 			return nil, ctx.Err()
 		}
 	}
-	return &sumPlan{p: p, salt: planSalt.Load()}, nil
+	sp := &sumPlan{p: p, salt: planSalt.Load()}
+	if p.Indexed {
+		return indexedSum{sp}, nil
+	}
+	return sp, nil
+}
+
+// indexedSum is a sumPlan that the runtime reads as a tasks.Indexed.
+type indexedSum struct{ *sumPlan }
+
+func (s indexedSum) Len() int              { return s.p.N }
+func (s indexedSum) Task(i int) tasks.Task { return s.Tasks()[i] }
+func (s indexedSum) Index(id string) (int, bool) {
+	i, err := strconv.Atoi(strings.TrimPrefix(id, "t"))
+	return i, err == nil && i >= 0 && i < s.p.N && "t"+strconv.Itoa(i) == id
 }
 
 // sumPlan checks the runtime's side of the contract: Report fails the job

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -129,5 +130,54 @@ func TestRestartMidPlan(t *testing.T) {
 	openGate(tag)
 	if rep := sumReportOf(t, wait(t, r.client, id)); rep.Sum != sumOfSquares(12) || rep.Merged != 12 {
 		t.Errorf("the job planned again: sum %d over %d tasks, want %d over 12", rep.Sum, rep.Merged, sumOfSquares(12))
+	}
+}
+
+// A job of as many tasks as a job may have costs the coordinator a few
+// bytes a task, not its payloads: mnk.simulate makes its tasks as they are
+// published (tasks.Indexed). Sampled while the job is planned and its
+// first ten thousand tasks are published, with no worker to take them.
+func TestBigJobMemoryBounded(t *testing.T) {
+	r := newBare(t, broker.DefaultConfig())
+	runtime.GC()
+	base := heap()
+	p := mnk.DefaultSimulateParams()
+	p.Games, p.GamesPerTask = 1_000_000, 1
+	id := submit(t, r.client, "mnk.simulate", p)
+	const bound = 128 << 20
+	var peak uint64
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if h := heap(); h > peak {
+			peak = h
+		}
+		if peak > base+bound {
+			t.Fatalf("heap grew from %d MB to %d MB, want at most %d MB more", base>>20, peak>>20, bound>>20)
+		}
+		j, _, err := r.client.Jobs().Get(r.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State.Final() {
+			t.Fatalf("job %s (%s), want running", j.State, j.Error)
+		}
+		n, err := r.client.Work().QueuedTasks(r.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State == job.Running && j.Tasks == 1_000_000 && n >= 10_000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s with %d tasks queued after 3 minutes, want running with 10,000 queued", j.State, n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline, sampling the heap
+	}
+	t.Logf("heap %d MB before, %d MB at most while a job of 1,000,000 tasks was planned and 10,000 published", base>>20, peak>>20)
+	if _, err := r.client.Jobs().Cancel(r.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if j := waitFor(t, r.client, id, "cancelled", func(j *job.Record) bool { return j.State.Final() }); j.State != job.Cancelled {
+		t.Errorf("state %s, want cancelled", j.State)
 	}
 }

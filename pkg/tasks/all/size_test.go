@@ -82,6 +82,9 @@ func TestSizeBoundsPlan(t *testing.T) {
 		if n := len(plan.Tasks()); n > size.Tasks {
 			t.Errorf("%s %s: %d tasks planned, size %d: want at most the size", c.kind, c.params, n, size.Tasks)
 		}
+		if ix, ok := plan.(tasks.Indexed); ok {
+			checkIndexed(t, c.kind, ix)
+		}
 	}
 }
 
@@ -136,6 +139,30 @@ func TestPlanStopsWhenCancelled(t *testing.T) {
 		cancel()
 		if _, err := k.Plan(ctx, c.params, tasks.PlanEnv{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s %s: plan with its job cancelled: %v, want %v", c.kind, c.params, err, context.Canceled)
+		}
+	}
+}
+
+// checkIndexed checks a plan that makes its tasks when asked: its tasks
+// are the same every time, and each id leads back to its task.
+func checkIndexed(t *testing.T, kind string, ix tasks.Indexed) {
+	t.Helper()
+	list := ix.(tasks.Plan).Tasks()
+	if len(list) != ix.Len() {
+		t.Errorf("%s: %d tasks listed, Len %d", kind, len(list), ix.Len())
+		return
+	}
+	for i, task := range list {
+		if again := ix.Task(i); again.ID != task.ID || string(again.Payload) != string(task.Payload) || again.Volatile != task.Volatile {
+			t.Errorf("%s: task %d made as %+v, then as %+v", kind, i, task, again)
+		}
+		if j, ok := ix.Index(task.ID); !ok || j != i {
+			t.Errorf("%s: Index(%q) = %d, %v, want %d, true", kind, task.ID, j, ok, i)
+		}
+	}
+	for _, id := range []string{"", "g", "x1", "g-1", "g99999999", "exact", list[0].ID + "0"} {
+		if i, ok := ix.Index(id); ok && (i >= len(list) || list[i].ID != id) {
+			t.Errorf("%s: Index(%q) = %d, true: no such task", kind, id, i)
 		}
 	}
 }
