@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
@@ -205,13 +206,29 @@ func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
 // acknowledged the result, or the parts of one too big for a message (as
 // they came, keeping them until it was whole: broker.Work.ConsumeResults),
 // but never merged it, or dropped it, or merged it without its store
-// writing that down.
+// writing that down. Only the tasks below the mark that an earlier life
+// left (publishedKey) are looked for in the queue: those past it were
+// never published (or, the last few, published as the life ended: a
+// second copy runs twice and merges once), so that a job of many tasks
+// resumes where its publishing stopped.
 func (c *Coordinator) publishUnfinished(r *run) error {
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
-	defer cancel()
-	for i := range len(r.done) {
+	mark := 0
+	if r.resumed {
+		mark = c.publishedMark(r.id)
+	}
+	n := len(r.done)
+	for i := range n {
+		if i%markEvery == 0 && i > mark {
+			if err := c.markPublished(r, i); err != nil {
+				return err
+			}
+		}
 		r.mu.Lock()
-		if r.done[i] || r.finished {
+		if r.finished {
+			r.mu.Unlock()
+			return nil
+		}
+		if r.done[i] {
 			r.mu.Unlock()
 			continue
 		}
@@ -227,20 +244,59 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 				continue
 			}
 		}
-		if r.resumed {
+		// Each request has its own time: a job of a million tasks takes
+		// minutes to publish.
+		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+		if r.resumed && i < mark {
 			has, err := c.work.HasTask(ctx, r.id, t.ID)
-			if err != nil {
-				return err
-			}
-			if has {
+			if err != nil || has {
+				cancel()
+				if err != nil {
+					return err
+				}
 				continue
 			}
 		}
-		if err := c.work.PublishTask(ctx, t); err != nil {
+		err := c.work.PublishTask(ctx, t)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
+	if n > mark {
+		return c.markPublished(r, n)
+	}
 	return nil
+}
+
+// markPublished writes down that every task of r below i is merged,
+// queued or published, unless r is finished (its marks are dropped).
+func (c *Coordinator) markPublished(r *run, i int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return nil
+	}
+	return c.cfg.DB.Put(publishedKey(r.id), strconv.AppendInt(nil, int64(i), 10))
+}
+
+// markEvery is how often publishUnfinished writes down how far it went.
+const markEvery = 1024
+
+// publishedMark reads how far an earlier life of the coordinator went
+// through job id's tasks, publishing them: every task below the mark was
+// published, merged or found queued then. A mark that cannot be read is
+// the start: every task is looked for.
+func (c *Coordinator) publishedMark(id string) int {
+	v, found, err := c.cfg.DB.Get(publishedKey(id))
+	if err != nil || !found {
+		return 0
+	}
+	mark, err := strconv.Atoi(string(v))
+	if err != nil || mark < 0 {
+		return 0
+	}
+	return mark
 }
 
 // fromCache merges task i from a result stored under key by an earlier job
