@@ -148,8 +148,9 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 	switch {
 	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
 		return nil, methodError(p.Method)
-	case p.Certificate && p.CertificatePositions < 1:
-		return nil, tasks.Invalid("--certificate-positions %d: want 1 or more", p.CertificatePositions)
+	case p.Certificate && (p.CertificatePositions < 1 || p.CertificatePositions > MaxCertificatePositions):
+		return nil, tasks.Invalid("--certificate-positions %d: want 1 to %s (a certificate's text is at most 1 GB)",
+			p.CertificatePositions, tasks.Thousands(MaxCertificatePositions))
 	case !p.Certificate && p.CertificatePositions != 0:
 		return nil, tasks.Invalid("--certificate-positions %d: only with --certificate", p.CertificatePositions)
 	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > solve.MaxCells:
