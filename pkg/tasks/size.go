@@ -25,8 +25,9 @@ type Sizer interface {
 
 // Size is how many tasks a job's parameters give.
 type Size struct {
-	// Tasks is the number of tasks, or an upper bound.
+	// Tasks is the number of tasks, or with Bound an upper bound.
 	Tasks int
+	Bound bool
 	// By names the parameters that set it, as a user gives them
 	// ("--games 100000000 --games-per-task 1"), for the refusal.
 	By string
@@ -45,6 +46,9 @@ func CheckSize(k Kind, params json.RawMessage, limit int) error {
 		return err
 	}
 	if size.Tasks > limit {
+		if size.Bound {
+			return Invalid("%s: up to %s tasks, more than the %s a job may have", size.By, Thousands(uint64(size.Tasks)), Thousands(uint64(max(limit, 0))))
+		}
 		return TooManyTasks(size.By, size.Tasks, limit)
 	}
 	return nil

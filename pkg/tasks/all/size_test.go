@@ -99,7 +99,7 @@ func TestTooManyTasksRefused(t *testing.T) {
 		want string
 	}{
 		{sim.Spec, "--games 100000000 --games-per-task 1: 100,000,000 tasks, more than the 1,000,000 a job may have"},
-		{mnk.CountParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 10}.Spec, "--split-depth 10: 1,000,001 tasks, more than the 1,000,000 a job may have"},
+		{mnk.CountParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 10}.Spec, "--split-depth 10: up to 2,018,016 tasks, more than the 1,000,000 a job may have"},
 	} {
 		_, err := c.spec()
 		if !errors.Is(err, tasks.ErrInvalid) || err.Error() != c.want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
@@ -55,28 +56,22 @@ func (Count) Size(raw json.RawMessage) (tasks.Size, error) {
 		return tasks.Size{}, err
 	}
 	if p.SplitDepth < 0 {
-		return tasks.Size{Tasks: autoSplitTasks * max(g.Cells(), 1), By: "--split-depth -1"}, nil
+		return tasks.Size{Tasks: autoSplitTasks * max(g.Cells(), 1), Bound: true, By: "--split-depth -1"}, nil
 	}
-	return tasks.Size{Tasks: placements(g.Cells(), p.SplitDepth), By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
+	return tasks.Size{Tasks: placements(g.Cells(), p.SplitDepth), Bound: true, By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
 }
 
 // placements bounds the positions after d plies on a board of cells
 // cells: the ways of choosing d cells, times the ways of giving the
-// first player ceil(d/2) of them. It saturates at MaxTasks+1, past which
-// the figure only refuses.
+// first player ceil(d/2) of them (symmetry and ended games make them
+// fewer). It stops at 2^62.
 func placements(cells, d int) int {
-	limit := uint64(tasks.MaxTasks + 1)
-	choose := func(n, k int) uint64 {
-		c := uint64(1)
-		for i := 1; i <= k; i++ {
-			c = c * uint64(n-k+i) / uint64(i) // exact: c is C(n-k+i, i) after the step
-			if c > limit {
-				return limit
-			}
-		}
-		return c
+	n := new(big.Int).Binomial(int64(cells), int64(d))
+	n.Mul(n, new(big.Int).Binomial(int64(d), int64((d+1)/2)))
+	if most := big.NewInt(1 << 62); n.Cmp(most) > 0 {
+		return 1 << 62
 	}
-	return int(min(choose(cells, d)*choose(d, (d+1)/2), limit))
+	return int(n.Int64())
 }
 
 // Size implements tasks.Sizer: the positions at the split depth (the
@@ -98,7 +93,7 @@ func (Solve) Size(raw json.RawMessage) (tasks.Size, error) {
 	if p.Certificate {
 		n++
 	}
-	return tasks.Size{Tasks: n, By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
+	return tasks.Size{Tasks: n, Bound: true, By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
 }
 
 // Size implements tasks.Sizer: one task per cell of the grid.
