@@ -22,7 +22,10 @@ func init() { tasks.Register(Generate{}) }
 
 // Limits of a generation job.
 const (
-	MaxGenerate = 10_000_000
+	// MaxGenerate bounds --count: the report holds every puzzle, and its
+	// making about 460 bytes each on the coordinator (460 MB for a
+	// million, some 4.6 GB for ten million).
+	MaxGenerate = 1_000_000
 	MinClues    = 17 // no Sudoku with fewer clues has a unique solution
 	perTask     = 50
 	// maxAttempts is how many random solution grids a puzzle may take:
