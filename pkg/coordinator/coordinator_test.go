@@ -232,6 +232,7 @@ type squaresParams struct {
 	Gate string `json:"gate,omitempty"` // the plan waits for it
 	Bad  int    `json:"bad,omitempty"`  // with Bad > 0, task Bad-1's result cannot be merged
 	From int    `json:"from,omitempty"` // task i squares From+i
+	Dup  bool   `json:"dup,omitempty"`  // the last task has the id of the first
 }
 
 func (squares) Name() string { return "coordtest.squares" }
@@ -277,6 +278,9 @@ func (squares) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 	sp := &squaresPlan{p: p, merged: map[string]int{}}
 	for i := range p.N {
 		sp.tasks = append(sp.tasks, tasks.Task{ID: "s" + strconv.Itoa(i), Payload: []byte(strconv.Itoa(p.From + i))})
+	}
+	if p.Dup {
+		sp.tasks[p.N-1].ID = sp.tasks[0].ID
 	}
 	return sp, nil
 }
@@ -599,6 +603,11 @@ func TestBadJobsFail(t *testing.T) {
 	start(t, f)
 	bad := f.submit(t, "coordtest.squares", squaresParams{N: 0})
 	unknown := f.submit(t, "no.such.kind", nil)
+	dup := f.submit(t, "coordtest.squares", squaresParams{N: 3, Dup: true})
+	if r := waitRecord(t, f, dup, "failed", final); r.State != job.Failed ||
+		r.Error != `kind coordtest.squares made tasks 0 and 2 with the id "s0": ids must be unique` {
+		t.Errorf("two tasks of one id: %s, %q", r.State, r.Error)
+	}
 	if r := waitRecord(t, f, bad, "failed", final); r.State != job.Failed || !strings.Contains(r.Error, "want n of 1 or more") {
 		t.Errorf("bad parameters: %s, %q", r.State, r.Error)
 	}

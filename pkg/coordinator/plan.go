@@ -383,8 +383,11 @@ func checkIDs(ctx context.Context, kind string, list taskList) error {
 		if !tasks.ValidID(id) {
 			return fmt.Errorf("kind %s made an invalid task id %q", kind, id)
 		}
-		if j, ok := list.Index(id); !ok || j != i {
-			return fmt.Errorf("kind %s made task %d with the id %q, which leads to task %d (found %v): ids must be unique", kind, i, id, j, ok)
+		switch j, ok := list.Index(id); {
+		case !ok:
+			return fmt.Errorf("kind %s made task %d with the id %q, which its index does not find", kind, i, id)
+		case j != i:
+			return fmt.Errorf("kind %s made tasks %d and %d with the id %q: ids must be unique", kind, min(i, j), max(i, j), id)
 		}
 	}
 	return nil
