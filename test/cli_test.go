@@ -27,6 +27,10 @@ func TestBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "count", "--k", "x"}, "whole number"},
 		{[]string{"mnk", "count", "--board", "5x5"}, "at most 16 cells"},
 		{[]string{"mnk", "count", "--split-depth", "10"}, "split depth 10"},
+		// A hundred million tasks: refused from the parameters, before
+		// anything plans them (issue 32: 5 GB in 32 s).
+		{[]string{"mnk", "simulate", "--games", "100000000", "--games-per-task", "1"},
+			"--games 100000000 --games-per-task 1: 100,000,000 tasks, more than the 1,000,000 a job may have"},
 		{[]string{"mnk", "count", "--nonsense"}, "nonsense"},
 		{[]string{"mnk", "count", "extra"}, "no arguments"},
 		{[]string{"mnk", "count", "--detach"}, "--detach needs --nats"},

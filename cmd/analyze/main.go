@@ -27,6 +27,7 @@ import (
 	"github.com/woprlabs/wopr/internal/metrics"
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
@@ -141,7 +142,7 @@ func exitCode(err error) int {
 	fmt.Fprintln(os.Stderr, "analyze:", natsflags.Hint(err))
 	var ue usageError
 	switch {
-	case errors.As(err, &ue), errors.Is(err, job.ErrNotFound):
+	case errors.As(err, &ue), errors.Is(err, job.ErrNotFound), errors.Is(err, tasks.ErrInvalid):
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130

@@ -14,6 +14,7 @@ import (
 	"github.com/woprlabs/wopr/cmd/internal/natsflags"
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/service"
+	"github.com/woprlabs/wopr/pkg/tasks"
 	_ "github.com/woprlabs/wopr/pkg/tasks/all"
 )
 
@@ -26,20 +27,22 @@ func main() {
 		&cli.DurationFlag{Name: "ack-wait", Usage: "redeliver a task whose worker sent no heartbeat for `D`", Value: def.AckWait},
 		&cli.IntFlag{Name: "max-deliver", Usage: "`N` deliveries of a task before it is reported as failed", Value: def.MaxDeliver},
 		&cli.IntFlag{Name: "max-ack-pending", Usage: "`N` tasks out with workers at once", Value: def.MaxAckPending},
+		&cli.IntFlag{Name: "max-tasks", Usage: "fail a job of more than `N` tasks before it is planned (clients refuse more than the default)",
+			Value: tasks.MaxTasks, EnvVars: []string{"WOPR_MAX_TASKS"}},
 	)
 	app.Action = func(c *cli.Context) error {
 		q := broker.Config{
 			Replicas: c.Int("replicas"), AckWait: c.Duration("ack-wait"),
 			MaxDeliver: c.Int("max-deliver"), MaxAckPending: c.Int("max-ack-pending"),
 		}
-		if q.Replicas < 1 || q.AckWait < 100*time.Millisecond || q.MaxDeliver < 1 || q.MaxAckPending < 1 {
-			daemon.Usage("coordinator", "--replicas, --max-deliver and --max-ack-pending must be at least 1, --ack-wait at least 100ms")
+		if q.Replicas < 1 || q.AckWait < 100*time.Millisecond || q.MaxDeliver < 1 || q.MaxAckPending < 1 || c.Int("max-tasks") < 1 {
+			daemon.Usage("coordinator", "--replicas, --max-deliver, --max-ack-pending and --max-tasks must be at least 1, --ack-wait at least 100ms")
 		}
 		return service.RunCoordinator(service.CoordinatorConfig{Common: service.Common{
 			NATS: c.String("nats"), Auth: natsflags.Auth(c), Data: c.String("data"), Name: "wopr-coordinator", Queue: q,
 			CacheTTL: daemon.CacheTTL(c), Log: daemon.Logger(c),
 			MetricsAddr: daemon.MetricsAddr(c),
-		}})
+		}, MaxTasks: c.Int("max-tasks")})
 	}
 	daemon.Run(app)
 }

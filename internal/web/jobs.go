@@ -411,7 +411,15 @@ func fieldNames(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	for _, f := range flagFields {
 		if rest, ok := strings.CutPrefix(msg, f.flag); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
-			return f.field + rest
+			msg = f.field + rest
+			break
+		}
+	}
+	// A message that names several parameters ("--games 100000000
+	// --games-per-task 1: ... tasks") names the others after the first.
+	for _, f := range flagFields {
+		if strings.HasPrefix(f.flag, "--") {
+			msg = strings.ReplaceAll(msg, " "+f.flag+" ", " "+f.field+" ")
 		}
 	}
 	return msg

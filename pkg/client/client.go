@@ -303,6 +303,9 @@ func RunWith(ctx context.Context, o Options, build func(context.Context, tasks.I
 	ctx, done := s.guard(ctx)
 	defer func() { err = done(err) }()
 	spec, err := build(ctx, s.store)
+	if err == nil {
+		err = tasks.CheckSpec(spec)
+	}
 	if err != nil {
 		return err
 	}

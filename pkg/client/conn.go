@@ -74,6 +74,9 @@ func (c *Conn) SubmitWith(ctx context.Context, build func(context.Context, tasks
 	ctx, done := c.s.guard(ctx)
 	defer func() { err = done(err) }()
 	spec, err := build(ctx, c.s.store)
+	if err == nil {
+		err = tasks.CheckSpec(spec) // the kinds' submit sides check it; this is for a spec made by hand
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,10 @@ type Config struct {
 	// tasks verified (tasks.Spec.Verify): the embedded default, whose only
 	// worker is its own process's. Tokens apply regardless.
 	TrustWorkers bool
+	// MaxTasks is the most tasks a job may have (0: tasks.MaxTasks). A job
+	// whose parameters give more (tasks.CheckSize) fails before it is
+	// planned, and a plan that makes more fails its job.
+	MaxTasks int
 }
 
 // Coordinator is a running coordinator.
@@ -139,20 +143,25 @@ type run struct {
 	// planning failed (err).
 	ready chan struct{}
 	err   error
+	// stop cancels the job's planning: the job is cancelled, or over.
+	planCtx context.Context
+	stop    context.CancelFunc
 
-	mu       sync.Mutex
-	planned  bool
-	pending  []arrival // arrived while the job was being planned
-	plan     tasks.Plan
-	out      *outputs       // the job's outputs, lent to the plan
-	index    map[string]int // task id -> position in tasks
-	kind     string
-	version  int
-	tasks    []tasks.Task // plan.Tasks()
-	checks   []string     // job.PayloadCheck of each task, made when first needed
-	keys     [][]byte     // cacheKey of each task, made when first needed
-	epoch    int          // of this coordinator's life of the job
-	resumed  bool         // a life before this one ran the job
+	mu      sync.Mutex
+	planned bool
+	pending []arrival // arrived while the job was being planned
+	plan    tasks.Plan
+	out     *outputs // the job's outputs, lent to the plan
+	kind    string
+	version int
+	tasks   taskList
+	// checks and keys are the job.PayloadCheck and cache key of each
+	// task, made when first needed and kept where tasks keeps the tasks
+	// (nil: made again each time, from the task made again).
+	checks   []string
+	keys     [][]byte
+	epoch    int  // of this coordinator's life of the job
+	resumed  bool // a life before this one ran the job
 	done     []bool
 	nDone    int
 	failures []tasks.Failure
@@ -199,6 +208,9 @@ func Start(ctx context.Context, cfg Config) (*Coordinator, error) {
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
+	}
+	if cfg.MaxTasks <= 0 {
+		cfg.MaxTasks = tasks.MaxTasks
 	}
 	if err := cfg.Work.EnsureConsumers(ctx); err != nil {
 		return nil, err
@@ -312,6 +324,7 @@ func (c *Coordinator) start(id string) *run {
 		return nil
 	}
 	r := &run{id: id, ready: make(chan struct{})}
+	r.planCtx, r.stop = context.WithCancel(c.ctx)
 	c.runs[id] = r
 	c.goFunc(func() { c.activate(r) })
 	return r
@@ -324,6 +337,9 @@ func (c *Coordinator) drop(r *run, over bool) {
 	defer c.mu.Unlock()
 	if c.runs[r.id] == r {
 		delete(c.runs, r.id)
+	}
+	if r.stop != nil {
+		r.stop()
 	}
 	if over {
 		c.over[r.id] = true

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,13 @@ type fakeBroker struct {
 
 	results chan job.Result
 	dead    chan job.Task
+
+	// holdAt, if set, holds every publish once that many tasks are
+	// published, until its context is done (a coordinator stopped while
+	// it publishes a job).
+	holdAt int
+	// looks counts the calls of HasTask.
+	looks int
 }
 
 func newFakeBroker() *fakeBroker {
@@ -148,9 +156,15 @@ func (f *fakeBroker) submit(t *testing.T, kind string, params any) string {
 	return r.ID
 }
 
-func (f *fakeBroker) PublishTask(_ context.Context, t job.Task) error {
+func (f *fakeBroker) PublishTask(ctx context.Context, t job.Task) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.holdAt > 0 && len(f.published) >= f.holdAt {
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return ctx.Err()
+	}
 	f.published = append(f.published, t)
 	f.queued[t.Job+"/"+t.ID] = true
 	return nil
@@ -159,6 +173,7 @@ func (f *fakeBroker) PublishTask(_ context.Context, t job.Task) error {
 func (f *fakeBroker) HasTask(_ context.Context, jobID, task string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.looks++
 	return f.queued[jobID+"/"+task], nil
 }
 
@@ -217,6 +232,7 @@ type squaresParams struct {
 	Gate string `json:"gate,omitempty"` // the plan waits for it
 	Bad  int    `json:"bad,omitempty"`  // with Bad > 0, task Bad-1's result cannot be merged
 	From int    `json:"from,omitempty"` // task i squares From+i
+	Dup  bool   `json:"dup,omitempty"`  // the last task has the id of the first
 }
 
 func (squares) Name() string { return "coordtest.squares" }
@@ -262,6 +278,9 @@ func (squares) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 	sp := &squaresPlan{p: p, merged: map[string]int{}}
 	for i := range p.N {
 		sp.tasks = append(sp.tasks, tasks.Task{ID: "s" + strconv.Itoa(i), Payload: []byte(strconv.Itoa(p.From + i))})
+	}
+	if p.Dup {
+		sp.tasks[p.N-1].ID = sp.tasks[0].ID
 	}
 	return sp, nil
 }
@@ -334,17 +353,31 @@ func init() { tasks.Register(squares{}) }
 // start runs a coordinator on f with an in-memory store.
 func start(t *testing.T, f *fakeBroker) *Coordinator {
 	t.Helper()
-	db, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
+	return startWith(t, f, Config{})
+}
+
+// startWith runs a coordinator on f with the limits of cfg and its
+// store (cfg.DB, or one in memory).
+func startWith(t *testing.T, f *fakeBroker, cfg Config) *Coordinator {
+	t.Helper()
+	db, own := cfg.DB, cfg.DB == nil
+	if own {
+		var err error
+		if db, err = store.Open("", store.Options{InMemory: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond})
+	c, err := Start(context.Background(), Config{Jobs: f, Work: f, Objects: f.objects, Conn: f, DB: db, ProgressEvery: 10 * time.Millisecond,
+		MaxTasks: cfg.MaxTasks})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if err := c.Close(context.Background()); err != nil {
 			t.Error(err)
+		}
+		if !own {
+			return
 		}
 		if err := db.Close(); err != nil {
 			t.Error(err)
@@ -597,6 +630,11 @@ func TestBadJobsFail(t *testing.T) {
 	start(t, f)
 	bad := f.submit(t, "coordtest.squares", squaresParams{N: 0})
 	unknown := f.submit(t, "no.such.kind", nil)
+	dup := f.submit(t, "coordtest.squares", squaresParams{N: 3, Dup: true})
+	if r := waitRecord(t, f, dup, "failed", final); r.State != job.Failed ||
+		r.Error != `kind coordtest.squares made tasks 0 and 2 with the id "s0": ids must be unique` {
+		t.Errorf("two tasks of one id: %s, %q", r.State, r.Error)
+	}
 	if r := waitRecord(t, f, bad, "failed", final); r.State != job.Failed || !strings.Contains(r.Error, "want n of 1 or more") {
 		t.Errorf("bad parameters: %s, %q", r.State, r.Error)
 	}
@@ -606,4 +644,84 @@ func TestBadJobsFail(t *testing.T) {
 	if n := len(f.publishedTasks()); n != 0 {
 		t.Errorf("%d tasks published, want none", n)
 	}
+}
+
+// A plan of more tasks than the coordinator's limit fails its job, with
+// the figures, and publishes nothing.
+func TestPlanOverLimitFailsJob(t *testing.T) {
+	f := newFakeBroker()
+	startWith(t, f, Config{MaxTasks: 4})
+	id := f.submit(t, "coordtest.squares", squaresParams{N: 5})
+	r := waitRecord(t, f, id, "failed", func(r *job.Record) bool { return r.State.Final() })
+	if want := "kind coordtest.squares made 5 tasks, more than the 4 a job may have"; r.State != job.Failed || r.Error != want {
+		t.Errorf("job %s %q, want failed %q", r.State, r.Error, want)
+	}
+	if n := len(f.publishedTasks()); n != 0 {
+		t.Errorf("%d tasks published, want none", n)
+	}
+	ok := waitRecord(t, f, f.submit(t, "coordtest.squares", squaresParams{N: 4}), "running", func(r *job.Record) bool { return r.State == job.Running })
+	if ok.Tasks != 4 {
+		t.Errorf("a job of 4 tasks: %d tasks, want 4", ok.Tasks)
+	}
+}
+
+// A coordinator stopped while it publishes a job's tasks leaves a mark of
+// how far it went; the next one looks in the queue only for the tasks
+// below it and publishes the rest straight away, rather than looking for
+// every task of the job. Every task is then answered and merged once.
+func TestResumePublishesFromMark(t *testing.T) {
+	const n, held = 5000, 3000
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	f := newFakeBroker()
+	f.holdAt = held
+	first := startWith(t, f, Config{DB: db})
+	id := f.submit(t, "coordtest.squares", squaresParams{N: n})
+	published(t, f, id, held)
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.holdAt, f.looks = 0, 0
+	f.mu.Unlock()
+	startWith(t, f, Config{DB: db})
+	// Every task published (the last one last), then answered: no task is
+	// merged while the restarted coordinator publishes.
+	deadline := time.Now().Add(time.Minute)
+	var list []job.Task
+	for last := fmt.Sprintf("s%d", n-1); ; {
+		list = f.publishedTasks()
+		if slices.ContainsFunc(list, func(t job.Task) bool { return t.ID == last && t.Epoch == 2 }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d tasks published, the last not yet", len(list))
+		}
+		time.Sleep(2 * time.Millisecond) // polling with a deadline
+	}
+	f.mu.Lock()
+	looks := f.looks
+	f.mu.Unlock()
+	seen := map[string]bool{}
+	for _, task := range list {
+		if !seen[task.ID] {
+			seen[task.ID] = true
+			f.results <- answer(task)
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d of %d tasks published", len(seen), n)
+	}
+	r := waitRecord(t, f, id, "done", func(r *job.Record) bool { return r.State.Final() })
+	var rep squaresReport
+	if err := json.Unmarshal(r.Report, &rep); err != nil || r.State != job.Done || rep.Merged != n {
+		t.Fatalf("job %s %q, %d merged (%v), want done with %d", r.State, r.Error, rep.Merged, err, n)
+	}
+	if looks > held {
+		t.Errorf("the restarted coordinator looked for %d tasks in the queue, want at most the %d published before", looks, held)
+	}
+	t.Logf("%d tasks looked for in the queue after the restart, of %d", looks, n)
 }

@@ -85,7 +85,7 @@ func (c *Coordinator) purge(ctx context.Context, id string) {
 // already) and its stored results.
 func (c *Coordinator) forget(r *run) {
 	c.drop(r, true)
-	for _, prefix := range [][]byte{resultPrefix(r.id), volatilePrefix(r.id)} {
+	for _, prefix := range [][]byte{resultPrefix(r.id), volatilePrefix(r.id), publishedKey(r.id)} {
 		if err := c.cfg.DB.DeletePrefix(prefix); err != nil {
 			c.log.Warn("drop job results", "job", r.id, "err", err)
 		}
@@ -98,6 +98,7 @@ func (c *Coordinator) cancelJob(id string) {
 	r := c.runs[id]
 	c.mu.Unlock()
 	if r != nil {
+		r.stop() // a plan being made stops
 		r.mu.Lock()
 		r.finished = true
 		r.mu.Unlock()

@@ -38,3 +38,8 @@ func resultKey(jobID, task string) []byte { return []byte("result/" + jobID + "/
 func volatileKey(jobID, task string) []byte { return []byte("volatile/" + jobID + "/" + task) }
 
 func volatilePrefix(jobID string) []byte { return []byte("volatile/" + jobID + "/") }
+
+// publishedKey holds how far the coordinator has gone through a job's
+// tasks, publishing them (see publishUnfinished), until the job is
+// reported.
+func publishedKey(jobID string) []byte { return []byte("published/" + jobID) }

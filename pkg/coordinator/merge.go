@@ -17,7 +17,7 @@ func (r *run) markDone(i int, s storedResult) {
 		// Its check and key are made; nothing needs it any more (a task
 		// done is never published again), and a big job's payloads are as
 		// big as its inputs. A failed task's payload is the report's.
-		r.tasks[i].Payload = nil
+		r.tasks.merged(i)
 	}
 	r.hits += s.CacheHits
 	if s.Cached {
@@ -73,7 +73,7 @@ func (c *Coordinator) handleDead(t job.Task, deliveries uint64) {
 // r.mu is held and r is planned.
 func (c *Coordinator) mergeLocked(r *run, a arrival) {
 	res := a.Result
-	i, ok := r.index[res.Task]
+	i, ok := r.tasks.Index(res.Task)
 	if !ok {
 		c.log.Warn("result for an unknown task", "job", r.id, "task", res.Task)
 		return
@@ -87,7 +87,7 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 		// planned now is published, unless it was already in this epoch
 		// (the message id makes a second copy a no-op).
 		c.log.Warn("result of another version of the task: dropped", "job", r.id, "task", res.Task)
-		t := r.taskMsg(i)
+		t := r.taskMsg(i, r.tasks.Task(i))
 		c.goFunc(func() {
 			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 			defer cancel()
@@ -112,9 +112,10 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 	s := storedResult{Task: res.Task, Check: res.Check, Worker: res.Worker, Failed: res.Failed, CacheHits: res.CacheHits}
 	if s.Failed == "" {
 		// The data goes into the cache, the job's record points at it.
-		key := r.key(i)
+		task := r.tasks.Task(i)
+		key := r.key(i, task)
 		s.Ref = string(key)
-		if r.tasks[i].Volatile {
+		if task.Volatile {
 			// Never answered from the cache: kept with the job, and
 			// dropped with it.
 			s.Ref = string(volatileKey(r.id, res.Task))
@@ -217,7 +218,7 @@ func (r *run) cachedTasks() func(id string) bool {
 	ids := make(map[string]bool, r.nCached)
 	for i, c := range r.cached {
 		if c {
-			ids[r.tasks[i].ID] = true
+			ids[r.tasks.Task(i).ID] = true
 		}
 	}
 	return func(id string) bool { return ids[id] }

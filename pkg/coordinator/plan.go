@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
@@ -64,27 +65,49 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, fmt.Sprintf("unknown job kind %q (known: %v)", rec.Spec.Kind, tasks.Names()))
 	}
+	// A job too big is refused from its parameters, before its plan
+	// takes the memory of its tasks.
+	if err := tasks.CheckSize(kind, rec.Spec.Params, c.cfg.MaxTasks); err != nil {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
+	}
 	pickedUp := time.Now()
 	out := newOutputs(c.objects, r.id)
 	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
-	plan, err := kind.Plan(ctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result})
+	pctx, pcancel := context.WithTimeout(r.planCtx, 5*time.Minute)
+	defer pcancel()
+	plan, err := kind.Plan(pctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
+	if err != nil && r.planCtx.Err() != nil {
+		// Cancelled (the job is, and cancelJob writes so) or stopped
+		// with the coordinator (the next one plans it again).
+		c.drop(r, c.ctx.Err() == nil)
+		return nil
+	}
 	if err != nil {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
 	}
-	list := plan.Tasks()
+	list := listOf(plan)
+	n := list.Len()
+	if n > c.cfg.MaxTasks {
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made %s tasks, more than the %s a job may have",
+			kind.Name(), tasks.Thousands(uint64(n)), tasks.Thousands(uint64(c.cfg.MaxTasks))))
+	}
+	if err := checkIDs(r.planCtx, kind.Name(), list); err != nil {
+		if r.planCtx.Err() != nil {
+			c.drop(r, c.ctx.Err() == nil)
+			return nil
+		}
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
+	}
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
 	r.verify, r.tokenKey = rec.Spec.Verify, c.key
 	r.tries, r.notBy, r.answers, r.watched = map[int]int{}, map[int][]string{}, map[int]*answers{}, map[int]bool{}
-	r.index = make(map[string]int, len(list))
-	r.checks, r.keys, r.done = make([]string, len(list)), make([][]byte, len(list)), make([]bool, len(list))
-	for i, t := range list {
-		if !tasks.ValidID(t.ID) {
-			r.plan = nil
-			c.drop(r, true)
-			return c.failJob(ctx, r.id, fmt.Sprintf("kind %s made an invalid task id %q", kind.Name(), t.ID))
-		}
-		r.index[t.ID] = i
+	r.done = make([]bool, n)
+	if list.keeps() {
+		r.checks, r.keys = make([]string, n), make([][]byte, n)
 	}
 	if err := c.mergeStored(r); err != nil {
 		r.plan = nil
@@ -101,7 +124,7 @@ func (c *Coordinator) plan(r *run) error {
 		}
 		j.State = job.Running
 		j.Epoch++
-		j.Tasks = len(list)
+		j.Tasks = n
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = r.nDone, len(r.failures), r.nCached, r.hits
 		return nil
 	})
@@ -110,7 +133,7 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, err == nil)
 		return err
 	}
-	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", len(list), "done", r.nDone, "resumed", resumed,
+	c.log.Info("job running", "job", r.id, "kind", kind.Name(), "tasks", n, "done", r.nDone, "resumed", resumed,
 		"plan_seconds", time.Since(pickedUp).Seconds())
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -132,7 +155,7 @@ func (c *Coordinator) mergeStored(r *run) error {
 		if err != nil {
 			return fmt.Errorf("stored result %s: %w", key, err)
 		}
-		i, ok := r.index[s.Task]
+		i, ok := r.tasks.Index(s.Task)
 		switch {
 		case !ok || r.done[i]:
 			return nil
@@ -189,20 +212,37 @@ func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
 // acknowledged the result, or the parts of one too big for a message (as
 // they came, keeping them until it was whole: broker.Work.ConsumeResults),
 // but never merged it, or dropped it, or merged it without its store
-// writing that down.
+// writing that down. Only the tasks below the mark that an earlier life
+// left (publishedKey) are looked for in the queue: those past it were
+// never published (or, the last few, published as the life ended: a
+// second copy runs twice and merges once), so that a job of many tasks
+// resumes where its publishing stopped.
 func (c *Coordinator) publishUnfinished(r *run) error {
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Minute)
-	defer cancel()
-	for i := range r.tasks {
+	mark := 0
+	if r.resumed {
+		mark = c.publishedMark(r.id)
+	}
+	n := len(r.done)
+	for i := range n {
+		if i%markEvery == 0 && i > mark {
+			if err := c.markPublished(r, i); err != nil {
+				return err
+			}
+		}
 		r.mu.Lock()
-		if r.done[i] || r.finished {
+		if r.finished {
+			r.mu.Unlock()
+			return nil
+		}
+		if r.done[i] {
 			r.mu.Unlock()
 			continue
 		}
-		t, cacheable, key := r.taskMsg(i), !r.tasks[i].Volatile, r.key(i)
+		task := r.tasks.Task(i)
+		t, key := r.taskMsg(i, task), r.key(i, task)
 		r.mu.Unlock()
-		if cacheable {
-			hit, err := c.fromCache(r, i, key)
+		if !task.Volatile {
+			hit, err := c.fromCache(r, i, t.ID, t.Check, key)
 			if err != nil {
 				return err
 			}
@@ -210,26 +250,65 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 				continue
 			}
 		}
-		if r.resumed {
+		// Each request has its own time: a job of a million tasks takes
+		// minutes to publish.
+		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+		if r.resumed && i < mark {
 			has, err := c.work.HasTask(ctx, r.id, t.ID)
-			if err != nil {
-				return err
-			}
-			if has {
+			if err != nil || has {
+				cancel()
+				if err != nil {
+					return err
+				}
 				continue
 			}
 		}
-		if err := c.work.PublishTask(ctx, t); err != nil {
+		err := c.work.PublishTask(ctx, t)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
+	if n > mark {
+		return c.markPublished(r, n)
+	}
 	return nil
+}
+
+// markPublished writes down that every task of r below i is merged,
+// queued or published, unless r is finished (its marks are dropped).
+func (c *Coordinator) markPublished(r *run, i int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return nil
+	}
+	return c.cfg.DB.Put(publishedKey(r.id), strconv.AppendInt(nil, int64(i), 10))
+}
+
+// markEvery is how often publishUnfinished writes down how far it went.
+const markEvery = 1024
+
+// publishedMark reads how far an earlier life of the coordinator went
+// through job id's tasks, publishing them: every task below the mark was
+// published, merged or found queued then. A mark that cannot be read is
+// the start: every task is looked for.
+func (c *Coordinator) publishedMark(id string) int {
+	v, found, err := c.cfg.DB.Get(publishedKey(id))
+	if err != nil || !found {
+		return 0
+	}
+	mark, err := strconv.Atoi(string(v))
+	if err != nil || mark < 0 {
+		return 0
+	}
+	return mark
 }
 
 // fromCache merges task i from a result stored under key by an earlier job
 // with the same task, if there is one (renewed if it was about to expire),
 // and tells whether there was.
-func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
+func (c *Coordinator) fromCache(r *run, i int, id, check string, key []byte) (bool, error) {
 	data, found, err := c.cfg.DB.Get(key)
 	if err != nil || !found {
 		return false, err
@@ -237,7 +316,7 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 	if _, err := c.cfg.DB.Fresh(key); err != nil {
 		return false, err
 	}
-	s := storedResult{Task: r.tasks[i].ID, Check: r.check(i), Ref: string(key), Cached: true}
+	s := storedResult{Task: id, Check: check, Ref: string(key), Cached: true}
 	val, err := s.encode()
 	if err != nil {
 		return false, err
@@ -262,33 +341,65 @@ func (c *Coordinator) fromCache(r *run, i int, key []byte) (bool, error) {
 	return true, nil
 }
 
-// key returns task i's cache key (r.mu held, or r not yet shared).
-func (r *run) key(i int) []byte {
-	if r.keys[i] == nil {
-		sum := sha256.Sum256(r.tasks[i].Payload)
-		r.keys[i] = fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
+// key returns the cache key of task i, t (r.mu held, or r not yet
+// shared).
+func (r *run) key(i int, t tasks.Task) []byte {
+	if r.keys != nil && r.keys[i] != nil {
+		return r.keys[i]
 	}
-	return r.keys[i]
+	sum := sha256.Sum256(t.Payload)
+	k := fmt.Appendf(nil, "cache/%s/v%d/%x", r.kind, r.version, sum)
+	if r.keys != nil {
+		r.keys[i] = k
+	}
+	return k
 }
 
 // matches tells whether a result computed for a task with this payload
 // check belongs to task i. A failure may have no check: the worker could
 // not read the task's message, and so no result can come for it.
 func (r *run) matches(i int, check string, failed bool) bool {
-	return check == r.check(i) || check == "" && failed
+	return check == "" && failed || check == r.check(i, r.tasks.Task(i))
 }
 
-// taskMsg is the message of task i in this coordinator's epoch of the job.
-func (r *run) taskMsg(i int) job.Task {
-	t, check, try := r.tasks[i], r.check(i), r.tries[i]
+// taskMsg is the message of task i, t, in this coordinator's epoch of the
+// job, with its try, the workers it excludes, and its token.
+func (r *run) taskMsg(i int, t tasks.Task) job.Task {
+	check, try := r.check(i, t), r.tries[i]
 	return job.Task{Job: r.id, ID: t.ID, Kind: r.kind, Epoch: r.epoch, Check: check, Try: try, NotBy: r.notBy[i],
 		Token: job.TaskToken(r.tokenKey, r.id, t.ID, r.epoch, try, check), Payload: t.Payload}
 }
 
-// check returns task i's payload check (r.mu held, or r not yet shared).
-func (r *run) check(i int) string {
-	if r.checks[i] == "" {
-		r.checks[i] = job.PayloadCheck(r.tasks[i].Payload)
+// check returns the payload check of task i, t (r.mu held, or r not yet
+// shared).
+func (r *run) check(i int, t tasks.Task) string {
+	if r.checks != nil && r.checks[i] != "" {
+		return r.checks[i]
 	}
-	return r.checks[i]
+	c := job.PayloadCheck(t.Payload)
+	if r.checks != nil {
+		r.checks[i] = c
+	}
+	return c
+}
+
+// checkIDs checks the ids of a plan's tasks: valid (tasks.ValidID), and
+// each leading back to its task. It stops when ctx is done.
+func checkIDs(ctx context.Context, kind string, list taskList) error {
+	for i := range list.Len() {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		id := list.Task(i).ID
+		if !tasks.ValidID(id) {
+			return fmt.Errorf("kind %s made an invalid task id %q", kind, id)
+		}
+		switch j, ok := list.Index(id); {
+		case !ok:
+			return fmt.Errorf("kind %s made task %d with the id %q, which its index does not find", kind, i, id)
+		case j != i:
+			return fmt.Errorf("kind %s made tasks %d and %d with the id %q: ids must be unique", kind, min(i, j), max(i, j), id)
+		}
+	}
+	return nil
 }

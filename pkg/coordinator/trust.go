@@ -125,7 +125,7 @@ func verifies(jobID, id string, share float64) bool {
 // result to merge now, and true; or false when nothing is merged now:
 // the result was refused, or is held until another worker answers.
 func (c *Coordinator) admit(r *run, i int, res job.Result) (job.Result, bool) {
-	t := r.tasks[i]
+	t := r.tasks.Task(i)
 	if res.Token != job.TaskToken(c.key, r.id, res.Task, res.Epoch, res.Try, res.Check) {
 		r.refused++
 		c.log.Warn("result refused: not the token of its task", "job", r.id, "task", res.Task, "worker", res.Worker, "epoch", res.Epoch)
@@ -249,7 +249,7 @@ func (r *run) reissued(i int) bool { return r.tries[i] > 0 }
 // reissue publishes task i again, as a new try (r.mu held).
 func (c *Coordinator) reissue(r *run, i int) {
 	r.tries[i]++
-	t := r.taskMsg(i)
+	t := r.taskMsg(i, r.tasks.Task(i))
 	c.goFunc(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 		defer cancel()
@@ -269,7 +269,7 @@ func (c *Coordinator) reissueIfLost(r *run, i int) {
 		return
 	}
 	r.watched[i] = true
-	id := r.tasks[i].ID
+	id := r.tasks.Task(i).ID
 	c.goFunc(func() {
 		defer func() {
 			r.mu.Lock()
@@ -354,7 +354,7 @@ func (c *Coordinator) findLost(now time.Time) {
 				if !has {
 					r.mu.Lock()
 					if !r.done[i] && !r.finished {
-						c.log.Warn("task lost: neither merged nor queued; published again", "job", r.id, "task", r.tasks[i].ID)
+						c.log.Warn("task lost: neither merged nor queued; published again", "job", r.id, "task", r.tasks.Task(i).ID)
 						c.reissue(r, i)
 					}
 					r.mu.Unlock()
@@ -368,7 +368,7 @@ func (c *Coordinator) findLost(now time.Time) {
 func (r *run) taskID(i int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.tasks[i].ID
+	return r.tasks.Task(i).ID
 }
 
 const lostBatch = 1000

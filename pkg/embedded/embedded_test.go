@@ -559,11 +559,19 @@ func (r *restartable) startCoord() {
 	r.stopCoord = stop
 }
 
+// It does so whether the plan holds its tasks or makes them when asked
+// (tasks.Indexed).
 func TestCoordinatorRestartResumes(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) { testCoordinatorRestartResumes(t, indexed) })
+	}
+}
+
+func testCoordinatorRestartResumes(t *testing.T, indexed bool) {
 	r := newRestartable(t)
 	const n = 30
 	restartTag := uniqueTag("restart")
-	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Tag: restartTag})
+	id := submit(t, r.client, "test.sum", sumParams{N: n, Gated: true, Tag: restartTag, Indexed: indexed})
 	// Every task is gated: stop the coordinator while the worker holds two
 	// of them, and let them finish while it is down.
 	waitFor(t, r.client, id, "running", func(r *job.Record) bool { return r.State == job.Running })

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,9 @@ type sumParams struct {
 	Extra map[string]int `json:"extra,omitempty"`
 	// SlowPlan names a gate that the plan waits for (see planning).
 	SlowPlan string `json:"slow_plan,omitempty"`
+	// Indexed makes a plan that makes its tasks when asked
+	// (tasks.Indexed).
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // sumFigures is the kind's report: the sum of the results merged, and how
@@ -88,6 +92,21 @@ func planning(tag string) chan struct{} {
 	return c
 }
 
+// planStops (one per gate tag) are closed when a plan waiting for its
+// gate stops because its context is done.
+var planStops = map[string]chan struct{}{}
+
+func planStopped(tag string) chan struct{} {
+	mu.Lock()
+	defer mu.Unlock()
+	c := planStops[tag]
+	if c == nil {
+		c = make(chan struct{})
+		planStops[tag] = c
+	}
+	return c
+}
+
 var tags atomic.Int64
 
 // uniqueTag makes a gate tag of its own for each run of a test (go test
@@ -122,10 +141,25 @@ func (sumKind) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 		select {
 		case <-gate(p.SlowPlan):
 		case <-ctx.Done():
+			close(planStopped(p.SlowPlan))
 			return nil, ctx.Err()
 		}
 	}
-	return &sumPlan{p: p, salt: planSalt.Load()}, nil
+	sp := &sumPlan{p: p, salt: planSalt.Load()}
+	if p.Indexed {
+		return indexedSum{sp}, nil
+	}
+	return sp, nil
+}
+
+// indexedSum is a sumPlan that the runtime reads as a tasks.Indexed.
+type indexedSum struct{ *sumPlan }
+
+func (s indexedSum) Len() int              { return s.p.N }
+func (s indexedSum) Task(i int) tasks.Task { return s.Tasks()[i] }
+func (s indexedSum) Index(id string) (int, bool) {
+	i, err := strconv.Atoi(strings.TrimPrefix(id, "t"))
+	return i, err == nil && i >= 0 && i < s.p.N && "t"+strconv.Itoa(i) == id
 }
 
 // sumPlan checks the runtime's side of the contract: Report fails the job

@@ -49,6 +49,8 @@ type WorkerConfig struct {
 // CoordinatorConfig configures a coordinator process.
 type CoordinatorConfig struct {
 	Common
+	// MaxTasks is the most tasks a job may have (0: tasks.MaxTasks).
+	MaxTasks int
 }
 
 // open opens the Badger store, then connects and sets up (coordinator) or
@@ -206,7 +208,7 @@ func RunCoordinator(cfg CoordinatorConfig) error {
 		return err
 	}
 	c, err := coordinator.Start(first, coordinator.Config{Jobs: b.Jobs(), Work: b.Work(), Objects: b.Objects(), Conn: b, DB: db, Log: cfg.Log,
-		Metrics: obs.coordinator()})
+		Metrics: obs.coordinator(), MaxTasks: cfg.MaxTasks})
 	if err != nil {
 		db.Close()
 		return err

@@ -35,7 +35,9 @@ type Kind interface {
 	Version() int
 	// Plan validates params and splits the job into tasks. An error wrapping
 	// ErrInvalid means the parameters are wrong; the message says what is
-	// allowed. env lends the job's inputs.
+	// allowed. env lends the job's inputs. ctx is done when the job is
+	// cancelled or the coordinator stops: a plan that loops over many
+	// tasks or positions checks it now and then and returns its error.
 	Plan(ctx context.Context, params json.RawMessage, env PlanEnv) (Plan, error)
 	// NewRunner returns a task runner for one worker slot. Runners are not
 	// shared between goroutines, so they may keep memo tables across tasks.
@@ -54,6 +56,18 @@ type PlanEnv struct {
 	// was given), so that a plan need not hold a result until it is its
 	// turn; nil: the plan keeps what it needs.
 	Result func(ctx context.Context, id string) ([]byte, error)
+	// MaxTasks is the most tasks the job may have (0: the package's
+	// MaxTasks). A kind that is no Sizer refuses, as it plans, a job that
+	// would have more (TooManyTasks); a Sizer's jobs were checked before.
+	MaxTasks int
+}
+
+// Limit returns the most tasks the job may have.
+func (e PlanEnv) Limit() int {
+	if e.MaxTasks > 0 {
+		return e.MaxTasks
+	}
+	return MaxTasks
 }
 
 // Objects is the cluster's store of big blobs (JetStream Object Store): job
@@ -114,7 +128,8 @@ type Plan interface {
 	// Tasks lists the tasks in a fixed order. Ids are short, unique within
 	// the job and valid ValidID. Once a task's result is merged the
 	// runtime drops its payload (sets it to nil in this slice): Report may
-	// read the payloads of failed tasks only.
+	// read the payloads of failed tasks only. The runtime does not call it
+	// on an Indexed plan.
 	Tasks() []Task
 	// Merge adds the result of task id, as Run returned it.
 	Merge(id string, data []byte) error
@@ -122,6 +137,35 @@ type Plan interface {
 	// job has (tasks, failures, cache hits, elapsed time, completeness) are
 	// the runtime's: the report leaves them out (see Compose).
 	Report(ctx context.Context, sum Summary) (Report, error)
+}
+
+// Indexed is a Plan that makes each of its tasks when it is asked for, from
+// the job's parameters, rather than holding them all: the runtime then
+// keeps a few bits per task, whatever the payloads, and publishes each
+// task as it makes it. It asks for a task by its position rather than in
+// one pass because it needs some again later (one lost with an earlier
+// life of the coordinator, one whose result was computed for another
+// version of it), and a task's id in a result must lead back to it. A
+// kind of many small tasks (a simulation's games) plans so; its Tasks
+// returns ListOf(plan), for tests and small jobs. Task(i) must be
+// Tasks()[i], every time.
+type Indexed interface {
+	// Len is the number of tasks.
+	Len() int
+	// Task makes task i, 0 <= i < Len().
+	Task(i int) Task
+	// Index is the position of the task with this id; false for an id
+	// that no task has.
+	Index(id string) (int, bool)
+}
+
+// ListOf is every task of p, in order: Tasks of an Indexed plan.
+func ListOf(p Indexed) []Task {
+	list := make([]Task, p.Len())
+	for i := range list {
+		list[i] = p.Task(i)
+	}
+	return list
 }
 
 // Report is a kind's part of a job's report: marshalled to a JSON object,

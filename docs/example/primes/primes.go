@@ -47,7 +47,11 @@ func (p Params) Spec() (tasks.Spec, error) {
 		return tasks.Spec{}, err
 	}
 	raw, err := json.Marshal(p)
-	return tasks.Spec{Kind: Kind{}.Name(), Params: raw}, err
+	if err != nil {
+		return tasks.Spec{}, err
+	}
+	spec := tasks.Spec{Kind: Kind{}.Name(), Params: raw}
+	return spec, tasks.CheckSpec(spec) // not more tasks than a job may have
 }
 
 // check validates the parameters and fills in the default span.
@@ -62,6 +66,21 @@ func (p Params) check() (Params, error) {
 		return p, tasks.Invalid("span %d: want 1 or more", p.Span)
 	}
 	return p, nil
+}
+
+// Size implements tasks.Sizer: how many spans the parameters give, so
+// that a job of more than a job may have (tasks.MaxTasks) is refused
+// before it is planned.
+func (Kind) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p Params
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("example.primes parameters: %v", err)
+	}
+	p, err := p.check()
+	if err != nil {
+		return tasks.Size{}, err
+	}
+	return tasks.Size{Tasks: (p.N + p.Span - 1) / p.Span, By: fmt.Sprintf("n %d, span %d", p.N, p.Span)}, nil
 }
 
 // Plan implements tasks.Kind: it checks the parameters again and cuts

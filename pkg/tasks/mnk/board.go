@@ -103,11 +103,16 @@ func newGame(rows, cols, k, maxCells int, what, fits string) (*mnk.Game, error) 
 	return g, nil
 }
 
-// spec is the spec of a job of kind with the parameters p, checked.
+// spec is the spec of a job of kind with the parameters p (checked by
+// the caller), refused if it has more tasks than a job may have.
 func spec(kind string, p any) (tasks.Spec, error) {
 	params, err := json.Marshal(p)
 	if err != nil {
 		return tasks.Spec{}, fmt.Errorf("encode the parameters of %s: %w", kind, err)
 	}
-	return tasks.Spec{Kind: kind, Params: params}, nil
+	sp := tasks.Spec{Kind: kind, Params: params}
+	if err := tasks.CheckSpec(sp); err != nil {
+		return tasks.Spec{}, err
+	}
+	return sp, nil
 }

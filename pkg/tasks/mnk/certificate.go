@@ -47,6 +47,11 @@ const certificateTask = "certificate"
 // with pairings), half a GB in all.
 const DefaultCertificatePositions = 5_000_000
 
+// MaxCertificatePositions bounds --certificate-positions: a certificate
+// of more positions, at about 25 bytes a line, would be refused by
+// maxCertificateText once made, after gigabytes of a worker's memory.
+const MaxCertificatePositions = 40_000_000
+
 // maxCertificateText bounds the text a result may inflate to, so that a
 // damaged or hostile result cannot make the coordinator inflate without
 // end: a certificate of DefaultCertificatePositions positions of about 25

@@ -198,13 +198,16 @@ func TestSolveCertificateRefused(t *testing.T) {
 }
 
 // The certificate goes with a solve job's own parameters: positions with
-// it only, at least one, and alpha-beta's board limit said for it.
+// it only, at least one and at most MaxCertificatePositions, and
+// alpha-beta's board limit said for it.
 func TestSolveCertificateParams(t *testing.T) {
 	for _, c := range []struct {
 		p    SolveParams
 		want string
 	}{
-		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Certificate: true}, "--certificate-positions 0: want 1 or more"},
+		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Certificate: true}, "--certificate-positions 0: want 1 to 40,000,000"},
+		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Certificate: true, CertificatePositions: 1 << 40},
+			"--certificate-positions 1099511627776: want 1 to 40,000,000 (a certificate's text is at most 1 GB)"},
 		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, CertificatePositions: 5}, "--certificate-positions 5: only with --certificate"},
 		{SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAlphaBeta, Certificate: true, CertificatePositions: 5},
 			"--certificate with --method alphabeta takes boards of up to 36 cells, not 7x7"},

@@ -123,7 +123,7 @@ type countResult struct {
 }
 
 // Plan implements tasks.Kind.
-func (Count) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Count) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p CountParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.count parameters: %v", err)
@@ -132,7 +132,7 @@ func (Count) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 	if err != nil {
 		return nil, err
 	}
-	return newCountPlan(g, p), nil
+	return newCountPlan(ctx, g, p)
 }
 
 // node is an orbit in the top of the tree.
@@ -156,7 +156,7 @@ type countPlan struct {
 	where  [][2]int // task index -> layer, node
 }
 
-func newCountPlan(g *mnk.Game, p CountParams) *countPlan {
+func newCountPlan(ctx context.Context, g *mnk.Game, p CountParams) (*countPlan, error) {
 	cp := &countPlan{Results: make(tasks.Results), g: g, params: p}
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
 	if g.Cells() == 0 {
@@ -176,7 +176,11 @@ func newCountPlan(g *mnk.Game, p CountParams) *countPlan {
 			cp.split = d
 			break
 		}
-		cp.layers = append(cp.layers, cp.expand(layer))
+		next, err := cp.expand(ctx, layer)
+		if err != nil {
+			return nil, err
+		}
+		cp.layers = append(cp.layers, next)
 	}
 	last := cp.layers[cp.split]
 	order := make([]int, 0, len(last))
@@ -200,7 +204,7 @@ func newCountPlan(g *mnk.Game, p CountParams) *countPlan {
 		cp.tasks = append(cp.tasks, tasks.Task{ID: fmt.Sprintf("p%0*d", width, ti), Payload: payload})
 		cp.where = append(cp.where, [2]int{cp.split, i})
 	}
-	return cp
+	return cp, nil
 }
 
 func cmpU(a, b uint64) int {
@@ -218,10 +222,13 @@ func cmpU(a, b uint64) int {
 // each move into an orbit adds the parent's paths (all members of an orbit
 // have the same number of moves into each child orbit); each distinct child
 // orbit adds the parent's canonical paths once.
-func (cp *countPlan) expand(layer []node) []node {
+func (cp *countPlan) expand(ctx context.Context, layer []node) ([]node, error) {
 	var next []node
 	index := map[mnk.Position]int32{}
 	for pi := range layer {
+		if err := stopped(ctx, pi); err != nil {
+			return nil, err
+		}
 		parent := &layer[pi]
 		if parent.res != mnk.Ongoing {
 			continue
@@ -242,7 +249,7 @@ func (cp *countPlan) expand(layer []node) []node {
 			}
 		}
 	}
-	return next
+	return next, nil
 }
 
 // Tasks implements tasks.Plan.

@@ -109,6 +109,15 @@ func (p SimulateParams) Validate() (*mnk.Game, [2]player.Spec, error) {
 	return g, specs, nil
 }
 
+// perTask is the number of games of a task: GamesPerTask, or chosen for
+// about autoSimulateTasks tasks.
+func (p SimulateParams) perTask() int {
+	if p.GamesPerTask > 0 {
+		return p.GamesPerTask
+	}
+	return min(max((p.Games+autoSimulateTasks-1)/autoSimulateTasks, minAutoSimulateGame), maxSimulatePerTask)
+}
+
 // Simulate is the "mnk.simulate" kind.
 type Simulate struct{}
 
@@ -129,7 +138,7 @@ type simulateTask struct {
 
 // Plan implements tasks.Kind. A player on the clock moves as the machine
 // allows, so the tasks of such a simulation are volatile.
-func (Simulate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Simulate) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p SimulateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.simulate parameters: %v", err)
@@ -138,35 +147,78 @@ func (Simulate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (t
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the job is cancelled
+	}
 	volatile := !specs[0].Positional() && specs[0].Kind != player.Random || !specs[1].Positional() && specs[1].Kind != player.Random
-	per := p.GamesPerTask
-	if per == 0 {
-		per = min(max((p.Games+autoSimulateTasks-1)/autoSimulateTasks, minAutoSimulateGame), maxSimulatePerTask)
-	}
-	sp := &simulatePlan{Results: make(tasks.Results), params: p}
-	width := len(strconv.Itoa(p.Games - 1))
-	for first := 0; first < p.Games; first += per {
-		t := simulateTask{SimulateParams: p, First: first, Count: min(per, p.Games-first)}
-		payload, _ := json.Marshal(t)
-		sp.tasks = append(sp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, first), Payload: payload, Volatile: volatile})
-		sp.counts = append(sp.counts, t.Count)
-	}
-	if p.Exact {
-		payload, _ := json.Marshal(simulateTask{SimulateParams: p, Odds: true})
-		sp.tasks = append(sp.tasks, tasks.Task{ID: "exact", Payload: payload})
-	}
+	per := p.perTask()
+	sp := &simulatePlan{params: p, per: per, games: (p.Games + per - 1) / per, width: len(strconv.Itoa(p.Games - 1)), volatile: volatile,
+		first: map[string][3]int{}}
 	return sp, nil
 }
 
+// simulatePlan makes its tasks when asked (tasks.Indexed): a game task is
+// a range of games, so a simulation of a million tasks holds none of
+// them. It adds each result to the totals as it is merged.
 type simulatePlan struct {
-	tasks.Results
-	params SimulateParams
-	tasks  []tasks.Task
-	counts []int // games of each game task
+	params   SimulateParams
+	per      int // games of a game task (the last may have fewer)
+	games    int // game tasks; the exact odds' task, if any, follows
+	width    int // of a game task's id: "g" and the first game, 0-padded
+	volatile bool
+
+	// The totals of the results merged.
+	played, plies int
+	wins          [3]int
+	digest        uint64
+	first         map[string][3]int
+	sides         [2]sideCount
+	odds          *oddsResult
+}
+
+// Len implements tasks.Indexed.
+func (sp *simulatePlan) Len() int {
+	if sp.params.Exact {
+		return sp.games + 1
+	}
+	return sp.games
+}
+
+// Task implements tasks.Indexed.
+func (sp *simulatePlan) Task(i int) tasks.Task {
+	p := sp.params
+	if i == sp.games {
+		payload, _ := json.Marshal(simulateTask{SimulateParams: p, Odds: true})
+		return tasks.Task{ID: exactTask, Payload: payload}
+	}
+	first := i * sp.per
+	payload, _ := json.Marshal(simulateTask{SimulateParams: p, First: first, Count: sp.count(i)})
+	return tasks.Task{ID: sp.id(i), Payload: payload, Volatile: sp.volatile}
+}
+
+// id is the id of game task i.
+func (sp *simulatePlan) id(i int) string { return fmt.Sprintf("g%0*d", sp.width, i*sp.per) }
+
+// count is the number of games of game task i.
+func (sp *simulatePlan) count(i int) int { return min(sp.per, sp.params.Games-i*sp.per) }
+
+// Index implements tasks.Indexed.
+func (sp *simulatePlan) Index(id string) (int, bool) {
+	if id == exactTask {
+		return sp.games, sp.params.Exact
+	}
+	first, err := strconv.Atoi(strings.TrimPrefix(id, "g"))
+	if err != nil || first < 0 || first%sp.per != 0 || first/sp.per >= sp.games || sp.id(first/sp.per) != id {
+		return 0, false
+	}
+	return first / sp.per, true
 }
 
 // Tasks implements tasks.Plan.
-func (sp *simulatePlan) Tasks() []tasks.Task { return sp.tasks }
+func (sp *simulatePlan) Tasks() []tasks.Task { return tasks.ListOf(sp) }
+
+// exactTask is the id of the exact odds' task.
+const exactTask = "exact"
 
 // simulateResult is a game task's result.
 type simulateResult struct {
@@ -248,54 +300,60 @@ type OddsText struct {
 	Draw string `json:"draw"`
 }
 
-// Report implements tasks.Plan.
+// Merge implements tasks.Plan: it adds a result to the totals (sums, so
+// that the order of the merges does not matter).
+func (sp *simulatePlan) Merge(id string, data []byte) error {
+	i, ok := sp.Index(id)
+	if !ok {
+		return fmt.Errorf("result of task %s: no such task", id)
+	}
+	if i == sp.games {
+		var o oddsResult
+		if err := json.Unmarshal(data, &o); err != nil {
+			return fmt.Errorf("result of task %s: %w", id, err)
+		}
+		sp.odds = &o
+		return nil
+	}
+	var r simulateResult
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("result of task %s: %w", id, err)
+	}
+	if r.Games != sp.count(i) {
+		return fmt.Errorf("result of task %s: %d games, want %d", id, r.Games, sp.count(i))
+	}
+	sp.played += r.Games
+	for j := range sp.wins {
+		sp.wins[j] += r.Wins[j]
+	}
+	sp.plies += r.Plies
+	sp.digest += r.Digest
+	for m, w := range r.First {
+		f := sp.first[m]
+		for j := range w {
+			f[j] += w[j]
+		}
+		sp.first[m] = f
+	}
+	for s := range sp.sides {
+		sp.sides[s].Moves += r.Sides[s].Moves
+		sp.sides[s].Nodes += r.Sides[s].Nodes
+	}
+	return nil
+}
+
+// Report implements tasks.Plan. The games of a task that failed are not
+// counted.
 func (sp *simulatePlan) Report(context.Context, tasks.Summary) (tasks.Report, error) {
 	p := sp.params
 	rep := &SimulateReport{Board: fmt.Sprintf("%dx%d", p.Rows, p.Cols), Rows: p.Rows, Cols: p.Cols, K: p.K, Seed: p.Seed,
-		Games: p.Games, FirstMoves: []FirstMove{}, X: SideFigures{Player: p.X}, O: SideFigures{Player: p.O}}
-	var plies int
-	var digest uint64
-	first := map[string][3]int{}
-	var sides [2]sideCount
-	for i, t := range sp.tasks {
-		data, ok := sp.Result(t.ID)
-		if !ok {
-			continue // failed: its games are not counted
-		}
-		if t.ID == "exact" {
-			var o oddsResult
-			if err := json.Unmarshal(data, &o); err != nil {
-				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
-			}
-			rep.Exact = &Odds{XWin: o.Numbers[0], OWin: o.Numbers[1], Draw: o.Numbers[2]}
-			rep.ExactFractions = &OddsText{XWin: o.Fractions[0], OWin: o.Fractions[1], Draw: o.Fractions[2]}
-			continue
-		}
-		var r simulateResult
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
-		}
-		if r.Games != sp.counts[i] {
-			return nil, fmt.Errorf("result of task %s: %d games, want %d", t.ID, r.Games, sp.counts[i])
-		}
-		rep.Played += r.Games
-		rep.XWins += r.Wins[0]
-		rep.OWins += r.Wins[1]
-		rep.Draws += r.Wins[2]
-		plies += r.Plies
-		digest += r.Digest
-		for m, w := range r.First {
-			f := first[m]
-			for j := range w {
-				f[j] += w[j]
-			}
-			first[m] = f
-		}
-		for s := range sides {
-			sides[s].Moves += r.Sides[s].Moves
-			sides[s].Nodes += r.Sides[s].Nodes
-		}
+		Games: p.Games, FirstMoves: []FirstMove{}, X: SideFigures{Player: p.X}, O: SideFigures{Player: p.O},
+		Played: sp.played, XWins: sp.wins[0], OWins: sp.wins[1], Draws: sp.wins[2]}
+	if o := sp.odds; o != nil {
+		rep.Exact = &Odds{XWin: o.Numbers[0], OWin: o.Numbers[1], Draw: o.Numbers[2]}
+		rep.ExactFractions = &OddsText{XWin: o.Fractions[0], OWin: o.Fractions[1], Draw: o.Fractions[2]}
 	}
+	plies, digest, first, sides := sp.plies, sp.digest, sp.first, sp.sides
 	if rep.Played > 0 {
 		rep.AverageLength = float64(plies) / float64(rep.Played)
 	}

@@ -148,8 +148,9 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 	switch {
 	case p.Method != "" && p.Method != MethodAlphaBeta && p.Method != MethodPNS && p.Method != MethodAuto:
 		return nil, methodError(p.Method)
-	case p.Certificate && p.CertificatePositions < 1:
-		return nil, tasks.Invalid("--certificate-positions %d: want 1 or more", p.CertificatePositions)
+	case p.Certificate && (p.CertificatePositions < 1 || p.CertificatePositions > MaxCertificatePositions):
+		return nil, tasks.Invalid("--certificate-positions %d: want 1 to %s (a certificate's text is at most 1 GB)",
+			p.CertificatePositions, tasks.Thousands(MaxCertificatePositions))
 	case !p.Certificate && p.CertificatePositions != 0:
 		return nil, tasks.Invalid("--certificate-positions %d: only with --certificate", p.CertificatePositions)
 	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > solve.MaxCells:
@@ -212,7 +213,7 @@ type solveResult struct {
 }
 
 // Plan implements tasks.Kind.
-func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Solve) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
@@ -221,7 +222,7 @@ func (Solve) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 	if err != nil {
 		return nil, err
 	}
-	return newSolvePlan(g, p), nil
+	return newSolvePlan(ctx, g, p)
 }
 
 type solvePlan struct {
@@ -237,7 +238,7 @@ type solvePlan struct {
 	verified *verifiedCertificate
 }
 
-func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
+func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, error) {
 	sp := &solvePlan{Results: make(tasks.Results), g: g, params: p}
 	ex := &countPlan{g: g} // its expand merges children by canonical form
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
@@ -253,7 +254,11 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 			sp.split = d
 			break
 		}
-		sp.layers = append(sp.layers, ex.expand(sp.layers[d]))
+		next, err := ex.expand(ctx, sp.layers[d])
+		if err != nil {
+			return nil, err
+		}
+		sp.layers = append(sp.layers, next)
 	}
 	last := sp.layers[sp.split]
 	for i := range last {
@@ -290,7 +295,7 @@ func newSolvePlan(g *mnk.Game, p SolveParams) *solvePlan {
 		sp.all = append(sp.all, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
 	sp.tasks = sp.all[len(sp.all)-len(sp.where):]
-	return sp
+	return sp, nil
 }
 
 // Tasks implements tasks.Plan.

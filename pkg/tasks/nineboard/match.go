@@ -54,7 +54,11 @@ func (p MatchParams) Spec() (tasks.Spec, error) {
 	if err != nil {
 		return tasks.Spec{}, fmt.Errorf("encode the parameters of %s: %w", Match{}.Name(), err)
 	}
-	return tasks.Spec{Kind: Match{}.Name(), Params: params}, nil
+	sp := tasks.Spec{Kind: Match{}.Name(), Params: params}
+	if err := tasks.CheckSpec(sp); err != nil {
+		return tasks.Spec{}, err
+	}
+	return sp, nil
 }
 
 // Validate checks the parameters.
@@ -112,10 +116,35 @@ type matchResult struct {
 	Games []string `json:"games"`
 }
 
+// perTask is the number of games of a task: GamesPerTask, or chosen for
+// about autoTasks tasks.
+func (p MatchParams) perTask() int {
+	if p.GamesPerTask > 0 {
+		return p.GamesPerTask
+	}
+	return min(max((p.Games+autoTasks-1)/autoTasks, 1), maxGamesPerTask)
+}
+
+// Size implements tasks.Sizer: the games cut in tasks of GamesPerTask.
+func (Match) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p MatchParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("nineboard.match parameters: %v", err)
+	}
+	if _, _, _, err := p.Validate(); err != nil {
+		return tasks.Size{}, err
+	}
+	by := fmt.Sprintf("--games %d", p.Games)
+	if p.GamesPerTask > 0 {
+		by += fmt.Sprintf(" --games-per-task %d", p.GamesPerTask)
+	}
+	return tasks.Size{Tasks: (p.Games + p.perTask() - 1) / p.perTask(), By: by}, nil
+}
+
 // Plan implements tasks.Kind. A player with a time per move plays as deep
 // as the machine allows, so the tasks of such a match are volatile: their
 // games are not cached.
-func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Match) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p MatchParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("nineboard.match parameters: %v", err)
@@ -124,31 +153,51 @@ func (Match) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (task
 	if err != nil {
 		return nil, err
 	}
-	volatile := x.Time > 0 || o.Time > 0
-	per := p.GamesPerTask
-	if per == 0 {
-		per = min(max((p.Games+autoTasks-1)/autoTasks, 1), maxGamesPerTask)
+	if err := ctx.Err(); err != nil {
+		return nil, err // the job is cancelled
 	}
-	mp := &matchPlan{Results: make(tasks.Results), params: p}
-	width := len(strconv.Itoa(p.Games - 1))
-	for first := 0; first < p.Games; first += per {
-		t := matchTask{MatchParams: p, First: first, Count: min(per, p.Games-first)}
-		payload, _ := json.Marshal(t)
-		mp.tasks = append(mp.tasks, tasks.Task{ID: fmt.Sprintf("g%0*d", width, first), Payload: payload, Volatile: volatile})
-		mp.counts = append(mp.counts, t.Count)
-	}
-	return mp, nil
+	per := p.perTask()
+	return &matchPlan{Results: make(tasks.Results), params: p, per: per, n: (p.Games + per - 1) / per,
+		width: len(strconv.Itoa(p.Games - 1)), volatile: x.Time > 0 || o.Time > 0}, nil
 }
 
+// matchPlan makes its tasks when asked (tasks.Indexed): a task is a range
+// of games, so a match of a million tasks holds none of them.
 type matchPlan struct {
 	tasks.Results
-	params MatchParams
-	tasks  []tasks.Task
-	counts []int
+	params   MatchParams
+	per      int // games of a task (the last may have fewer)
+	n        int // tasks
+	width    int // of an id: "g" and the first game, 0-padded
+	volatile bool
+}
+
+// Len implements tasks.Indexed.
+func (mp *matchPlan) Len() int { return mp.n }
+
+// Task implements tasks.Indexed.
+func (mp *matchPlan) Task(i int) tasks.Task {
+	payload, _ := json.Marshal(matchTask{MatchParams: mp.params, First: i * mp.per, Count: mp.count(i)})
+	return tasks.Task{ID: mp.id(i), Payload: payload, Volatile: mp.volatile}
+}
+
+// id is the id of task i.
+func (mp *matchPlan) id(i int) string { return fmt.Sprintf("g%0*d", mp.width, i*mp.per) }
+
+// count is the number of games of task i.
+func (mp *matchPlan) count(i int) int { return min(mp.per, mp.params.Games-i*mp.per) }
+
+// Index implements tasks.Indexed.
+func (mp *matchPlan) Index(id string) (int, bool) {
+	first, err := strconv.Atoi(strings.TrimPrefix(id, "g"))
+	if err != nil || first < 0 || first%mp.per != 0 || first/mp.per >= mp.n || mp.id(first/mp.per) != id {
+		return 0, false
+	}
+	return first / mp.per, true
 }
 
 // Tasks implements tasks.Plan.
-func (mp *matchPlan) Tasks() []tasks.Task { return mp.tasks }
+func (mp *matchPlan) Tasks() []tasks.Task { return tasks.ListOf(mp) }
 
 // SideReport is one player's figures in a match report.
 type SideReport struct {
@@ -193,17 +242,18 @@ func (mp *matchPlan) Report(context.Context, tasks.Summary) (tasks.Report, error
 	var sides [2]sideStats
 	plies := 0
 	h := fnv.New64a()
-	for i, t := range mp.tasks {
-		data, ok := mp.Result(t.ID)
+	for i := range mp.n {
+		id := mp.id(i)
+		data, ok := mp.Result(id)
 		if !ok {
 			continue // failed: its games are not played
 		}
 		var r matchResult
 		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+			return nil, fmt.Errorf("result of task %s: %w", id, err)
 		}
-		if len(r.Games) != mp.counts[i] {
-			return nil, fmt.Errorf("result of task %s: %d games, want %d", t.ID, len(r.Games), mp.counts[i])
+		if len(r.Games) != mp.count(i) {
+			return nil, fmt.Errorf("result of task %s: %d games, want %d", id, len(r.Games), mp.count(i))
 		}
 		for _, g := range r.Games {
 			h.Write([]byte(g))

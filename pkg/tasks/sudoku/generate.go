@@ -22,7 +22,10 @@ func init() { tasks.Register(Generate{}) }
 
 // Limits of a generation job.
 const (
-	MaxGenerate = 10_000_000
+	// MaxGenerate bounds --count: the report holds every puzzle, and its
+	// making about 460 bytes each on the coordinator (460 MB for a
+	// million, some 4.6 GB for ten million).
+	MaxGenerate = 1_000_000
 	MinClues    = 17 // no Sudoku with fewer clues has a unique solution
 	perTask     = 50
 	// maxAttempts is how many random solution grids a puzzle may take:
@@ -93,8 +96,20 @@ type genTask struct {
 	To   int `json:"to"`
 }
 
+// Size implements tasks.Sizer: the puzzles cut in tasks of perTask.
+func (Generate) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p GenerateParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("sudoku.generate parameters: %v", err)
+	}
+	if err := p.Validate(); err != nil {
+		return tasks.Size{}, err
+	}
+	return tasks.Size{Tasks: (p.Count + perTask - 1) / perTask, By: fmt.Sprintf("--count %d", p.Count)}, nil
+}
+
 // Plan implements tasks.Kind.
-func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
+func (Generate) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (tasks.Plan, error) {
 	var p GenerateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("sudoku.generate parameters: %v", err)
@@ -106,6 +121,9 @@ func (Generate) Plan(_ context.Context, raw json.RawMessage, _ tasks.PlanEnv) (t
 	n := (p.Count + perTask - 1) / perTask
 	width := len(strconv.Itoa(n - 1))
 	for i := range n {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err() // the job is cancelled
+		}
 		t := genTask{GenerateParams: p, From: i * perTask, To: min((i+1)*perTask, p.Count)}
 		t.Out = false
 		payload, _ := json.Marshal(t)

@@ -3,6 +3,8 @@ package sudoku
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -115,6 +117,17 @@ func TestGenerateRated(t *testing.T) {
 	} {
 		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "--rating") {
 			t.Errorf("%+v: got %v, want an error naming --rating", bad, err)
+		}
+	}
+}
+
+// A generation of more puzzles than a report holds is refused, naming
+// --count and the limit.
+func TestGenerateCountBounded(t *testing.T) {
+	for _, n := range []int{0, MaxGenerate + 1, 10_000_000} {
+		err := GenerateParams{Count: n}.Validate()
+		if want := fmt.Sprintf("--count %d: want 1 to 1000000 puzzles", n); !errors.Is(err, tasks.ErrInvalid) || err.Error() != want {
+			t.Errorf("count %d: %v, want %q", n, err, want)
 		}
 	}
 }

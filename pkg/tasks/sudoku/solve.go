@@ -220,6 +220,13 @@ func planCorpus(ctx context.Context, raw json.RawMessage, env tasks.PlanEnv) (*s
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.File, err)
 		}
+		if len(chunks) > env.Limit() {
+			return nil, tasks.Invalid("--chunk %d: %s pieces of %d puzzles, more than the %s tasks a job may have",
+				size, tasks.Thousands(uint64(len(chunks))), size, tasks.Thousands(uint64(env.Limit())))
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	width := len(strconv.Itoa(max(len(chunks)-1, 0)))
 	for i, c := range chunks {

@@ -98,6 +98,7 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 	}
 	p.Inputs = make([]Input, 0, len(sources))
 	var damages []error
+	pieces := 0 // of every source: a task each
 	for i, s := range sources {
 		t := texts[i]
 		put := Stored(in.UploadContent)
@@ -107,6 +108,7 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 			}
 		}
 		name := infile.Name(s.name)
+		put = limitPieces(put, &pieces, p.Chunk)
 		up, err := UploadCorpus(ctx, name, t.reader(), p.Chunk, put)
 		t.close()
 		switch {
@@ -137,6 +139,18 @@ type sourceText struct {
 	// lend is the absolute path of a plain regular file whose pieces are
 	// left in it (tasks.Inputs.UploadFileRange), or "".
 	lend string
+}
+
+// limitPieces is put refusing, once the pieces that it stored reach
+// tasks.MaxTasks, the next: each is a task of the job.
+func limitPieces(put func(context.Context, []byte, int64) (string, error), pieces *int, chunk int) func(context.Context, []byte, int64) (string, error) {
+	return func(ctx context.Context, data []byte, at int64) (string, error) {
+		if *pieces++; *pieces > tasks.MaxTasks {
+			return "", tasks.Invalid("--chunk %d: the inputs make more than %s tasks of %d puzzles, the most a job may have",
+				chunk, tasks.Thousands(tasks.MaxTasks), chunk)
+		}
+		return put(ctx, data, at)
+	}
 }
 
 // corpusSize sizes the texts of a job's sources for autoChunk, a source at
