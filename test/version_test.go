@@ -88,7 +88,7 @@ func TestCompletion(t *testing.T) {
 		"analyze sud":                   "sudoku",
 		"analyze sudoku so":             "solve",
 		"analyze sudoku solve --rej":    "--rejects",
-		"analyze sudoku solve p.txt --": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers",
+		"analyze sudoku solve p.txt --": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --verify --workers",
 		"analyze sudoku solve -- --":    "", // after "--", only arguments: analyze is not asked
 	} {
 		cmd := exec.Command(bash, "--norc", "--noprofile", "-c", script+`
@@ -118,7 +118,7 @@ printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '`)
 		}
 		for line, want := range map[string]string{
 			"analyze sudoku so":          "bench compare explain generate h help rate solve",
-			"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --workers -h -q",
+			"analyze sudoku solve --rej": "--chunk --data --detach --help --json --metrics-addr --nats --nats-creds --nats-nkey --nats-password --nats-user --out --progress --quiet --rejects --strict --tls-ca --tls-cert --tls-key --verify --workers -h -q",
 			"analyze sudoku solve -- x":  "FILES",
 		} {
 			cmd := exec.Command(zsh, "-f", "-c", `autoload -Uz compinit && compinit -D -u

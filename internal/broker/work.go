@@ -413,6 +413,9 @@ func (w *Work) ConsumeDead(ctx context.Context, handle func(t job.Task, deliveri
 		}
 		if t, err := decodeTask(raw.Header, raw.Data); err == nil {
 			handle(t, adv.Deliveries)
+		} else {
+			// Not a task, so not the coordinator's: nothing to record.
+			w.c.log.Warn("dropping a dead message that is not a task", "subject", raw.Subject, "err", err)
 		}
 		if err := w.tasks.DeleteMsg(actx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
 			w.c.log.Warn("delete dead task", "seq", adv.StreamSeq, "err", err)

@@ -129,15 +129,11 @@ func (c *Coordinator) admit(r *run, i int, res job.Result) (job.Result, bool) {
 	if res.Token != job.TaskToken(c.key, r.id, res.Task, res.Epoch, res.Try, res.Check) {
 		r.refused++
 		c.log.Warn("result refused: not the token of its task", "job", r.id, "task", res.Task, "worker", res.Worker, "epoch", res.Epoch)
-		if res.Epoch < r.epoch && !r.reissued(i) {
-			// An earlier coordinator's task (another store, another
-			// key): published again, once, for this life's key.
-			c.reissue(r, i)
-		} else {
-			// Its sender may have taken the task and acknowledged it:
-			// then it is gone from the queue, and is published again.
-			c.reissueIfLost(r, i)
-		}
+		// Its sender may have taken the task and acknowledged it (a
+		// rogue, or an honest worker answering a task that another
+		// coordinator, with another store and key, published): then it
+		// is gone from the queue, and is published again.
+		c.reissueIfLost(r, i)
 		return res, false
 	}
 	c.qmu.Lock()
@@ -242,9 +238,6 @@ func (c *Coordinator) exclude(r *run, i int, worker string) {
 // workers it excludes take it (each hands it back), and is published
 // again, up to this many times; then its task fails.
 const maxCopies = 20
-
-// reissued tells whether task i was published again in this life.
-func (r *run) reissued(i int) bool { return r.tries[i] > 0 }
 
 // reissue publishes task i again, as a new try (r.mu held).
 func (c *Coordinator) reissue(r *run, i int) {
@@ -372,6 +365,13 @@ func (r *run) taskID(i int) string {
 }
 
 const lostBatch = 1000
+
+// Token returns the token this coordinator gives task t (job.TaskToken
+// under its key): for a tool or test that publishes a task as the
+// coordinator would.
+func (c *Coordinator) Token(t job.Task) string {
+	return job.TaskToken(c.key, t.Job, t.ID, t.Epoch, t.Try, t.Check)
+}
 
 // quarantine refuses worker's results from now on, for every job, and
 // deletes what it computed from the result cache (r.mu held).

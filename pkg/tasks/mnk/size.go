@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"math/bits"
+	"slices"
 
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -58,7 +62,7 @@ func (Count) Size(raw json.RawMessage) (tasks.Size, error) {
 	if p.SplitDepth < 0 {
 		return tasks.Size{Tasks: autoSplitTasks * max(g.Cells(), 1), Bound: true, By: "--split-depth -1"}, nil
 	}
-	return tasks.Size{Tasks: placements(g.Cells(), p.SplitDepth), Bound: true, By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
+	return splitSize(g, p.SplitDepth, fmt.Sprintf("--split-depth %d", p.SplitDepth)), nil
 }
 
 // placements bounds the positions after d plies on a board of cells
@@ -89,11 +93,11 @@ func (Solve) Size(raw json.RawMessage) (tasks.Size, error) {
 	if d < 0 {
 		d = autoSolveSplit
 	}
-	n := placements(g.Cells(), d)
+	size := splitSize(g, d, fmt.Sprintf("--split-depth %d", p.SplitDepth))
 	if p.Certificate {
-		n++
+		size.Tasks++
 	}
-	return tasks.Size{Tasks: n, Bound: true, By: fmt.Sprintf("--split-depth %d", p.SplitDepth)}, nil
+	return size, nil
 }
 
 // Size implements tasks.Sizer: one task per cell of the grid.
@@ -122,4 +126,55 @@ func stopped(ctx context.Context, i int) error {
 		return nil
 	}
 	return ctx.Err()
+}
+
+// splitSize is the size of a job that makes a task of each open position,
+// up to symmetry, d plies in: placements bounds it; where that bound is
+// past tasks.MaxTasks, the positions are counted, as the plan would make
+// them, as long as they stay within it (a small k ends most games early,
+// and symmetry divides the rest).
+// openBudget bounds the moves openPositions plays: about a second.
+const openBudget = 20_000_000
+
+func splitSize(g *mnk.Game, d int, by string) tasks.Size {
+	bound := placements(g.Cells(), d)
+	if bound <= tasks.MaxTasks {
+		return tasks.Size{Tasks: bound, Bound: true, By: by}
+	}
+	if n, ok := openPositions(g, d, tasks.MaxTasks); ok {
+		return tasks.Size{Tasks: n, By: by}
+	}
+	return tasks.Size{Tasks: bound, Bound: true, By: by}
+}
+
+// openPositions counts the positions up to symmetry d plies in whose game
+// goes on, and false if a ply has more than most of them, or the count
+// would take more than openBudget moves (it runs where jobs are submitted).
+func openPositions(g *mnk.Game, d, most int) (int, bool) {
+	layer := []mnk.Position{{}}
+	budget := openBudget
+	for ply := 0; ply < d; ply++ {
+		if budget -= len(layer) * (g.Cells() - ply); budget < 0 {
+			return 0, false
+		}
+		next := make(map[mnk.Position]struct{}, 2*len(layer))
+		for _, p := range layer {
+			for empty := g.Empty(p); empty != 0; empty &= empty - 1 {
+				child, res := g.Play(p, bits.TrailingZeros64(empty))
+				if res != mnk.Ongoing {
+					continue // an ended game makes no task
+				}
+				canon, _ := g.Canonical(child)
+				next[canon] = struct{}{}
+				if len(next) > most {
+					return 0, false
+				}
+			}
+		}
+		layer = slices.Collect(maps.Keys(next))
+		if len(layer) == 0 {
+			return 0, true
+		}
+	}
+	return len(layer), true
 }
