@@ -425,13 +425,6 @@ func TestUndecodableAndUnknownKindTasks(t *testing.T) {
 	}
 }
 
-// openGateWhen opens a tag's gate once cond holds for the job.
-func openGateWhen(t *testing.T, b *broker.Broker, id, tag string, cond func(*job.Record) bool) {
-	t.Helper()
-	waitFor(t, b, id, "condition", cond)
-	openGate(tag)
-}
-
 // A task that keeps failing transiently reaches MaxDeliver, goes to the dead
 // letter stream and is reported as failed; the job still completes.
 func TestFlakyTaskDeadLettered(t *testing.T) {
