@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/woprlabs/wopr/internal/infile"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -98,7 +99,7 @@ func SubmitCorpus(ctx context.Context, in tasks.Inputs, kind string, sources []S
 	}
 	p.Inputs = make([]Input, 0, len(sources))
 	var damages []error
-	pieces := 0 // of every source: a task each
+	var pieces atomic.Int64 // of every source: a task each
 	for i, s := range sources {
 		t := texts[i]
 		put := Stored(in.UploadContent)
@@ -142,10 +143,11 @@ type sourceText struct {
 }
 
 // limitPieces is put refusing, once the pieces that it stored reach
-// tasks.MaxTasks, the next: each is a task of the job.
-func limitPieces(put func(context.Context, []byte, int64) (string, error), pieces *int, chunk int) func(context.Context, []byte, int64) (string, error) {
+// tasks.MaxTasks, the next: each is a task of the job. UploadCorpus calls
+// put from several goroutines at once.
+func limitPieces(put func(context.Context, []byte, int64) (string, error), pieces *atomic.Int64, chunk int) func(context.Context, []byte, int64) (string, error) {
 	return func(ctx context.Context, data []byte, at int64) (string, error) {
-		if *pieces++; *pieces > tasks.MaxTasks {
+		if pieces.Add(1) > tasks.MaxTasks {
 			return "", tasks.Invalid("--chunk %d: the inputs make more than %s tasks of %d puzzles, the most a job may have",
 				chunk, tasks.Thousands(tasks.MaxTasks), chunk)
 		}
