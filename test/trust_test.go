@@ -180,28 +180,39 @@ func TestVerifyCatchesConsistentForgery(t *testing.T) {
 	}
 	kind, _ := tasks.Lookup("mnk.count")
 	runner := kind.NewRunner(tasks.Env{})
-	var first []byte // the payload of the first task, whose result answers the second
-	for i := range 2 {
+	// The rogue holds the first task it is given (so that it is not given
+	// it again), and answers the next one whose result differs with the
+	// first one's result; then hands back what it holds.
+	next := func() (job.Delivery, job.Task) {
+		t.Helper()
 		d, err := source.Next(ctx, 30*time.Second)
 		if err != nil || d == nil {
-			t.Fatalf("the rogue's task %d: %v", i, err)
+			t.Fatalf("the rogue's next task: %v", err)
 		}
 		task, err := d.Task()
 		if err != nil {
 			t.Fatal(err)
 		}
-		payload := task.Payload
-		if i == 0 {
-			first = payload
-			_ = d.HandBack()
-			continue
-		}
-		out, err := runner.Run(ctx, first) // another subtree's figures
+		return d, task
+	}
+	firstD, first := next()
+	held := []job.Delivery{firstD}
+	out, err := runner.Run(ctx, first.Payload) // another subtree's figures
+	if err != nil {
+		t.Fatal(err)
+	}
+	for forged := false; !forged; {
+		d, task := next()
+		mine, err := runner.Run(ctx, task.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mine, _ := runner.Run(ctx, payload); string(mine.Data) == string(out.Data) {
-			t.Fatal("the two tasks have the same result: pick a job whose subtrees differ")
+		if string(mine.Data) == string(out.Data) {
+			held = append(held, d)
+			if len(held) > 10 {
+				t.Fatal("ten tasks with the same result as the first: pick a job whose subtrees differ")
+			}
+			continue
 		}
 		res := job.Result{Job: task.Job, Task: task.ID, Check: task.Check, Worker: "worker", Epoch: task.Epoch, Try: task.Try,
 			Token: task.Token, Data: out.Data}
@@ -209,6 +220,12 @@ func TestVerifyCatchesConsistentForgery(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := d.Ack(ctx); err != nil {
+			t.Fatal(err)
+		}
+		forged = true
+	}
+	for _, d := range held {
+		if err := d.HandBack(); err != nil {
 			t.Fatal(err)
 		}
 	}
