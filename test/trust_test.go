@@ -34,17 +34,7 @@ func TestRogueWorker(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "worker-pw"}}, broker.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	source, err := b.Work().Tasks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind, _ := tasks.Lookup("mnk.count")
-	runner := kind.NewRunner(tasks.Env{})
+	work, source, runner := rogue(ctx, t, url)
 	lies := []func(res *job.Result){
 		func(res *job.Result) { res.Data, res.Failed = nil, "never" },
 		func(res *job.Result) { res.Token = "" },
@@ -74,7 +64,7 @@ func TestRogueWorker(t *testing.T) {
 		res := job.Result{Job: task.Job, Task: task.ID, Check: task.Check, Worker: "worker", Epoch: task.Epoch, Try: task.Try,
 			Token: task.Token, Data: out.Data}
 		lie(&res)
-		if err := b.Work().PublishResult(ctx, res); err != nil {
+		if err := work.PublishResult(ctx, res); err != nil {
 			t.Fatalf("the rogue's result %d: %v", i, err)
 		}
 		if i == 0 {
@@ -82,7 +72,7 @@ func TestRogueWorker(t *testing.T) {
 			other := res
 			other.Worker = "worker-2"
 			pctx, pcancel := context.WithTimeout(ctx, 3*time.Second)
-			if err := b.Work().PublishResult(pctx, other); err == nil {
+			if err := work.PublishResult(pctx, other); err == nil {
 				t.Error("a worker's credentials published a result under another worker's name")
 			}
 			pcancel()
@@ -169,17 +159,7 @@ func TestVerifyCatchesConsistentForgery(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "worker-pw"}}, broker.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	source, err := b.Work().Tasks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kind, _ := tasks.Lookup("mnk.count")
-	runner := kind.NewRunner(tasks.Env{})
+	work, source, runner := rogue(ctx, t, url)
 	// The rogue holds the first task it is given (so that it is not given
 	// it again), and answers the next one whose result differs with the
 	// first one's result; then hands back what it holds.
@@ -216,7 +196,7 @@ func TestVerifyCatchesConsistentForgery(t *testing.T) {
 		}
 		res := job.Result{Job: task.Job, Task: task.ID, Check: task.Check, Worker: "worker", Epoch: task.Epoch, Try: task.Try,
 			Token: task.Token, Data: out.Data}
-		if err := b.Work().PublishResult(ctx, res); err != nil {
+		if err := work.PublishResult(ctx, res); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Ack(ctx); err != nil {
@@ -249,4 +229,22 @@ func TestVerifyCatchesConsistentForgery(t *testing.T) {
 		t.Errorf("%d of %d tasks verified, quarantined %v; want all verified, the rogue quarantined",
 			got.VerifiedTasks, got.Tasks, got.QuarantinedWorkers)
 	}
+}
+
+// rogue connects as the documented user "worker" and returns the work
+// queue as it sends results and takes tasks, and a runner of the real
+// mnk.count, for a test's rogue worker.
+func rogue(ctx context.Context, t *testing.T, url string) (*broker.Work, *broker.TaskSource, tasks.Runner) {
+	t.Helper()
+	b, err := broker.Attach(ctx, broker.Endpoint{URL: url, Auth: broker.Auth{User: "worker", Password: "worker-pw"}}, broker.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	source, err := b.Work().Tasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind, _ := tasks.Lookup("mnk.count")
+	return b.Work(), source, kind.NewRunner(tasks.Env{})
 }

@@ -56,13 +56,7 @@ func (c *Coordinator) reconcile() {
 // with new results, those whose run time was written ranEvery ago or
 // more, or, with all, every one.
 func (c *Coordinator) flushProgress(all bool) {
-	c.mu.Lock()
-	runs := make([]*run, 0, len(c.runs))
-	for _, r := range c.runs {
-		runs = append(runs, r)
-	}
-	c.mu.Unlock()
-	for _, r := range runs {
+	for _, r := range c.running() {
 		r.mu.Lock()
 		if !r.planned || r.finished || !all && !r.dirty && time.Since(r.ranWritten) < ranEvery {
 			r.mu.Unlock()
@@ -104,3 +98,15 @@ const (
 // while none of its tasks finishes (a killed coordinator's time counts up
 // to its last write).
 const ranEvery = time.Second
+
+// running returns the jobs taken up, a snapshot taken under c.mu, so that
+// each can be locked in turn without it.
+func (c *Coordinator) running() []*run {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	runs := make([]*run, 0, len(c.runs))
+	for _, r := range c.runs {
+		runs = append(runs, r)
+	}
+	return runs
+}

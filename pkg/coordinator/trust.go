@@ -309,13 +309,7 @@ const lostAfter = time.Minute
 // an honest worker acknowledges a task only once its result is stored). At
 // most lostBatch tasks of a job are looked up each time.
 func (c *Coordinator) findLost(now time.Time) {
-	c.mu.Lock()
-	runs := make([]*run, 0, len(c.runs))
-	for _, r := range c.runs {
-		runs = append(runs, r)
-	}
-	c.mu.Unlock()
-	for _, r := range runs {
+	for _, r := range c.running() {
 		r.mu.Lock()
 		since := r.pickedUp
 		if r.lastMerge.After(since) {
