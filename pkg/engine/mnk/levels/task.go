@@ -1,0 +1,541 @@
+package levels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"time"
+)
+
+// Store moves pieces between the tasks of consecutive plies.
+type Store interface {
+	// Get returns the piece name, or an error (one wrapping ErrNoPiece if
+	// there is none).
+	Get(ctx context.Context, name string) ([]byte, error)
+	// Put stores the piece name, replacing one of the same name (a task
+	// run twice writes the same records).
+	Put(ctx context.Context, name string, data []byte) error
+}
+
+// ErrNoPiece is a piece that is not in the store.
+var ErrNoPiece = errors.New("no such piece")
+
+// Task is one shard of one ply.
+type Task struct {
+	Ply, Shard int
+	// Shards is the number of shards of every ply past the first.
+	Shards int
+	// Prefix starts the names of the job's pieces.
+	Prefix string
+}
+
+// PieceName is the name of the piece of ply's shard dest written by the
+// task of the ply before that expanded shard src.
+func PieceName(prefix string, ply, dest, src int) string {
+	return fmt.Sprintf("%s/p%02d/d%04d/s%04d", prefix, ply, dest, src)
+}
+
+// RootShard is the shard of the empty board: ply 0 has one task, for it.
+func RootShard(shards int) int { return ShardOf(0, shards) }
+
+// ShardOf returns the shard, of shards, that owns the position of key.
+func ShardOf(k Key, shards int) int {
+	h := uint64(k) & stoneMask
+	// splitmix64's finaliser: every bit of the position moves the shard.
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	hi, _ := bits.Mul64(h, uint64(shards))
+	return int(hi)
+}
+
+// Sources returns the shards of the ply before t's whose tasks wrote
+// pieces for t: the root's alone for ply 1, every shard past it.
+func (t Task) Sources() []int {
+	switch {
+	case t.Ply == 0:
+		return nil
+	case t.Ply == 1:
+		return []int{RootShard(t.Shards)}
+	}
+	s := make([]int, t.Shards)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// Options bound a task's resources.
+type Options struct {
+	// Memory is the most bytes the task's records may take: the pieces it
+	// reads and the children it holds before they spill to disk.
+	Memory int64
+	// TempDir is where children spill (the system's default if empty).
+	TempDir string
+}
+
+// MinMemory is the least Options.Memory a task takes: a spill every few
+// thousand children, which makes a slow count but an exact one.
+const MinMemory = 64 << 10
+
+// recordBytes is what a record held in memory takes.
+const recordBytes = 24
+
+// Stats are the figures of one shard of one ply (or, added up, of a ply
+// or a whole count).
+type Stats struct {
+	// Positions counts the positions of the shard; Canonical those up to
+	// symmetry.
+	Positions uint64 `json:"positions"`
+	Canonical uint64 `json:"canonical"`
+	// Nodes is the number of move sequences that reach them: nodes of the
+	// game tree.
+	Nodes U128 `json:"nodes"`
+	// Terminal and CanonicalTerminal count the positions where the game
+	// is over, by result: X won, O won, drawn.
+	Terminal          [3]uint64 `json:"terminal"`
+	CanonicalTerminal [3]uint64 `json:"canonical_terminal"`
+	// Games counts the games that end in them, by result;
+	// CanonicalGames the games of the tree up to symmetry.
+	Games          [3]U128 `json:"games"`
+	CanonicalGames U128    `json:"canonical_games"`
+	// Children counts the child records the shard's positions made (one
+	// per distinct child orbit of each), before they were merged.
+	Children uint64 `json:"children"`
+	// BytesIn and BytesOut count the bytes of the pieces read and written;
+	// Spills the runs written to disk past the memory budget.
+	BytesIn  uint64 `json:"bytes_in"`
+	BytesOut uint64 `json:"bytes_out"`
+	Spills   int    `json:"spills"`
+	// Seconds is the task's time.
+	Seconds float64 `json:"seconds"`
+}
+
+// Results index Stats.Terminal, Stats.Games and the like.
+const (
+	XWins = iota
+	OWins
+	Draws
+)
+
+// Add adds o's figures to s.
+func (s *Stats) Add(o Stats) {
+	s.Positions += o.Positions
+	s.Canonical += o.Canonical
+	s.Nodes = s.Nodes.Add(o.Nodes)
+	for i := range 3 {
+		s.Terminal[i] += o.Terminal[i]
+		s.CanonicalTerminal[i] += o.CanonicalTerminal[i]
+		s.Games[i] = s.Games[i].Add(o.Games[i])
+	}
+	s.CanonicalGames = s.CanonicalGames.Add(o.CanonicalGames)
+	s.Children += o.Children
+	s.BytesIn += o.BytesIn
+	s.BytesOut += o.BytesOut
+	s.Spills += o.Spills
+	s.Seconds += o.Seconds
+}
+
+// Run reads the pieces of task t's shard, counts its positions and writes
+// their children to the pieces of the next ply, one for each of its
+// shards (an empty one too, so that a missing piece is an error, never a
+// shard with no positions).
+func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stats, error) {
+	start := time.Now()
+	if t.Ply < 0 || t.Ply > b.cells || t.Shards < 1 || t.Shard < 0 || t.Shard >= t.Shards {
+		return Stats{}, fmt.Errorf("levels: task ply %d shard %d of %d is out of range for a %d-cell board", t.Ply, t.Shard, t.Shards, b.cells)
+	}
+	var st Stats
+	var runs []runReader
+	var inBytes int64
+	// Pieces are held in memory up to a quarter of the budget, the rest
+	// read from a temporary file.
+	var inFile *os.File
+	defer func() {
+		if inFile != nil {
+			inFile.Close()
+			os.Remove(inFile.Name())
+		}
+	}()
+	for _, src := range t.Sources() {
+		name := PieceName(t.Prefix, t.Ply, t.Shard, src)
+		data, err := store.Get(ctx, name)
+		if err != nil {
+			return Stats{}, err
+		}
+		st.BytesIn += uint64(len(data))
+		if opt.Memory <= 0 || inBytes+int64(len(data)) <= opt.Memory/4 {
+			r, err := newByteRun(data)
+			if err != nil {
+				return Stats{}, fmt.Errorf("piece %s: %w", name, err)
+			}
+			runs = append(runs, r)
+			inBytes += int64(len(data))
+			continue
+		}
+		if inFile == nil {
+			if inFile, err = os.CreateTemp(opt.TempDir, "wopr-levels-in-*"); err != nil {
+				return Stats{}, fmt.Errorf("levels: %w", err)
+			}
+		}
+		off, err := inFile.Seek(0, io.SeekEnd)
+		if err == nil {
+			_, err = inFile.Write(data)
+		}
+		if err != nil {
+			return Stats{}, fmt.Errorf("levels: %w", err)
+		}
+		r, err := newStreamRun(io.NewSectionReader(inFile, off, int64(len(data))))
+		if err != nil {
+			return Stats{}, fmt.Errorf("piece %s: %w", name, err)
+		}
+		runs = append(runs, r)
+		st.Spills++
+	}
+	var in func() (Record, bool, error)
+	if t.Ply == 0 {
+		done := t.Shard != RootShard(t.Shards)
+		in = func() (Record, bool, error) {
+			if done {
+				return Record{}, false, nil
+			}
+			done = true
+			return Record{Key: 0, Paths: 1, CPaths: 1}, true, nil
+		}
+	} else {
+		m, err := newMerger(runs)
+		if err != nil {
+			return Stats{}, err
+		}
+		in = m.next
+	}
+	var out *spiller
+	if t.Ply < b.cells {
+		budget := opt.Memory - inBytes
+		if opt.Memory <= 0 {
+			budget = 1 << 40
+		}
+		out = newSpiller(t.Shards, budget/recordBytes, opt.TempDir)
+		defer out.close()
+	}
+	x := expander{b: b, out: out}
+	for i := 0; ; i++ {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return Stats{}, ctx.Err()
+		}
+		rec, ok, err := in()
+		if err != nil {
+			return Stats{}, err
+		}
+		if !ok {
+			break
+		}
+		if err := x.count(&st, rec, t.Ply); err != nil {
+			return Stats{}, err
+		}
+	}
+	if out != nil {
+		for dest := range t.Shards {
+			data, err := out.piece(dest)
+			if err != nil {
+				return Stats{}, err
+			}
+			if err := store.Put(ctx, PieceName(t.Prefix, t.Ply+1, dest, t.Shard), data); err != nil {
+				return Stats{}, err
+			}
+			st.BytesOut += uint64(len(data))
+		}
+		st.Spills += out.spills
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return st, nil
+}
+
+// expander counts positions and makes their children.
+type expander struct {
+	b    *Board
+	out  *spiller
+	kids [MaxCells]Record
+}
+
+// count adds position rec of ply to st and, if the game goes on there,
+// sends its children to out.
+func (x *expander) count(st *Stats, rec Record, ply int) error {
+	b := x.b
+	orbit := uint64(rec.Key.Orbit())
+	st.Canonical++
+	st.Positions += orbit
+	st.Nodes = st.Nodes.Add64(rec.Paths)
+	res := -1
+	switch {
+	case rec.Key&flagWin != 0 && ply%2 == 1:
+		res = XWins
+	case rec.Key&flagWin != 0:
+		res = OWins
+	case rec.Key&flagFull != 0:
+		res = Draws
+	}
+	if res >= 0 {
+		st.Terminal[res] += orbit
+		st.CanonicalTerminal[res]++
+		st.Games[res] = st.Games[res].Add64(rec.Paths)
+		st.CanonicalGames = st.CanonicalGames.Add64(rec.CPaths)
+		return nil
+	}
+	if x.out == nil {
+		return fmt.Errorf("levels: position %s of the last ply is not over", b.String(rec.Key))
+	}
+	xs, os := rec.Key.Stones()
+	var im, io [8]uint32
+	for s := range b.nsym {
+		im[s], io[s] = b.image(xs, s), b.image(os, s)
+	}
+	xMoves := ply%2 == 0
+	full := ply+1 == b.cells
+	n := 0
+	for empty := b.full &^ (xs | os); empty != 0; empty &= empty - 1 {
+		c := bits.TrailingZeros32(empty)
+		var k Key
+		var win bool
+		if xMoves {
+			var cx [8]uint32
+			for s := range b.nsym {
+				cx[s] = im[s] | 1<<b.perm[s][c]
+			}
+			k = b.canon(&cx, &io)
+			win = b.lineThrough(xs|1<<c, c)
+		} else {
+			var co [8]uint32
+			for s := range b.nsym {
+				co[s] = io[s] | 1<<b.perm[s][c]
+			}
+			k = b.canon(&im, &co)
+			win = b.lineThrough(os|1<<c, c)
+		}
+		switch {
+		case win:
+			k |= flagWin
+		case full:
+			k |= flagFull
+		}
+		found := false
+		for j := range n {
+			if x.kids[j].Key == k {
+				x.kids[j].Paths++ // a multiplicity until the loop ends
+				found = true
+				break
+			}
+		}
+		if !found {
+			x.kids[n] = Record{Key: k, Paths: 1}
+			n++
+		}
+	}
+	st.Children += uint64(n)
+	for _, kid := range x.kids[:n] {
+		hi, lo := bits.Mul64(kid.Paths, rec.Paths)
+		if hi != 0 {
+			return errOverflow
+		}
+		kid.Paths, kid.CPaths = lo, rec.CPaths
+		if err := x.out.add(kid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spiller holds the children of a task, by the shard that owns them, in
+// hash tables that add up the numbers of equal children as they come, and
+// writes a table to a temporary file as a sorted run when it outgrows its
+// share of the memory budget.
+type spiller struct {
+	tabs     []table
+	maxSlots int // slots a shard's table may have
+	dir      string
+	files    []*os.File
+	runs     [][][2]int64 // per shard: offset and length of each spilled run
+	spills   int
+	scratch  []Record
+}
+
+// table is an open-addressing hash table of records (linear probing),
+// empty slots holding emptyKey; it is at most half full.
+type table struct {
+	slots []Record
+	used  int
+}
+
+// emptyKey marks an empty slot: no key has bit 63.
+const emptyKey Key = 1 << 63
+
+func newSpiller(shards int, records int64, dir string) *spiller {
+	// Each shard's table may take records/shards records at half load.
+	per := max(records/int64(shards), 64)
+	maxSlots := 1 << (63 - bits.LeadingZeros64(uint64(per)))
+	return &spiller{tabs: make([]table, shards), maxSlots: maxSlots, dir: dir,
+		files: make([]*os.File, shards), runs: make([][][2]int64, shards)}
+}
+
+// hashSlot spreads keys over a table's slots (the shard took the high
+// bits of another hash of them).
+func hashSlot(k Key, mask int) int {
+	h := uint64(k) * 0x9e3779b97f4a7c15
+	return int(h>>32) & mask
+}
+
+func (s *spiller) add(r Record) error {
+	d := ShardOf(r.Key, len(s.tabs))
+	t := &s.tabs[d]
+	if 2*(t.used+1) > len(t.slots) {
+		if len(t.slots) < s.maxSlots {
+			t.grow(min(max(2*len(t.slots), 1024), s.maxSlots))
+		} else if err := s.spill(d); err != nil {
+			return err
+		}
+	}
+	mask := len(t.slots) - 1
+	for i := hashSlot(r.Key, mask); ; i = (i + 1) & mask {
+		slot := &t.slots[i]
+		if slot.Key == r.Key {
+			var err error
+			if slot.Paths, err = add64(slot.Paths, r.Paths); err != nil {
+				return err
+			}
+			slot.CPaths, err = add64(slot.CPaths, r.CPaths)
+			return err
+		}
+		if slot.Key == emptyKey {
+			*slot = r
+			t.used++
+			return nil
+		}
+	}
+}
+
+// grow rehashes t into n slots.
+func (t *table) grow(n int) {
+	old := t.slots
+	t.slots = make([]Record, n)
+	for i := range t.slots {
+		t.slots[i].Key = emptyKey
+	}
+	mask := n - 1
+	for _, r := range old {
+		if r.Key == emptyKey {
+			continue
+		}
+		i := hashSlot(r.Key, mask)
+		for t.slots[i].Key != emptyKey {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = r
+	}
+}
+
+// sorted moves t's records to the front of its slots, sorts them (with
+// the help of s's scratch) and returns them; t must be cleared before it
+// takes records again.
+func (s *spiller) sorted(t *table) []Record {
+	recs := t.slots[:0]
+	for _, r := range t.slots {
+		if r.Key != emptyKey {
+			recs = append(recs, r)
+		}
+	}
+	s.scratch = sortRecords(recs, s.scratch)
+	return recs
+}
+
+// clear empties t, keeping its slots.
+func (t *table) clear() {
+	for i := range t.slots {
+		t.slots[i] = Record{Key: emptyKey}
+	}
+	t.used = 0
+}
+
+// spill writes shard d's table as a sorted run to its file.
+func (s *spiller) spill(d int) error {
+	t := &s.tabs[d]
+	recs := s.sorted(t)
+	f := s.files[d]
+	if f == nil {
+		var err error
+		if f, err = os.CreateTemp(s.dir, "wopr-levels-*"); err != nil {
+			return fmt.Errorf("levels: spill: %w", err)
+		}
+		s.files[d] = f
+	}
+	off, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("levels: spill: %w", err)
+	}
+	data := encodeRun(nil, recs)
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("levels: spill: %w", err)
+	}
+	s.runs[d] = append(s.runs[d], [2]int64{off, int64(len(data))})
+	t.clear()
+	s.spills++
+	return nil
+}
+
+// piece returns the piece of shard d: its buffer and its spilled runs
+// merged into one run.
+func (s *spiller) piece(d int) ([]byte, error) {
+	recs := s.sorted(&s.tabs[d])
+	defer func() { s.tabs[d] = table{} }()
+	if len(s.runs[d]) == 0 {
+		return encodeRun(nil, recs), nil
+	}
+	runs := []runReader{&memRun{recs: recs}}
+	for _, r := range s.runs[d] {
+		sr, err := newStreamRun(io.NewSectionReader(s.files[d], r[0], r[1]))
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, sr)
+	}
+	m, err := newMerger(runs)
+	if err != nil {
+		return nil, err
+	}
+	var w runWriter
+	for {
+		rec, ok, err := m.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return w.piece(), nil
+		}
+		w.add(rec)
+	}
+}
+
+func (s *spiller) close() {
+	for _, f := range s.files {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+}
+
+// memRun reads records held in memory.
+type memRun struct{ recs []Record }
+
+func (r *memRun) next() (Record, bool, error) {
+	if len(r.recs) == 0 {
+		return Record{}, false, nil
+	}
+	rec := r.recs[0]
+	r.recs = r.recs[1:]
+	return rec, true, nil
+}
