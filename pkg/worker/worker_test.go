@@ -92,7 +92,13 @@ type delivery struct {
 }
 
 func (f *fake) deliver(t job.Task, delivered uint64) *delivery {
-	d := &delivery{f: f, task: t, delivered: delivered, beats: make(chan struct{}, 100)}
+	return f.deliverErr(t, delivered, nil)
+}
+
+// deliverErr delivers a message that reads as err (set before the worker
+// can read it).
+func (f *fake) deliverErr(t job.Task, delivered uint64, err error) *delivery {
+	d := &delivery{f: f, task: t, err: err, delivered: delivered, beats: make(chan struct{}, 100)}
 	f.queue <- d
 	return d
 }
@@ -202,8 +208,7 @@ func TestPermanentFailuresReported(t *testing.T) {
 	w := startWorker(t, f, 1)
 	f.deliver(task("p", "permanent"), 1)
 	f.deliver(task("x", "panic"), 1)
-	bad := f.deliver(job.Task{Job: "j", ID: "u"}, 1)
-	bad.err = errors.New("malformed message")
+	f.deliverErr(job.Task{Job: "j", ID: "u"}, 1, errors.New("malformed message"))
 	unknown := task("k", "1")
 	unknown.Kind = "no.such.kind"
 	f.deliver(unknown, 1)
