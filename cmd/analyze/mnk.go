@@ -13,6 +13,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/client"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/levels"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -71,22 +72,59 @@ func board(c *cli.Context, maxSide int) (rows, cols, k int, err error) {
 }
 
 func mnkCountCommand() *cli.Command {
+	flags := boardFlags(mnk.MaxSide)
+	flags[0].(*cli.StringFlag).Usage = fmt.Sprintf("board as `RxC`: R rows and C columns, up to %d cells (4x5, 3x7, 2x12, 5x5)", levels.MaxCells)
 	return &cli.Command{
 		Name:  "count",
-		Usage: "count the whole game tree exactly: nodes, games by result and length, positions, symmetry classes, value",
-		Description: "Examples:\n" +
+		Usage: "count the whole game tree exactly: nodes, games by result and length, positions, symmetry classes",
+		Description: "Boards of up to " + strconv.Itoa(mnktasks.MaxCountCells) + " cells are counted as a tree (with the game's value);\n" +
+			"bigger ones, up to " + strconv.Itoa(levels.MaxCells) + " cells, level by level: each ply's positions, up to symmetry,\n" +
+			"sharded over the workers, which pass children to the shard that owns them\n" +
+			"through the object store (docs/counting.md).\n\n" +
+			"Examples:\n" +
 			"   analyze mnk count                      # tic-tac-toe: 255,168 games, 5,478 positions\n" +
-			"   analyze mnk count --board 4x4 --json   # 4x4, k=4, as JSON",
+			"   analyze mnk count --board 4x4 --json   # 4x4, k=4, as JSON\n" +
+			"   analyze mnk count --board 3x6 -k 4     # past 16 cells: level by level",
 		OnUsageError: onUsageError,
-		Flags: append(append(boardFlags(mnk.MaxSide),
-			&cli.IntFlag{Name: "split-depth", Value: mnktasks.DefaultCountParams().SplitDepth, Usage: "`PLY` at which the tree is cut into tasks (-1: automatic)"},
+		Flags: append(append(flags,
+			&cli.StringFlag{Name: "method", Value: "auto", Usage: "`METHOD`: tree (up to " + strconv.Itoa(mnktasks.MaxCountCells) + " cells), levels (up to " + strconv.Itoa(levels.MaxCells) + "), or auto: tree where it fits"},
+			&cli.IntFlag{Name: "split-depth", Value: mnktasks.DefaultCountParams().SplitDepth, Usage: "tree: `PLY` at which the tree is cut into tasks (-1: automatic)"},
+			&cli.IntFlag{Name: "shards", Usage: fmt.Sprintf("levels: `N` shards a ply, 1 to %d (0: from the board's size)", mnktasks.MaxShards)},
+			&cli.StringFlag{Name: "memory", Value: "1GiB", Usage: "levels: `SIZE` of a task's records (e.g. 512MiB, 2GiB); past it children spill to disk"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
 			if err != nil {
 				return err
 			}
-			p := mnktasks.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth")}
+			method := c.String("method")
+			switch method {
+			case "auto":
+				method = "tree"
+				if rows*cols > mnktasks.MaxCountCells || rows > mnk.MaxSide || cols > mnk.MaxSide {
+					method = "levels"
+				}
+			case "tree", "levels":
+			default:
+				return usagef("--method %q: want tree, levels or auto", method)
+			}
+			if method == "tree" {
+				for _, f := range []string{"shards", "memory"} {
+					if c.IsSet(f) {
+						return usagef("--%s is for the level count (--method levels), not the tree's", f)
+					}
+				}
+				p := mnktasks.CountParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth")}
+				return submit(c, p.Spec)
+			}
+			if c.IsSet("split-depth") {
+				return usagef("--split-depth is for the tree count (--method tree), not the level count")
+			}
+			mem, err := mnktasks.ParseBytes(c.String("memory"))
+			if err != nil {
+				return usagef("--memory %v", err)
+			}
+			p := mnktasks.LevelsParams{Rows: rows, Cols: cols, K: k, Shards: c.Int("shards"), Memory: mem}
 			return submit(c, p.Spec)
 		},
 	}

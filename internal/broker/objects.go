@@ -158,6 +158,14 @@ func (o *Objects) Put(ctx context.Context, name string, data []byte) error {
 	return nil
 }
 
+// Delete deletes an object (tasks.Deleter); nothing if there is none.
+func (o *Objects) Delete(ctx context.Context, name string) error {
+	if err := o.os.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return fmt.Errorf("delete object %s: %w", name, err)
+	}
+	return nil
+}
+
 // Create starts the object name, written in order through the writer (see
 // tasks.Outputs) as objects of up to partSize bytes, "<name>/<i>" from
 // i = 0, put as they fill. Once closed, the writer's method Parts() int

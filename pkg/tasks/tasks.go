@@ -78,6 +78,14 @@ type Objects interface {
 	Put(ctx context.Context, name string, data []byte) error
 }
 
+// Deleter is Objects that can delete an object: a kind whose tasks write
+// objects that later tasks of the job read (the pieces of a level count)
+// deletes them once they are read, when the store can.
+type Deleter interface {
+	// Delete deletes the object name; nothing if there is none.
+	Delete(ctx context.Context, name string) error
+}
+
 // Inputs is where a client stores a job's inputs before it submits the
 // job: the cluster's object store, as the submit side of a kind sees it.
 type Inputs interface {

@@ -53,3 +53,18 @@ func (b *Board) Local(ctx context.Context, shards int, opt Options) ([]Stats, er
 	}
 	return plies, nil
 }
+
+// Delete deletes a piece (tasks.Deleter).
+func (s *MapStore) Delete(_ context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, name)
+	return nil
+}
+
+// Len returns the number of pieces held.
+func (s *MapStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
