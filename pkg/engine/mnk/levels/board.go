@@ -34,10 +34,11 @@ const keyShift = 25
 // position (every image and every duplicate of a position has the same),
 // so that keys with flags sort and compare as positions do.
 const (
-	flagWin  = 1 << 62 // the player who just moved has k in a row
-	flagFull = 1 << 61 // the board is full without one: a draw
-	// Bits 56-57 hold log2 of the position's orbit (1, 2, 4 or 8 images).
-	orbitShift = 56
+	flagWin  = 1 << 53 // the player who just moved has k in a row
+	flagFull = 1 << 52 // the board is full without one: a draw
+	// Bits 50-51 hold log2 of the position's orbit (1, 2, 4 or 8 images):
+	// keys fit 54 bits, five digits of the radix sort.
+	orbitShift = 50
 	stoneMask  = 1<<(2*keyShift) - 1
 )
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -220,7 +221,7 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 		if opt.Memory <= 0 {
 			budget = 1 << 40
 		}
-		out = newSpiller(t.Shards, budget/recordBytes, opt.TempDir)
+		out = newSpiller(t.Shards, budget, opt.TempDir)
 		defer out.close()
 	}
 	x := expander{b: b, out: out}
@@ -351,122 +352,113 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 }
 
 // spiller holds the children of a task, by the shard that owns them, in
-// hash tables that add up the numbers of equal children as they come, and
-// writes a table to a temporary file as a sorted run when it outgrows its
-// share of the memory budget.
+// buffers that are sorted (a radix sort) and merged only when they fill
+// the memory budget, then written to a temporary file as sorted runs, or
+// at the end, as the shard's piece. A sort beats a hash table here: the
+// children of a shard are several times its distinct positions, and a
+// radix sort passes over them in order where a table would miss the cache
+// on each.
 type spiller struct {
-	tabs     []table
-	maxSlots int // slots a shard's table may have
-	dir      string
-	files    []*os.File
-	runs     [][][2]int64 // per shard: offset and length of each spilled run
-	spills   int
-	scratch  []Record
+	bufs    [][]Record
+	held    int // records in bufs
+	limit   int // records bufs may hold
+	dir     string
+	files   []*os.File
+	runs    [][][2]int64 // per shard: offset and length of each spilled run
+	spills  int
+	scratch []Record
 }
 
-// table is an open-addressing hash table of records (linear probing),
-// empty slots holding emptyKey; it is at most half full.
-type table struct {
-	slots []Record
-	used  int
-}
+// spillerRecordBytes is what a held record takes: itself and its share of
+// the sort's scratch.
+const spillerRecordBytes = 2 * recordBytes
 
-// emptyKey marks an empty slot: no key has bit 63.
-const emptyKey Key = 1 << 63
-
-func newSpiller(shards int, records int64, dir string) *spiller {
-	// Each shard's table may take records/shards records at half load.
-	per := max(records/int64(shards), 64)
-	maxSlots := 1 << (63 - bits.LeadingZeros64(uint64(per)))
-	return &spiller{tabs: make([]table, shards), maxSlots: maxSlots, dir: dir,
+func newSpiller(shards int, budget int64, dir string) *spiller {
+	return &spiller{bufs: make([][]Record, shards), limit: int(max(budget/spillerRecordBytes, 1024)), dir: dir,
 		files: make([]*os.File, shards), runs: make([][][2]int64, shards)}
 }
 
-// hashSlot spreads keys over a table's slots (the shard took the high
-// bits of another hash of them).
-func hashSlot(k Key, mask int) int {
-	h := uint64(k) * 0x9e3779b97f4a7c15
-	return int(h>>32) & mask
-}
-
 func (s *spiller) add(r Record) error {
-	d := ShardOf(r.Key, len(s.tabs))
-	t := &s.tabs[d]
-	if 2*(t.used+1) > len(t.slots) {
-		if len(t.slots) < s.maxSlots {
-			t.grow(min(max(2*len(t.slots), 1024), s.maxSlots))
-		} else if err := s.spill(d); err != nil {
+	if s.held == s.limit {
+		if err := s.spillAll(); err != nil {
 			return err
 		}
 	}
-	mask := len(t.slots) - 1
-	for i := hashSlot(r.Key, mask); ; i = (i + 1) & mask {
-		slot := &t.slots[i]
-		if slot.Key == r.Key {
-			var err error
-			if slot.Paths, err = add64(slot.Paths, r.Paths); err != nil {
-				return err
-			}
-			slot.CPaths, err = add64(slot.CPaths, r.CPaths)
-			return err
+	d := ShardOf(r.Key, len(s.bufs))
+	if len(s.bufs[d]) == cap(s.bufs[d]) {
+		s.grow(d)
+	}
+	s.bufs[d] = append(s.bufs[d], r)
+	s.held++
+	return nil
+}
+
+// grow gives shard d's buffer room for more records: a buffer from the
+// pool, or one twice as big.
+func (s *spiller) grow(d int) {
+	old := s.bufs[d]
+	var buf []Record
+	if len(old) == 0 {
+		if p, ok := bufPool.Get().(*[]Record); ok {
+			buf = (*p)[:0]
 		}
-		if slot.Key == emptyKey {
-			*slot = r
-			t.used++
-			return nil
-		}
+	}
+	if cap(buf) <= len(old) {
+		buf = make([]Record, 0, min(max(2*cap(old), 4096), s.limit))
+	}
+	s.bufs[d] = append(buf, old...)
+	if cap(old) > 0 {
+		bufPool.Put(&old)
 	}
 }
 
-// grow rehashes t into n slots.
-func (t *table) grow(n int) {
-	old := t.slots
-	t.slots = make([]Record, n)
-	for i := range t.slots {
-		t.slots[i].Key = emptyKey
-	}
-	mask := n - 1
-	for _, r := range old {
-		if r.Key == emptyKey {
+// bufPool keeps the buffers of finished tasks for the next ones.
+var bufPool sync.Pool
+
+// sorted sorts shard d's buffer and adds up the records of each key.
+func (s *spiller) sorted(d int) ([]Record, error) {
+	recs := s.bufs[d]
+	s.scratch = sortRecords(recs, s.scratch)
+	out := recs[:0]
+	for _, r := range recs {
+		if n := len(out); n > 0 && out[n-1].Key == r.Key {
+			var err error
+			if out[n-1].Paths, err = add64(out[n-1].Paths, r.Paths); err != nil {
+				return nil, err
+			}
+			if out[n-1].CPaths, err = add64(out[n-1].CPaths, r.CPaths); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		i := hashSlot(r.Key, mask)
-		for t.slots[i].Key != emptyKey {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = r
+		out = append(out, r)
 	}
+	return out, nil
 }
 
-// sorted moves t's records to the front of its slots, sorts them (with
-// the help of s's scratch) and returns them; t must be cleared before it
-// takes records again.
-func (s *spiller) sorted(t *table) []Record {
-	recs := t.slots[:0]
-	for _, r := range t.slots {
-		if r.Key != emptyKey {
-			recs = append(recs, r)
+// spillAll writes every shard's buffer as a sorted run to the shard's
+// file.
+func (s *spiller) spillAll() error {
+	for d := range s.bufs {
+		if len(s.bufs[d]) == 0 {
+			continue
+		}
+		if err := s.spill(d); err != nil {
+			return err
 		}
 	}
-	s.scratch = sortRecords(recs, s.scratch)
-	return recs
+	s.held = 0
+	return nil
 }
 
-// clear empties t, keeping its slots.
-func (t *table) clear() {
-	for i := range t.slots {
-		t.slots[i] = Record{Key: emptyKey}
-	}
-	t.used = 0
-}
-
-// spill writes shard d's table as a sorted run to its file.
+// spill writes shard d's buffer as a sorted run to its file.
 func (s *spiller) spill(d int) error {
-	t := &s.tabs[d]
-	recs := s.sorted(t)
+	recs, err := s.sorted(d)
+	if err != nil {
+		return err
+	}
 	f := s.files[d]
 	if f == nil {
-		var err error
 		if f, err = os.CreateTemp(s.dir, "wopr-levels-*"); err != nil {
 			return fmt.Errorf("levels: spill: %w", err)
 		}
@@ -481,7 +473,7 @@ func (s *spiller) spill(d int) error {
 		return fmt.Errorf("levels: spill: %w", err)
 	}
 	s.runs[d] = append(s.runs[d], [2]int64{off, int64(len(data))})
-	t.clear()
+	s.bufs[d] = recs[:0]
 	s.spills++
 	return nil
 }
@@ -489,8 +481,16 @@ func (s *spiller) spill(d int) error {
 // piece returns the piece of shard d: its buffer and its spilled runs
 // merged into one run.
 func (s *spiller) piece(d int) ([]byte, error) {
-	recs := s.sorted(&s.tabs[d])
-	defer func() { s.tabs[d] = table{} }()
+	recs, err := s.sorted(d)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if buf := s.bufs[d][:0]; cap(buf) > 0 {
+			bufPool.Put(&buf)
+		}
+		s.bufs[d] = nil
+	}()
 	if len(s.runs[d]) == 0 {
 		return encodeRun(nil, recs), nil
 	}
