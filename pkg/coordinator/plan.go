@@ -76,7 +76,7 @@ func (c *Coordinator) plan(r *run) error {
 	result := func(_ context.Context, task string) ([]byte, error) { return c.storedResult(r.id, task) }
 	pctx, pcancel := context.WithTimeout(r.planCtx, 5*time.Minute)
 	defer pcancel()
-	plan, err := kind.Plan(pctx, rec.Spec.Params, tasks.PlanEnv{Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
+	plan, err := kind.Plan(pctx, rec.Spec.Params, tasks.PlanEnv{Job: r.id, Objects: c.objects, Outputs: out, Result: result, MaxTasks: c.cfg.MaxTasks})
 	if err != nil && r.planCtx.Err() != nil {
 		// Cancelled (the job is, and cancelJob writes so) or stopped
 		// with the coordinator (the next one plans it again).

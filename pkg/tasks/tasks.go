@@ -46,6 +46,9 @@ type Kind interface {
 
 // PlanEnv is what the runtime lends a kind while it plans a job.
 type PlanEnv struct {
+	// Job is the job's id, for a plan whose tasks name what they write
+	// for other tasks of the job (and only for them) by it; "" in tests.
+	Job string
 	// Objects holds the job's inputs, uploaded by the client.
 	Objects Objects
 	// Outputs receives the job's outputs, for a plan that writes them

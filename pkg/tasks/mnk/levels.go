@@ -2,11 +2,8 @@ package mnk
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -45,25 +42,10 @@ type LevelsParams struct {
 	// Memory bounds a task's records, in bytes (0: DefaultLevelsMemory);
 	// past it a shard's children spill to disk.
 	Memory int64 `json:"memory"`
-	// Run names the job's pieces in the object store: random, made when
-	// the job is submitted, so that two jobs of one board never read each
-	// other's pieces and a resumed job finds its own.
-	Run string `json:"run"`
 }
 
-// runRE is a Run as Spec makes it.
-var runRE = regexp.MustCompile(`^[0-9a-f]{8,32}$`)
-
-// Spec checks the parameters of a new job and returns its spec, with a
-// new Run if p has none.
+// Spec checks the parameters of a new job and returns its spec.
 func (p LevelsParams) Spec() (tasks.Spec, error) {
-	if p.Run == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return tasks.Spec{}, err
-		}
-		p.Run = hex.EncodeToString(b[:])
-	}
 	if _, err := p.Validate(); err != nil {
 		return tasks.Spec{}, err
 	}
@@ -88,9 +70,6 @@ func (p LevelsParams) Validate() (*levels.Board, error) {
 	}
 	if p.Memory < 0 {
 		return nil, tasks.Invalid("memory %d: want a positive size", p.Memory)
-	}
-	if !runRE.MatchString(p.Run) {
-		return nil, tasks.Invalid("run %q: want 8 to 32 lowercase hex digits", p.Run)
 	}
 	return b, nil
 }
@@ -165,10 +144,11 @@ type valueResult struct {
 // reported without a value, and why.
 const ValueNodes = 20_000_000
 
-// levelsPrefix starts the names of a job's pieces.
-func levelsPrefix(p LevelsParams) string {
-	return fmt.Sprintf("levels/%dx%dk%d-%s", p.Rows, p.Cols, p.K, p.Run)
-}
+// levelsPrefix starts the names of the pieces of job: named by the job,
+// so that two jobs of one board never read each other's pieces, and that
+// no task of another job is answered from the result cache by one of
+// this job's (whose pieces it would not have written).
+func levelsPrefix(job string) string { return "levels/" + job }
 
 // Plan implements tasks.Kind.
 func (Levels) Plan(_ context.Context, raw json.RawMessage, env tasks.PlanEnv) (tasks.Plan, error) {
@@ -180,12 +160,15 @@ func (Levels) Plan(_ context.Context, raw json.RawMessage, env tasks.PlanEnv) (t
 	if err != nil {
 		return nil, err
 	}
-	lp := &levelsPlan{params: p, board: b, shards: p.shards(), objects: env.Objects}
+	if env.Job == "" {
+		env.Job = "local"
+	}
+	lp := &levelsPlan{params: p, board: b, shards: p.shards(), objects: env.Objects, prefix: levelsPrefix(env.Job)}
 	lp.results = make([]*levels.Stats, 0)
 	width := len(strconv.Itoa(lp.shards - 1))
 	add := func(ply, shard int) {
 		payload, _ := json.Marshal(levelsTask{Rows: p.Rows, Cols: p.Cols, K: p.K, Ply: ply, Shard: shard,
-			Shards: lp.shards, Memory: p.memory(), Prefix: levelsPrefix(p)})
+			Shards: lp.shards, Memory: p.memory(), Prefix: lp.prefix})
 		lp.tasks = append(lp.tasks, tasks.Task{ID: fmt.Sprintf("p%02d-s%0*d", ply, width, shard), Payload: payload})
 		lp.where = append(lp.where, [2]int{ply, shard})
 		lp.results = append(lp.results, nil)
@@ -212,6 +195,7 @@ type levelsPlan struct {
 	board   *levels.Board
 	shards  int
 	objects tasks.Objects
+	prefix  string
 	tasks   []tasks.Task
 	where   [][2]int // task -> ply, shard
 	index   map[string]int
@@ -388,7 +372,7 @@ func (lp *levelsPlan) deleteLast(ctx context.Context) {
 	if !ok {
 		return
 	}
-	t := levels.Task{Ply: lp.board.Cells(), Shards: lp.shards, Prefix: levelsPrefix(lp.params)}
+	t := levels.Task{Ply: lp.board.Cells(), Shards: lp.shards, Prefix: lp.prefix}
 	for shard := range lp.shards {
 		for _, src := range t.Sources() {
 			if ctx.Err() != nil {
