@@ -129,6 +129,7 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, false)
 		return err
 	}
+	c.advance(r) // past the stages merged by an earlier life
 	resumed := rec.State == job.Running
 	rec, err = c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 		if j.State.Final() {
@@ -141,6 +142,7 @@ func (c *Coordinator) plan(r *run) error {
 		j.Epoch++
 		j.Tasks = n
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = r.nDone, len(r.failures), r.nCached, r.hits
+		j.Stage, j.Stages = r.stages.progress()
 		return nil
 	})
 	if err != nil || rec.State != job.Running {
@@ -159,7 +161,6 @@ func (c *Coordinator) plan(r *run) error {
 		c.mergeLocked(r, a)
 	}
 	r.pending = nil
-	c.advance(r) // past the stages merged by an earlier life
 	return nil
 }
 

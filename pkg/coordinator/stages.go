@@ -78,6 +78,20 @@ func (s *stages) merged(i int, failed bool) {
 	}
 }
 
+// progress is the number of the open stage and the number of stages (one
+// past the last's number): the job's record shows them (job.Record.Stage,
+// Stages). Both are 0 for a plan that is not staged (s nil).
+func (s *stages) progress() (stage, stages int) {
+	if s == nil || len(s.num) == 0 {
+		return 0, 0
+	}
+	stages = s.num[len(s.num)-1] + 1
+	if s.open == len(s.num) {
+		return stages, stages
+	}
+	return s.num[s.open], stages
+}
+
 // openEnd is one past the last task of the open stages: a task below it
 // may be published.
 func (s *stages) openEnd(n int) int {

@@ -56,6 +56,7 @@ func TestStagesPublishedInTurn(t *testing.T) {
 	id := f.submit(t, "coordtest.squares", squaresParams{N: len(stageOf), StageOf: stageOf})
 	stage0 := published(t, f, id, 4)
 	waitMark(t, db, id, 4)
+	waitRecord(t, f, id, "stage 0 of 4", func(r *job.Record) bool { return r.Stage == 0 && r.Stages == 4 })
 	for _, task := range stage0[:3] {
 		f.results <- answer(task)
 	}
@@ -94,10 +95,12 @@ func TestStagesPublishedInTurn(t *testing.T) {
 		t.Fatalf("after stage 0: published %v, want %v", got, want)
 	}
 	waitMark(t, db, id, 7)
+	waitRecord(t, f, id, "stage 1 of 4", func(r *job.Record) bool { return r.Stage == 1 && r.Stages == 4 })
 	for _, task := range stage1 {
 		f.results <- answer(task)
 	}
 	stage3 := published(t, f, id, 11)[8:]
+	waitRecord(t, f, id, "stage 3 of 4", func(r *job.Record) bool { return r.Stage == 3 && r.Stages == 4 })
 	for _, task := range stage3 {
 		if task.Epoch != 2 {
 			t.Errorf("task %s published in epoch %d, want 2", task.ID, task.Epoch)
@@ -106,6 +109,9 @@ func TestStagesPublishedInTurn(t *testing.T) {
 	}
 	r := waitRecord(t, f, id, "done", final)
 	rep := reportOf(t, r)
+	if r.Stage != 4 || r.Stages != 4 {
+		t.Errorf("done: stage %d of %d, want 4 of 4", r.Stage, r.Stages)
+	}
 	if want := sumOfSquaresTo(len(stageOf)); rep.Sum != want || rep.Merged != len(stageOf) {
 		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, want, len(stageOf))
 	}
