@@ -134,7 +134,8 @@ func (p *progress) draw() {
 	line := fmt.Sprintf("%s %s: %s", j.ID, j.Spec.Kind, j.State)
 	if j.Tasks > 0 {
 		rate := float64(j.Done) / elapsed.Seconds()
-		line = fmt.Sprintf("%s %s: %d/%d tasks (%.0f%%), %.1f tasks/s", j.ID, j.Spec.Kind, j.Done, j.Tasks, 100*float64(j.Done)/float64(j.Tasks), rate)
+		line = fmt.Sprintf("%s %s: %d/%d tasks (%.0f%%)%s, %.1f tasks/s", j.ID, j.Spec.Kind, j.Done, j.Tasks, 100*float64(j.Done)/float64(j.Tasks),
+			stageOf(j), rate)
 		if j.Failed > 0 {
 			line += fmt.Sprintf(", %d failed", j.Failed)
 		}
@@ -165,4 +166,13 @@ func (p *progress) finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// stageOf is ", stage s/n" for a job whose tasks run in stages (counted
+// from 1: the first stage is 1/n), "" for any other.
+func stageOf(j *job.Record) string {
+	if j.Stages == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", stage %d/%d", min(j.Stage+1, j.Stages), j.Stages)
 }

@@ -169,6 +169,17 @@ type run struct {
 	nCached  int
 	hits     int64 // of workers' caches
 	dirty    bool
+
+	// The tasks below openEnd are of the stages open (all of a plan that
+	// is not tasks.Staged, whose stages is nil); those below pubNext were
+	// published, or found merged or queued, by this life, which one
+	// goroutine at a time publishes (publishing). mark is how far an
+	// earlier life published (publishedMark).
+	stages     *stages
+	openEnd    int
+	pubNext    int
+	publishing bool
+	mark       int
 	// ranBefore is the job's run time in earlier lives (job.Record.RunSeconds).
 	ranBefore  time.Duration
 	pickedUp   time.Time // by this life

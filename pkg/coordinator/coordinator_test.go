@@ -233,6 +233,9 @@ type squaresParams struct {
 	Bad  int    `json:"bad,omitempty"`  // with Bad > 0, task Bad-1's result cannot be merged
 	From int    `json:"from,omitempty"` // task i squares From+i
 	Dup  bool   `json:"dup,omitempty"`  // the last task has the id of the first
+	// StageOf, if set, is the stage of each task: the plan is then a
+	// tasks.Staged.
+	StageOf []int `json:"stage_of,omitempty"`
 }
 
 func (squares) Name() string { return "coordtest.squares" }
@@ -282,8 +285,16 @@ func (squares) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (
 	if p.Dup {
 		sp.tasks[p.N-1].ID = sp.tasks[0].ID
 	}
+	if p.StageOf != nil {
+		return stagedSquares{sp}, nil
+	}
 	return sp, nil
 }
+
+// stagedSquares is a squaresPlan in stages (squaresParams.StageOf).
+type stagedSquares struct{ *squaresPlan }
+
+func (s stagedSquares) Stage(i int) int { return s.p.StageOf[i] }
 
 func (squares) NewRunner(tasks.Env) tasks.Runner { return nil } // the tests answer for the workers
 

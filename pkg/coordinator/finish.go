@@ -24,6 +24,7 @@ func (c *Coordinator) finish(r *run) {
 		CachedTasks: r.nCached, FromCache: r.cachedTasks(), CacheHits: r.hits, Elapsed: r.elapsed(), Outputs: out,
 		Refused: r.refused, Verified: r.verified, Quarantined: slices.Clone(r.quarantined)}
 	nDone := r.nDone
+	stage, stages := r.stages.progress()
 	r.mu.Unlock()
 
 	var repJSON []byte
@@ -51,6 +52,7 @@ func (c *Coordinator) finish(r *run) {
 		j.Finished = time.Now()
 		j.RunSeconds = sum.Elapsed.Seconds()
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = nDone, len(sum.Failures), sum.CachedTasks, sum.CacheHits
+		j.Stage, j.Stages = stage, stages
 		j.Failures = sum.Failures
 		if err != nil {
 			j.State, j.Error = job.Failed, "report: "+err.Error()

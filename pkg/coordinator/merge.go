@@ -9,8 +9,14 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
+// markDone records task i as merged, with its result or its failure s
+// (r.mu held, or r not yet shared); advance then opens the stages that
+// follow a stage it completes.
 func (r *run) markDone(i int, s storedResult) {
 	r.done[i] = true
+	if r.stages != nil {
+		r.stages.merged(i, s.Failed != "")
+	}
 	r.lastMerge = time.Now()
 	r.nDone++
 	if s.Failed == "" {
@@ -87,6 +93,9 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 		// planned now is published, unless it was already in this epoch
 		// (the message id makes a second copy a no-op).
 		c.log.Warn("result of another version of the task: dropped", "job", r.id, "task", res.Task)
+		if !r.opened(i) {
+			return // published when its stage opens
+		}
 		t := r.taskMsg(i, r.tasks.Task(i))
 		c.goFunc(func() {
 			ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
@@ -167,6 +176,7 @@ func (c *Coordinator) mergeLocked(r *run, a arrival) {
 		return
 	}
 	r.markDone(i, s)
+	c.advance(r)
 }
 
 // mergeFailure tells plan that task failed, if it asks to be told

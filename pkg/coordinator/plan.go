@@ -26,6 +26,9 @@ func (c *Coordinator) activate(r *run) {
 	if r.plan == nil {
 		return // final, unknown or failed: dropped
 	}
+	if r.resumed {
+		r.mark = c.publishedMark(r.id)
+	}
 	if err := c.publishUnfinished(r); err != nil {
 		// Stored results stay; the next reconciliation takes the job up
 		// again and publishes what is missing.
@@ -102,10 +105,22 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, true)
 		return c.failJob(ctx, r.id, err.Error())
 	}
+	st, err := stagesOf(r.planCtx, kind.Name(), plan, list)
+	if err != nil {
+		if r.planCtx.Err() != nil {
+			c.drop(r, c.ctx.Err() == nil)
+			return nil
+		}
+		c.drop(r, true)
+		return c.failJob(ctx, r.id, err.Error())
+	}
 	r.plan, r.out, r.kind, r.version, r.tasks = plan, out, kind.Name(), kind.Version(), list
 	r.verify, r.tokenKey = rec.Spec.Verify, c.key
 	r.tries, r.notBy, r.answers, r.watched = map[int]int{}, map[int][]string{}, map[int]*answers{}, map[int]bool{}
 	r.done = make([]bool, n)
+	// activate publishes the open stages once the job is planned: no
+	// result merged before then starts a publisher.
+	r.stages, r.openEnd, r.publishing = st, n, true
 	if list.keeps() {
 		r.checks, r.keys = make([]string, n), make([][]byte, n)
 	}
@@ -114,6 +129,7 @@ func (c *Coordinator) plan(r *run) error {
 		c.drop(r, false)
 		return err
 	}
+	c.advance(r) // past the stages merged by an earlier life
 	resumed := rec.State == job.Running
 	rec, err = c.jobs.Update(ctx, r.id, func(j *job.Record) error {
 		if j.State.Final() {
@@ -126,6 +142,7 @@ func (c *Coordinator) plan(r *run) error {
 		j.Epoch++
 		j.Tasks = n
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = r.nDone, len(r.failures), r.nCached, r.hits
+		j.Stage, j.Stages = r.stages.progress()
 		return nil
 	})
 	if err != nil || rec.State != job.Running {
@@ -204,26 +221,51 @@ func (c *Coordinator) storedResult(jobID, task string) ([]byte, error) {
 	return data, nil
 }
 
-// publishUnfinished publishes each task of r that is not merged: one whose
-// result is in the cache is merged from there instead, and on a resumed
-// job one still in the work queue (or with a worker) is left there: a task
-// that is neither merged nor queued was lost with the previous life. Its
-// worker acknowledged it once its result was stored, and that life
-// acknowledged the result, or the parts of one too big for a message (as
-// they came, keeping them until it was whole: broker.Work.ConsumeResults),
-// but never merged it, or dropped it, or merged it without its store
-// writing that down. Only the tasks below the mark that an earlier life
-// left (publishedKey) are looked for in the queue: those past it were
-// never published (or, the last few, published as the life ended: a
-// second copy runs twice and merges once), so that a job of many tasks
-// resumes where its publishing stopped.
+// publishUnfinished publishes each task of r's open stages (every task
+// of a plan that is not tasks.Staged) that is not merged, and those of
+// the stages that open meanwhile, until none is left; advance starts it
+// again when the next stage opens. r.publishing is set: it clears it.
 func (c *Coordinator) publishUnfinished(r *run) error {
-	mark := 0
-	if r.resumed {
-		mark = c.publishedMark(r.id)
+	for {
+		r.mu.Lock()
+		from, to := r.pubNext, r.openEnd
+		if r.finished || from >= to {
+			r.publishing = false
+			r.mu.Unlock()
+			return nil
+		}
+		r.mu.Unlock()
+		err := c.publishRange(r, from, to)
+		r.mu.Lock()
+		if err != nil {
+			r.publishing = false
+		} else {
+			r.pubNext = to
+		}
+		r.mu.Unlock()
+		if err != nil {
+			return err
+		}
 	}
-	n := len(r.done)
-	for i := range n {
+}
+
+// publishRange publishes each task of r from from to to-1 that is not
+// merged: one whose result is in the cache is merged from there instead,
+// and on a resumed job one still in the work queue (or with a worker) is
+// left there: a task that is neither merged nor queued was lost with the
+// previous life. Its worker acknowledged it once its result was stored,
+// and that life acknowledged the result, or the parts of one too big for
+// a message (as they came, keeping them until it was whole:
+// broker.Work.ConsumeResults), but never merged it, or dropped it, or
+// merged it without its store writing that down. Only the tasks below the
+// mark that an earlier life left (r.mark) are looked for in the queue:
+// those past it were never published (or, the last few, published as the
+// life ended: a second copy runs twice and merges once), so that a job of
+// many tasks resumes where its publishing stopped. Every task below from
+// was published, merged or found queued by this life.
+func (c *Coordinator) publishRange(r *run, from, to int) error {
+	mark := r.mark
+	for i := from; i < to; i++ {
 		if i%markEvery == 0 && i > mark {
 			if err := c.markPublished(r, i); err != nil {
 				return err
@@ -269,14 +311,15 @@ func (c *Coordinator) publishUnfinished(r *run) error {
 			return err
 		}
 	}
-	if n > mark {
-		return c.markPublished(r, n)
+	if to > mark {
+		return c.markPublished(r, to)
 	}
 	return nil
 }
 
 // markPublished writes down that every task of r below i is merged,
-// queued or published, unless r is finished (its marks are dropped).
+// queued or published, unless r is finished (its marks are dropped). A
+// task of a stage not yet open is neither: no mark passes it.
 func (c *Coordinator) markPublished(r *run, i int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -338,6 +381,7 @@ func (c *Coordinator) fromCache(r *run, i int, id, check string, key []byte) (bo
 	}
 	r.markDone(i, s)
 	c.metrics.TaskCached(r.kind)
+	c.advance(r)
 	return true, nil
 }
 

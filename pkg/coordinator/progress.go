@@ -64,6 +64,7 @@ func (c *Coordinator) flushProgress(all bool) {
 		}
 		r.dirty, r.ranWritten = false, time.Now()
 		done, failed, cached, hits, ran := r.nDone, len(r.failures), r.nCached, r.hits, r.elapsed()
+		stage, stages := r.stages.progress()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := c.jobs.Update(ctx, r.id, func(j *job.Record) error {
@@ -71,6 +72,7 @@ func (c *Coordinator) flushProgress(all bool) {
 				return job.ErrNoChange
 			}
 			j.Done, j.Failed, j.CachedTasks, j.CacheHits = done, failed, cached, hits
+			j.Stage, j.Stages = stage, stages
 			j.RunSeconds = ran.Seconds()
 			return nil
 		})

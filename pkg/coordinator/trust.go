@@ -239,8 +239,13 @@ func (c *Coordinator) exclude(r *run, i int, worker string) {
 // again, up to this many times; then its task fails.
 const maxCopies = 20
 
-// reissue publishes task i again, as a new try (r.mu held).
+// reissue publishes task i again, as a new try (r.mu held), unless its
+// stage is not open yet: it is published, excluding whom it excludes,
+// when it opens.
 func (c *Coordinator) reissue(r *run, i int) {
+	if !r.opened(i) {
+		return
+	}
 	r.tries[i]++
 	t := r.taskMsg(i, r.tasks.Task(i))
 	c.goFunc(func() {
@@ -306,8 +311,9 @@ const lostAfter = time.Minute
 // findLost publishes again the tasks of jobs without progress for
 // lostAfter that are neither merged nor in the work queue: a worker took
 // them and acknowledged them unanswered (a rogue's way of stalling a job;
-// an honest worker acknowledges a task only once its result is stored). At
-// most lostBatch tasks of a job are looked up each time.
+// an honest worker acknowledges a task only once its result is stored).
+// Only the tasks of open stages are looked for (a later stage's are not
+// published yet), at most lostBatch of a job each time.
 func (c *Coordinator) findLost(now time.Time) {
 	for _, r := range c.running() {
 		r.mu.Lock()
@@ -317,7 +323,7 @@ func (c *Coordinator) findLost(now time.Time) {
 		}
 		var look []int
 		if r.planned && !r.finished && now.Sub(since) >= lostAfter {
-			for i, done := range r.done {
+			for i, done := range r.done[:r.openEnd] {
 				if len(look) == lostBatch {
 					break
 				}

@@ -46,6 +46,12 @@ type Record struct {
 	Tasks  int        `json:"tasks"`
 	Done   int        `json:"done"`
 	Failed int        `json:"failed"`
+	// Stages is the number of stages of a job whose tasks run a stage at
+	// a time (tasks.Staged: one past the last stage's number), 0 for any
+	// other; Stage is the open stage, the first with a task not merged,
+	// from 0 (Stages once every task is merged).
+	Stages int `json:"stages,omitempty"`
+	Stage  int `json:"stage,omitempty"`
 	// CachedTasks counts the tasks done that were answered from the result
 	// cache; CacheHits the positions or puzzles workers took from their
 	// caches (tasks.Summary).

@@ -278,6 +278,25 @@ type MergesFailures interface {
 	MergeFailure(id string) error
 }
 
+// Staged is a Plan whose tasks run in stages: a task of a later stage
+// reads what the tasks of the stages before it wrote (the positions of a
+// count's ply, which the tasks of the next ply expand), so it must not run
+// before they are done. The runtime publishes the tasks of stage s only
+// once every task of every earlier stage is merged (its result or its
+// failure). When a task fails, every task of the stages after its own
+// fails without running, with a reason that names it, so that the job
+// ends incomplete rather than waiting for them. Stages are numbered from 0
+// and never decrease along the task order (Tasks(), or Task(i) of an
+// Indexed plan); a number skipped is a stage without tasks.
+//
+// A task answered from the result cache does not run: one whose work is
+// also what it writes for the next stage (an object named by its job) is
+// Volatile, unless what it writes is named by its payload and kept as long
+// as the cache keeps its result.
+type Staged interface {
+	Stage(i int) int // the stage of task i
+}
+
 // OutputPrefix starts the object names of outputs: "output/<job>/<name>".
 // An output is read by the client that follows the job; in one process
 // (the embedded default) it is written straight to the client's file.
