@@ -67,7 +67,7 @@ func TestLevelsKillMidPly(t *testing.T) {
 	c.coord = c.startCoordinator(t)
 	out, err = run(t, "analyze", "report", id, "--wait", "--nats", c.url, "--json")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %s", err, out)
 	}
 	got := levelsFigures(t, out)
 	if !reflect.DeepEqual(got, want) {

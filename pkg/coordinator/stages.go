@@ -125,7 +125,15 @@ func (c *Coordinator) advance(r *run) {
 	}
 	r.publishing = true
 	c.goFunc(func() {
-		if err := c.publishUnfinished(r); err != nil {
+		// The merges that opened the stage are written down before its
+		// tasks run: those may delete what the stage before read (the
+		// pieces of a level count), which a coordinator restarted
+		// without those merges would run again and not find.
+		err := c.cfg.DB.Flush()
+		if err == nil {
+			err = c.publishUnfinished(r)
+		}
+		if err != nil {
 			// As in activate: the next reconciliation takes the job up
 			// again, and publishes the open stage.
 			c.log.Error("publish tasks", "job", r.id, "err", err)
