@@ -170,11 +170,12 @@ type run struct {
 	hits     int64 // of workers' caches
 	dirty    bool
 
-	// The tasks below openEnd are of the stages open (all of a plan that
-	// is not tasks.Staged, whose stages is nil); those below pubNext were
-	// published, or found merged or queued, by this life, which one
-	// goroutine at a time publishes (publishing). mark is how far an
-	// earlier life published (publishedMark).
+	// The tasks below openEnd are of the open stage or of those before it
+	// (all of a plan that is not tasks.Staged, whose stages is nil), and
+	// may be published; those below pubNext were published, or found
+	// merged or queued, by this life, which one goroutine at a time
+	// publishes (publishing). mark is how far an earlier life published
+	// (publishedMark).
 	stages     *stages
 	openEnd    int
 	pubNext    int

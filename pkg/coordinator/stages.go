@@ -92,8 +92,8 @@ func (s *stages) progress() (stage, stages int) {
 	return s.num[s.open], stages
 }
 
-// openEnd is one past the last task of the open stages: a task below it
-// may be published.
+// openEnd is one past the last task of the open stage (n once every task
+// is merged): a task below it may be published.
 func (s *stages) openEnd(n int) int {
 	if s.open == len(s.end) {
 		return n

@@ -388,3 +388,34 @@ func TestStagedJobResumes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStageTurn measures what a stage costs beyond its tasks on the
+// embedded default: 42 tasks that do nothing, in one stage, or in 21 of 2
+// tasks each (a count's plies, in miniature). The difference between the
+// two, divided by 20, is the cost of a stage's turn: its last result
+// merged, the next stage published, its tasks fetched.
+func BenchmarkStageTurn(b *testing.B) {
+	c, err := embedded.Start(context.Background(), embedded.Options{Dir: b.TempDir(), Workers: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close(context.Background()) })
+	for _, stages := range []int{1, 21} {
+		b.Run(fmt.Sprintf("stages=%d", stages), func(b *testing.B) {
+			sizes := make([]int, stages)
+			for s := range sizes {
+				sizes[s] = 42 / stages
+			}
+			for b.Loop() {
+				raw, _ := json.Marshal(stagedParams{Sizes: sizes, Tag: uniqueTag("stage-turn")})
+				j, err := c.Broker.Jobs().Submit(context.Background(), tasks.Spec{Kind: "test.staged", Params: raw})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if j, err = c.Broker.Jobs().Wait(context.Background(), j.ID, nil); err != nil || j.State != job.Done || j.Failed != 0 {
+					b.Fatalf("job %v: %v", j, err)
+				}
+			}
+		})
+	}
+}

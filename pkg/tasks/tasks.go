@@ -292,7 +292,9 @@ type MergesFailures interface {
 // A task answered from the result cache does not run: one whose work is
 // also what it writes for the next stage (an object named by its job) is
 // Volatile, unless what it writes is named by its payload and kept as long
-// as the cache keeps its result.
+// as the cache keeps its result. A task may run again after its stage is
+// merged (JetStream delivers at least once), while a later stage runs:
+// what it writes is the same every time, and replaced whole.
 type Staged interface {
 	Stage(i int) int // the stage of task i
 }
