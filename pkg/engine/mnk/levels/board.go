@@ -27,19 +27,20 @@ import (
 // are 25-bit fields of one 64-bit key.
 const MaxCells = 25
 
-// keyShift is where O's stones start in a key: X's are bits 0-24.
-const keyShift = 25
-
-// Flags kept in a key above the stones. They are functions of the
+// A key holds, from bit 0: log2 of the position's orbit (2 bits: 1, 2, 4
+// or 8 images), a flag for a full board, a flag for a win, X's stones (25
+// bits) and O's (25 bits), 54 bits in all. The flags are functions of the
 // position (every image and every duplicate of a position has the same),
-// so that keys with flags sort and compare as positions do.
+// so that keys with flags sort and compare as positions do; they sit
+// below the stones so that a key's top bits, O's stones, spread keys
+// evenly over the buckets of the radix sort.
 const (
-	flagWin  = 1 << 53 // the player who just moved has k in a row
-	flagFull = 1 << 52 // the board is full without one: a draw
-	// Bits 50-51 hold log2 of the position's orbit (1, 2, 4 or 8 images):
-	// keys fit 54 bits, five digits of the radix sort.
-	orbitShift = 50
-	stoneMask  = 1<<(2*keyShift) - 1
+	orbitShift = 0
+	flagFull   = 1 << 2 // the board is full without a line: a draw
+	flagWin    = 1 << 3 // the player who just moved has k in a row
+	xShift     = 4
+	oShift     = xShift + 25
+	stoneMask  = (1<<50 - 1) << xShift
 )
 
 // Board is the geometry of a rows x cols board with k in a row: its cells,
@@ -169,15 +170,15 @@ func (b *Board) lineThrough(stones uint32, cell int) bool {
 	return false
 }
 
-// Key is a position and its flags: X's stones in bits 0-24, O's in 25-49.
+// Key is a position and its flags (see xShift).
 type Key uint64
 
 // pack makes the key of the stones x and o (no flags).
-func pack(x, o uint32) uint64 { return uint64(x) | uint64(o)<<keyShift }
+func pack(x, o uint32) uint64 { return uint64(x)<<xShift | uint64(o)<<oShift }
 
 // Stones returns X's and O's stones of the key.
 func (k Key) Stones() (x, o uint32) {
-	return uint32(k) & (1<<keyShift - 1), uint32(k>>keyShift) & (1<<keyShift - 1)
+	return uint32(k>>xShift) & (1<<25 - 1), uint32(k>>oShift) & (1<<25 - 1)
 }
 
 // Orbit returns the number of positions equal to k's up to symmetry.

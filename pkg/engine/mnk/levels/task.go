@@ -44,7 +44,7 @@ func RootShard(shards int) int { return ShardOf(0, shards) }
 
 // ShardOf returns the shard, of shards, that owns the position of key.
 func ShardOf(k Key, shards int) int {
-	h := uint64(k) & stoneMask
+	h := uint64(k) & stoneMask >> xShift
 	// splitmix64's finaliser: every bit of the position moves the shard.
 	h ^= h >> 30
 	h *= 0xbf58476d1ce4e5b9
