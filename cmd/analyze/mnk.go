@@ -87,7 +87,7 @@ func mnkCountCommand() *cli.Command {
 			"   analyze mnk count --board 3x6 -k 4     # past 16 cells: level by level",
 		OnUsageError: onUsageError,
 		Flags: append(append(flags,
-			&cli.StringFlag{Name: "method", Value: "auto", Usage: "`METHOD`: tree (up to " + strconv.Itoa(mnktasks.MaxCountCells) + " cells), levels (up to " + strconv.Itoa(levels.MaxCells) + "), or auto: tree where it fits"},
+			&cli.StringFlag{Name: "method", Value: "auto", Usage: "`METHOD`: tree (up to " + strconv.Itoa(mnktasks.MaxCountCells) + " cells), levels (up to " + strconv.Itoa(levels.MaxCells) + "), auto (tree where it fits), or forward: the plain count in one task, no code shared with the others, for checking them (memory: every position of a ply)"},
 			&cli.IntFlag{Name: "split-depth", Value: mnktasks.DefaultCountParams().SplitDepth, Usage: "tree: `PLY` at which the tree is cut into tasks (-1: automatic)"},
 			&cli.IntFlag{Name: "shards", Usage: fmt.Sprintf("levels: `N` shards a ply, 1 to %d (0: from the board's size)", mnktasks.MaxShards)},
 			&cli.StringFlag{Name: "memory", Value: "1GiB", Usage: "levels: `SIZE` of a task's records (e.g. 512MiB, 2GiB); past it children spill to disk"},
@@ -104,9 +104,18 @@ func mnkCountCommand() *cli.Command {
 				if rows*cols > mnktasks.MaxCountCells || rows > mnk.MaxSide || cols > mnk.MaxSide {
 					method = "levels"
 				}
-			case "tree", "levels":
+			case "tree", "levels", "forward":
 			default:
-				return usagef("--method %q: want tree, levels or auto", method)
+				return usagef("--method %q: want tree, levels, forward or auto", method)
+			}
+			if method == "forward" {
+				for _, f := range []string{"shards", "memory", "split-depth"} {
+					if c.IsSet(f) {
+						return usagef("--%s is not for the forward count", f)
+					}
+				}
+				p := mnktasks.ForwardParams{Rows: rows, Cols: cols, K: k}
+				return submit(c, p.Spec)
 			}
 			if method == "tree" {
 				for _, f := range []string{"shards", "memory"} {
