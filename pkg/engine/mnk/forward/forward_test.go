@@ -3,6 +3,7 @@ package forward
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/big"
 	"math/bits"
@@ -118,13 +119,19 @@ func TestFourByFour(t *testing.T) {
 	}
 }
 
+// deep adds the slowest differential cases, 2x8 with k from 5 to 8:
+// go test -run AgainstCount ./pkg/engine/mnk/forward -args -mnk.deep
+var deep = flag.Bool("mnk.deep", false, "also compare 2x8 with k 5 to 8 with package count (slow)")
+
 // TestAgainstCount compares every figure with package count's on every
 // board of up to 16 cells that package mnk takes (sides of at most 8;
 // rows <= cols, and some with rows > cols) and
 // every k from 1 to one more than the longer side. Package count refuses
 // that last k; there every game is a draw, and the figures are compared
 // with their formulas and the orbits with an enumeration under package
-// mnk's symmetries.
+// mnk's symmetries. Package count takes most of the time; under -short
+// only the boards of up to 12 cells run, and 2x8 with k from 5 to 8 only
+// with -mnk.deep.
 func TestAgainstCount(t *testing.T) {
 	var boards [][2]int
 	for rows := 1; rows <= 4; rows++ {
@@ -143,6 +150,9 @@ func TestAgainstCount(t *testing.T) {
 				t.Parallel()
 				if rows*cols > 12 && testing.Short() {
 					t.Skip("deep case; the boards of up to 12 cells cover the same code under -short")
+				}
+				if rows == 2 && cols == 8 && k >= 5 && k <= 8 && !*deep {
+					t.Skip("run with -mnk.deep (8 to 17 s each, most in package count); 2x8 k=4 and k=9 and 2x7 cover the same code")
 				}
 				got, err := Count(context.Background(), rows, cols, k)
 				if err != nil {
