@@ -167,27 +167,31 @@ func newRules(rows, cols, k int) (*rules, error) {
 		return nil, fmt.Errorf("forward count: rows %d: want at least 1", rows)
 	case cols < 1:
 		return nil, fmt.Errorf("forward count: cols %d: want at least 1", cols)
+	case rows > MaxCells || cols > MaxCells:
+		return nil, fmt.Errorf("forward count: board %dx%d: want at most %d cells", rows, cols, MaxCells)
 	case rows*cols > MaxCells:
 		return nil, fmt.Errorf("forward count: board %dx%d has %d cells: want at most %d", rows, cols, rows*cols, MaxCells)
 	case k < 1:
 		return nil, fmt.Errorf("forward count: k %d: want at least 1", k)
 	}
 	r := &rules{rows: rows, cols: cols, k: k, cells: rows * cols, full: 1<<(rows*cols) - 1}
-	// The windows: k cells from (r0, c0) on in direction (dr, dc).
-	dirs := [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}}
+	// The windows: k cells from (r0, c0) on in direction (dr, dc); none
+	// when k exceeds both sides (and k-1 steps could overflow).
 	var windows []uint32
-	for r0 := range rows {
-		for c0 := range cols {
-			for _, d := range dirs {
-				r1, c1 := r0+(k-1)*d[0], c0+(k-1)*d[1]
-				if r1 < 0 || r1 >= rows || c1 < 0 || c1 >= cols {
-					continue
+	if k <= max(rows, cols) {
+		for r0 := range rows {
+			for c0 := range cols {
+				for _, d := range [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+					r1, c1 := r0+(k-1)*d[0], c0+(k-1)*d[1]
+					if r1 < 0 || r1 >= rows || c1 < 0 || c1 >= cols {
+						continue
+					}
+					var w uint32
+					for i := range k {
+						w |= 1 << ((r0+i*d[0])*cols + c0 + i*d[1])
+					}
+					windows = append(windows, w)
 				}
-				var w uint32
-				for i := range k {
-					w |= 1 << ((r0+i*d[0])*cols + c0 + i*d[1])
-				}
-				windows = append(windows, w)
 			}
 		}
 	}

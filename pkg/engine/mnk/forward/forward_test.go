@@ -316,12 +316,18 @@ func TestBadArguments(t *testing.T) {
 		{3, -1, 3, "cols -1"},
 		{3, 3, 0, "k 0"},
 		{5, 6, 4, "board 5x6 has 30 cells: want at most 25"},
-		{1, 26, 4, "board 1x26 has 26 cells"},
+		{1, 26, 4, "board 1x26: want at most 25 cells"},
+		{1 << 32, 1 << 32, 4, "want at most 25 cells"},
 	} {
 		s, err := Count(context.Background(), tc.rows, tc.cols, tc.k)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Count(%d, %d, %d) = %v, %v; want an error naming %q", tc.rows, tc.cols, tc.k, s, err, tc.want)
 		}
+	}
+	// Any k beyond both sides is a board where every game is a draw.
+	s, err := Count(context.Background(), 2, 2, 1<<62)
+	if err != nil || s.Draws.Int64() != 24 || s.Games.Int64() != 24 {
+		t.Errorf("Count(2, 2, 1<<62) = %v, %v; want 24 games, all drawn", s, err)
 	}
 }
 
