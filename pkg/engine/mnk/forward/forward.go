@@ -125,11 +125,15 @@ const pollMask = 1<<16 - 1
 // both sides; then every game is a draw). It stops with ctx's error when
 // ctx is done, polled at every ply and every 65,536 positions.
 //
-// Memory: the positions of two consecutive plies, in open-addressing
-// tables of 16-byte slots at most 3/4 full, sized by doubling. The peak is
-// about 2 x 16 B x the slots of the largest ply, plus one table during a
-// growth: for 4x5 k=4, whose largest ply has about 1.3e8 positions, 2^28
-// slots of 4 GiB each, about 9-11 GB (Stats.TableBytes reports it).
+// Memory is the positions of two consecutive plies, in open-addressing
+// tables of 16-byte slots at most 3/4 full, doubled as they fill: at the
+// peak two tables of the largest ply's size, and during a growth half of
+// one more. Stats.TableBytes reports it. 4x5 k=4 (126,228,960 positions
+// at ply 13, the largest) peaks at two tables of 2^28 slots, 8 GiB, and a
+// peak RSS of 8.0 GiB; 5x5, whose largest plies have about 3e9 positions,
+// would need two tables of 2^32 slots, 128 GiB. Time: about 1.5 million
+// positions per CPU second on 4x5 k=4 (675 million positions, 375 s user
+// and 56 s system time on one core of the machine of docs/benchmarks.md).
 func Count(ctx context.Context, rows, cols, k int, opts ...Option) (*Stats, error) {
 	var cfg config
 	for _, o := range opts {
@@ -163,27 +167,31 @@ func newRules(rows, cols, k int) (*rules, error) {
 		return nil, fmt.Errorf("forward count: rows %d: want at least 1", rows)
 	case cols < 1:
 		return nil, fmt.Errorf("forward count: cols %d: want at least 1", cols)
+	case rows > MaxCells || cols > MaxCells:
+		return nil, fmt.Errorf("forward count: board %dx%d: want at most %d cells", rows, cols, MaxCells)
 	case rows*cols > MaxCells:
 		return nil, fmt.Errorf("forward count: board %dx%d has %d cells: want at most %d", rows, cols, rows*cols, MaxCells)
 	case k < 1:
 		return nil, fmt.Errorf("forward count: k %d: want at least 1", k)
 	}
 	r := &rules{rows: rows, cols: cols, k: k, cells: rows * cols, full: 1<<(rows*cols) - 1}
-	// The windows: k cells from (r0, c0) on in direction (dr, dc).
-	dirs := [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}}
+	// The windows: k cells from (r0, c0) on in direction (dr, dc); none
+	// when k exceeds both sides (and k-1 steps could overflow).
 	var windows []uint32
-	for r0 := range rows {
-		for c0 := range cols {
-			for _, d := range dirs {
-				r1, c1 := r0+(k-1)*d[0], c0+(k-1)*d[1]
-				if r1 < 0 || r1 >= rows || c1 < 0 || c1 >= cols {
-					continue
+	if k <= max(rows, cols) {
+		for r0 := range rows {
+			for c0 := range cols {
+				for _, d := range [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+					r1, c1 := r0+(k-1)*d[0], c0+(k-1)*d[1]
+					if r1 < 0 || r1 >= rows || c1 < 0 || c1 >= cols {
+						continue
+					}
+					var w uint32
+					for i := range k {
+						w |= 1 << ((r0+i*d[0])*cols + c0 + i*d[1])
+					}
+					windows = append(windows, w)
 				}
-				var w uint32
-				for i := range k {
-					w |= 1 << ((r0+i*d[0])*cols + c0 + i*d[1])
-				}
-				windows = append(windows, w)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package forward
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/big"
 	"math/bits"
@@ -118,13 +119,19 @@ func TestFourByFour(t *testing.T) {
 	}
 }
 
+// deep adds the slowest differential cases, 2x8 with k from 5 to 8:
+// go test -run AgainstCount ./pkg/engine/mnk/forward -args -mnk.deep
+var deep = flag.Bool("mnk.deep", false, "also compare 2x8 with k 5 to 8 with package count (slow)")
+
 // TestAgainstCount compares every figure with package count's on every
 // board of up to 16 cells that package mnk takes (sides of at most 8;
 // rows <= cols, and some with rows > cols) and
 // every k from 1 to one more than the longer side. Package count refuses
 // that last k; there every game is a draw, and the figures are compared
 // with their formulas and the orbits with an enumeration under package
-// mnk's symmetries.
+// mnk's symmetries. Package count takes most of the time; under -short
+// only the boards of up to 12 cells run, and 2x8 with k from 5 to 8 only
+// with -mnk.deep.
 func TestAgainstCount(t *testing.T) {
 	var boards [][2]int
 	for rows := 1; rows <= 4; rows++ {
@@ -143,6 +150,9 @@ func TestAgainstCount(t *testing.T) {
 				t.Parallel()
 				if rows*cols > 12 && testing.Short() {
 					t.Skip("deep case; the boards of up to 12 cells cover the same code under -short")
+				}
+				if rows == 2 && cols == 8 && k >= 5 && k <= 8 && !*deep {
+					t.Skip("run with -mnk.deep (8 to 17 s each, most in package count); 2x8 k=4 and k=9 and 2x7 cover the same code")
 				}
 				got, err := Count(context.Background(), rows, cols, k)
 				if err != nil {
@@ -306,12 +316,18 @@ func TestBadArguments(t *testing.T) {
 		{3, -1, 3, "cols -1"},
 		{3, 3, 0, "k 0"},
 		{5, 6, 4, "board 5x6 has 30 cells: want at most 25"},
-		{1, 26, 4, "board 1x26 has 26 cells"},
+		{1, 26, 4, "board 1x26: want at most 25 cells"},
+		{1 << 32, 1 << 32, 4, "want at most 25 cells"},
 	} {
 		s, err := Count(context.Background(), tc.rows, tc.cols, tc.k)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Count(%d, %d, %d) = %v, %v; want an error naming %q", tc.rows, tc.cols, tc.k, s, err, tc.want)
 		}
+	}
+	// Any k beyond both sides is a board where every game is a draw.
+	s, err := Count(context.Background(), 2, 2, 1<<62)
+	if err != nil || s.Draws.Int64() != 24 || s.Games.Int64() != 24 {
+		t.Errorf("Count(2, 2, 1<<62) = %v, %v; want 24 games, all drawn", s, err)
 	}
 }
 
@@ -369,7 +385,7 @@ func TestProgress(t *testing.T) {
 }
 
 // TestAllocs checks that allocations do not grow with the positions: a
-// count of 3x4 k=4 (105,000 positions) allocates at most once more per
+// count of 3x4 k=4 (142,231 positions) allocates at most once more per
 // doubling of its tables (at most 2 x 20) than one of 1x12 k=1 (13
 // positions), the same number of cells.
 func TestAllocs(t *testing.T) {
@@ -383,5 +399,73 @@ func TestAllocs(t *testing.T) {
 	small, large := allocs(1, 12, 1), allocs(3, 4, 4)
 	if large > small+40 {
 		t.Errorf("allocations: 1x12 k=1 %v, 3x4 k=4 %v; want at most 40 more for 3x4", small, large)
+	}
+}
+
+// TestWide checks the 128-bit totals past 2^64 and the overflow of a
+// position's count, which boards of up to 25 cells do not reach.
+func TestWide(t *testing.T) {
+	var u u128
+	u.add(^uint64(0))
+	u.add(2)
+	if got, want := u.big().String(), "18446744073709551617"; got != want {
+		t.Errorf("2^64-1 + 2 = %s, want %s", got, want)
+	}
+	if got, want := add128(u, u128{1, ^uint64(0)}).big().String(), "55340232221128654848"; got != want {
+		t.Errorf("(2^64+1) + (2^65-1) = %s, want 3*2^64 = %s", got, want)
+	}
+
+	tb := newTable(minTableBits)
+	defer tb.free()
+	key := uint64(flagUsed | 1)
+	if !tb.add(key, ^uint64(0)) {
+		t.Fatal("add of 2^64-1 to a new key reported an overflow")
+	}
+	if tb.add(key, 1) {
+		t.Error("add of 1 to a count of 2^64-1 reported no overflow")
+	}
+	key2 := uint64(flagUsed | 2)
+	tb.add(key2, ^uint64(0))
+	batch := []slot{{key2, 1}}
+	if tb.addBatch(batch, make([]uint64, 1)) {
+		t.Error("addBatch of 1 to a count of 2^64-1 reported no overflow")
+	}
+}
+
+// pollCtx is a context that counts the polls of its Err and reports
+// context.Canceled from poll fail on (never if fail is 0).
+type pollCtx struct {
+	context.Context
+	polls, fail int
+}
+
+func (c *pollCtx) Err() error {
+	c.polls++
+	if c.fail > 0 && c.polls >= c.fail {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancel stops a count of 3x4 k=4 at each of its polls of the
+// context, at the start of a ply or within one.
+func TestCancel(t *testing.T) {
+	live := &pollCtx{Context: context.Background()}
+	want, err := Count(live, 3, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 13 plies and polls within them (every 65,536 positions).
+	if live.polls < 14 {
+		t.Fatalf("3x4 k=4 polled its context %d times, want at least 14", live.polls)
+	}
+	for fail := 1; fail <= live.polls; fail++ {
+		s, err := Count(&pollCtx{Context: context.Background(), fail: fail}, 3, 4, 4)
+		if !errors.Is(err, context.Canceled) || s != nil {
+			t.Errorf("3x4 k=4 cancelled at poll %d: %v, %v; want nil, %v", fail, s, err, context.Canceled)
+		}
+	}
+	if want.Positions != 142_231 {
+		t.Errorf("3x4 k=4 with a live context: %d positions, want 142,231", want.Positions)
 	}
 }
