@@ -23,9 +23,16 @@ func TestBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "count", "--board", "3by3"}, "want RxC"},
 		{[]string{"mnk", "count", "--k", "5"}, "1 <= k <= 3"},
 		{[]string{"mnk", "count", "--k", "0"}, "1 <= k <= 3"},
-		{[]string{"mnk", "count", "--board", "99x99"}, "1 to 8"},
+		{[]string{"mnk", "count", "--board", "99x99"}, "at most 25 cells"},
+		{[]string{"mnk", "count", "--board", "99x99", "--method", "tree"}, "1 to 8"},
 		{[]string{"mnk", "count", "--k", "x"}, "whole number"},
-		{[]string{"mnk", "count", "--board", "5x5"}, "at most 16 cells"},
+		{[]string{"mnk", "count", "--board", "5x6"}, "5x6 has 30 cells: exact counting is limited to boards of at most 25 cells"},
+		{[]string{"mnk", "count", "--board", "5x5", "--method", "tree"}, "at most 16 cells"},
+		{[]string{"mnk", "count", "--board", "4x5", "--memory", "1KiB"}, "memory 1 KiB is too small for a task of the level count"},
+		{[]string{"mnk", "count", "--board", "4x5", "--memory", "lots"}, "want a size such as 512MiB or 2GiB"},
+		{[]string{"mnk", "count", "--board", "4x5", "--shards", "999"}, "shards 999: want 1 to 256"},
+		{[]string{"mnk", "count", "--board", "4x5", "--split-depth", "3"}, "--split-depth is for the tree count"},
+		{[]string{"mnk", "count", "--method", "fastest"}, "want tree, levels, forward or auto"},
 		{[]string{"mnk", "count", "--split-depth", "10"}, "split depth 10"},
 		// A hundred million tasks: refused from the parameters, before
 		// anything plans them (issue 32: 5 GB in 32 s).

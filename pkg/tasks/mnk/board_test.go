@@ -40,6 +40,8 @@ func TestRefusedBoards(t *testing.T) {
 		case Count{}.Name():
 			d := DefaultCountParams()
 			p = &d
+		case Levels{}.Name():
+			p = &LevelsParams{}
 		case Solve{}.Name():
 			d := DefaultSolveParams()
 			p = &d
