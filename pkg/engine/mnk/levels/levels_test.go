@@ -52,6 +52,7 @@ func TestAgainstTreeCounter(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%dx%dk%d", rows, cols, k), func(t *testing.T) {
+					t.Parallel()
 					compareTree(t, rows, cols, k, 1+rows*cols%5, Options{})
 				})
 			}
