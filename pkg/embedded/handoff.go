@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/woprlabs/wopr/pkg/coordinator"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // handoff passes outputs from the coordinator of an embedded cluster to
@@ -106,3 +107,13 @@ type sinkWriter struct{ f *os.File }
 func (w sinkWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
 
 func (w sinkWriter) Close() error { return nil }
+
+// Delete deletes an object of the store beneath, if it can
+// (tasks.Deleter): the last pieces of a level count, which its report
+// deletes.
+func (h *handoff) Delete(ctx context.Context, name string) error {
+	if d, ok := h.Objects.(tasks.Deleter); ok {
+		return d.Delete(ctx, name)
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/embedded"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/levels"
 	"github.com/woprlabs/wopr/pkg/job"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
@@ -19,7 +20,7 @@ type levelsJob struct {
 	tasks.Common
 }
 
-func runLevelsJob(t *testing.T, jobs records, p mnk.LevelsParams) levelsJob {
+func runLevelsJob(t *testing.T, jobs records, p mnk.LevelsParams) (levelsJob, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -44,7 +45,7 @@ func runLevelsJob(t *testing.T, jobs records, p mnk.LevelsParams) levelsJob {
 	if !rep.Complete {
 		t.Fatalf("job %s: incomplete: %+v", j.ID, rep.Failures)
 	}
-	return rep
+	return rep, j.ID
 }
 
 // figures drops what depends on the run: times, and bytes (the pieces'
@@ -71,12 +72,24 @@ func TestLevelsSameReportAnyWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = c.Close(context.Background()) })
-		rep := runLevelsJob(t, c.Broker.Jobs(), p)
+		rep, id := runLevelsJob(t, c.Broker.Jobs(), p)
 		reports = append(reports, figures(rep.LevelsReport))
+		// Every piece was deleted: by the tasks of the ply after the one
+		// that read it, the last ply's by the report.
+		for ply := 1; ply <= 12; ply++ {
+			for d := range p.Shards {
+				for s := range p.Shards {
+					name := levels.PieceName("levels/"+id, ply, d, s)
+					if _, err := c.Broker.Objects().Get(context.Background(), name); err == nil {
+						t.Errorf("piece %s is left", name)
+					}
+				}
+			}
+		}
 		if workers == 3 {
 			small := p
 			small.Memory = 64 << 10
-			tight := runLevelsJob(t, c.Broker.Jobs(), small)
+			tight, _ := runLevelsJob(t, c.Broker.Jobs(), small)
 			spills := 0
 			for _, ply := range tight.Plies {
 				spills += ply.Spills
