@@ -335,6 +335,7 @@ type submitRequest struct {
 // defaults, checked by the kind (its Spec).
 var submitKinds = map[string]func(raw json.RawMessage) (tasks.Spec, error){
 	mnk.Count{}.Name():    countSpec,
+	mnk.Levels{}.Name():   levelsSpec,
 	mnk.Solve{}.Name():    solveSpec,
 	mnk.Sweep{}.Name():    sweepSpec,
 	mnk.Simulate{}.Name(): simulateSpec,
@@ -447,6 +448,17 @@ func defaultK(raw json.RawMessage, rows, cols int, k *int) {
 // countSpec is the spec of analyze mnk count's job.
 func countSpec(raw json.RawMessage) (tasks.Spec, error) {
 	p := mnk.DefaultCountParams()
+	if err := decodeParams(raw, &p); err != nil {
+		return tasks.Spec{}, err
+	}
+	defaultK(raw, p.Rows, p.Cols, &p.K)
+	return p.Spec()
+}
+
+// levelsSpec is the spec of analyze mnk count's job past 16 cells (or
+// with --method levels): a level count, its memory bounded per task.
+func levelsSpec(raw json.RawMessage) (tasks.Spec, error) {
+	var p mnk.LevelsParams
 	if err := decodeParams(raw, &p); err != nil {
 		return tasks.Spec{}, err
 	}

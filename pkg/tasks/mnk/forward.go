@@ -182,3 +182,15 @@ func (r *ForwardReport) Text() string {
 	row("hash tables", "%s at most", FormatBytes(int64(r.TableBytes)))
 	return b.String()
 }
+
+// Size implements tasks.Sizer: one task.
+func (Forward) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p ForwardParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("mnk.forward parameters: %v", err)
+	}
+	if err := p.validate(); err != nil {
+		return tasks.Size{}, err
+	}
+	return tasks.Size{Tasks: 1, By: fmt.Sprintf("--board %dx%d", p.Rows, p.Cols)}, nil
+}

@@ -467,3 +467,17 @@ func ParseBytes(s string) (int64, error) {
 	}
 	return int64(v), nil
 }
+
+// Size implements tasks.Sizer: the root's task and the value's, and a
+// task per shard of each ply past the first.
+func (Levels) Size(raw json.RawMessage) (tasks.Size, error) {
+	var p LevelsParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return tasks.Size{}, tasks.Invalid("mnk.levels parameters: %v", err)
+	}
+	b, err := p.Validate()
+	if err != nil {
+		return tasks.Size{}, err
+	}
+	return tasks.Size{Tasks: 2 + b.Cells()*p.shards(), By: fmt.Sprintf("--board %dx%d --shards %d", p.Rows, p.Cols, p.shards())}, nil
+}
