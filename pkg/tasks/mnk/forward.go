@@ -168,7 +168,7 @@ func (r *ForwardReport) Text() string {
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row (the plain forward count)\n", r.Rows, r.Cols, r.K,
 		tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K)
 	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
-	th := func(n levels.U128) string { return thousands(n.String()) }
+	th := func(n levels.U128) string { return tasks.Digits(n.String()) }
 	row("tree nodes", "%s", th(r.Nodes))
 	row("complete games", "%s", th(r.Games))
 	row("  X wins", "%s", th(r.XWins))

@@ -389,7 +389,7 @@ func (r *LevelsReport) Text() string {
 	fmt.Fprintf(&b, "m,n,k-game %d,%d,%d: %s, %s, %d in a row (counted level by level, %s)\n", r.Rows, r.Cols, r.K,
 		tasks.Count(r.Rows, "row"), tasks.Count(r.Cols, "column"), r.K, tasks.Count(r.Shards, "shard"))
 	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
-	th := func(n levels.U128) string { return thousands(n.String()) }
+	th := func(n levels.U128) string { return tasks.Digits(n.String()) }
 	if why, ok := r.NotComputed["value"]; ok {
 		row("value (first player)", "unknown: %s", why)
 	} else {
@@ -413,18 +413,6 @@ func (r *LevelsReport) Text() string {
 			th(p.Nodes), th(games), FormatBytes(int64(p.BytesOut)), p.Spills, p.Seconds)
 	}
 	return b.String()
-}
-
-// thousands puts commas between groups of three digits of a decimal.
-func thousands(s string) string {
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }
 
 // FormatBytes writes a size in the largest binary unit that keeps it at

@@ -94,8 +94,8 @@ func TestLevelsReportDigits(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil || back.Games != big {
 		t.Errorf("read back %v (%v), want %v", back.Games, err, big)
 	}
-	if got := rep.Text(); !strings.Contains(got, thousands(want)) {
-		t.Errorf("text lacks %s:\n%s", thousands(want), got)
+	if got := rep.Text(); !strings.Contains(got, tasks.Digits(want)) {
+		t.Errorf("text lacks %s:\n%s", tasks.Digits(want), got)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/big"
 	"math/bits"
+	"strconv"
 )
 
 // U128 is an unsigned 128-bit count: the totals of a count pass 2^64 on
@@ -38,22 +39,9 @@ func (a U128) Big() *big.Int {
 // String returns a in decimal.
 func (a U128) String() string {
 	if a.Hi == 0 {
-		return uintString(a.Lo)
+		return strconv.FormatUint(a.Lo, 10)
 	}
 	return a.Big().String()
-}
-
-func uintString(x uint64) string {
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + x%10)
-		x /= 10
-		if x == 0 {
-			return string(buf[i:])
-		}
-	}
 }
 
 // Uint64 returns a and whether it fits 64 bits.
