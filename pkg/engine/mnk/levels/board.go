@@ -1,13 +1,16 @@
 // Package levels counts the game tree of an m,n,k-game level by level: the
 // positions of each ply, up to symmetry, each with the number of move
-// sequences that reach it, partitioned into shards by a hash of the
-// position. Expanding one shard of ply p gives children that belong to
-// every shard of ply p+1; each goes, as a sorted run in a piece, to the
-// shard that owns it, where the pieces of all the shards of ply p are
-// merged (their numbers added) before that shard is expanded in turn. Work
+// sequences that reach it, partitioned into shards by a hash of the stones
+// of the player who just moved. Expanding one shard of ply p gives
+// children that belong to every shard of ply p+1; each goes, as a sorted
+// run in a piece, to the shard that owns it, where the pieces of all the
+// shards of ply p are merged before that shard is expanded in turn. Work
 // goes to the data, level by level (transposition-driven scheduling:
 // Romein, Plaat, Bal and Schaeffer, AAAI 1999), and no ply ever has to fit
 // in one process: a shard's children spill to disk past a memory budget.
+// Because a move changes the stones of one player only, every parent of a
+// child is in the same shard, so a task adds up each of its children's
+// numbers whole, and a child travels once (see moverShift).
 //
 // The package knows nothing of NATS: a Store moves the pieces (the job kind
 // mnk.levels puts them in the cluster's object store; Local runs a whole
@@ -28,19 +31,30 @@ import (
 const MaxCells = 25
 
 // A key holds, from bit 0: log2 of the position's orbit (2 bits: 1, 2, 4
-// or 8 images), a flag for a full board, a flag for a win, X's stones (25
-// bits) and O's (25 bits), 54 bits in all. The flags are functions of the
-// position (every image and every duplicate of a position has the same),
-// so that keys with flags sort and compare as positions do; they sit
-// below the stones so that a key's top bits, O's stones, spread keys
-// evenly over the buckets of the radix sort.
+// or 8 images), a flag for a full board, a flag for a win, the stones of
+// the player to move (25 bits) and those of the player who just moved (25
+// bits), 54 bits in all: X's stones sit low at even plies and high at odd
+// ones. The flags are functions of the position (every image and every
+// duplicate of a position has the same), so that keys with flags sort and
+// compare as positions do.
+//
+// The stones of the player who just moved are the key's top bits, so the
+// canonical key of a position (its smallest image) holds the smallest
+// image of that player's stones, and keys sort by it first. That is what
+// makes the count local: a move changes only the stones of the player to
+// move, so every parent of a child has, up to symmetry, the same stones of
+// the other player, the child's top bits. Parents with the same top bits
+// are one group: they are neighbours in a sorted shard, they make children
+// no other group makes, and their shard is a hash of those bits alone
+// (ShardOf), so that the task that expands a group makes every record of
+// each of its children (see expander).
 const (
 	orbitShift = 0
 	flagFull   = 1 << 2 // the board is full without a line: a draw
 	flagWin    = 1 << 3 // the player who just moved has k in a row
-	xShift     = 4
-	oShift     = xShift + 25
-	stoneMask  = (1<<50 - 1) << xShift
+	moverShift = 4      // the stones of the player to move
+	movedShift = moverShift + 25
+	stoneMask  = (1<<50 - 1) << moverShift
 )
 
 // Board is the geometry of a rows x cols board with k in a row: its cells,
@@ -170,37 +184,46 @@ func (b *Board) lineThrough(stones uint32, cell int) bool {
 	return false
 }
 
-// Key is a position and its flags (see xShift).
+// Key is a position and its flags (see moverShift).
 type Key uint64
 
-// pack makes the key of the stones x and o (no flags).
-func pack(x, o uint32) uint64 { return uint64(x)<<xShift | uint64(o)<<oShift }
-
-// Stones returns X's and O's stones of the key.
-func (k Key) Stones() (x, o uint32) {
-	return uint32(k>>xShift) & (1<<25 - 1), uint32(k>>oShift) & (1<<25 - 1)
+// pack makes the key of the stones of the player to move and of the
+// player who just moved (no flags).
+func pack(mover, moved uint32) uint64 {
+	return uint64(mover)<<moverShift | uint64(moved)<<movedShift
 }
+
+// Stones returns the stones of the player to move and of the player who
+// just moved.
+func (k Key) Stones() (mover, moved uint32) {
+	return uint32(k>>moverShift) & (1<<25 - 1), uint32(k>>movedShift) & (1<<25 - 1)
+}
+
+// moved returns the stones of the player who just moved: the group of
+// the key's position (see moverShift).
+func (k Key) moved() uint32 { return uint32(k>>movedShift) & (1<<25 - 1) }
 
 // Orbit returns the number of positions equal to k's up to symmetry.
 func (k Key) Orbit() int { return 1 << (k >> orbitShift & 3) }
 
-// Canonical returns the key of the position with X's stones x and O's
-// stones o, up to symmetry: its smallest image under the board's
-// symmetries, with the size of its orbit and no other flag.
-func (b *Board) Canonical(x, o uint32) Key {
-	var im [8]uint32
-	var io [8]uint32
+// Canonical returns the key of the position where the player to move has
+// the stones mover and the other player moved, up to symmetry: its
+// smallest image under the board's symmetries, with the size of its orbit
+// and no other flag.
+func (b *Board) Canonical(mover, moved uint32) Key {
+	var imMover, imMoved [8]uint32
 	for s := range b.nsym {
-		im[s], io[s] = b.image(x, s), b.image(o, s)
+		imMover[s], imMoved[s] = b.image(mover, s), b.image(moved, s)
 	}
-	return b.canon(&im, &io)
+	return b.canon(&imMover, &imMoved)
 }
 
-// canon is Canonical of the position whose images are im (X) and io (O).
-func (b *Board) canon(im, io *[8]uint32) Key {
-	best, same := pack(im[0], io[0]), 1
+// canon is Canonical of the position whose images are imMover (the
+// player to move) and imMoved.
+func (b *Board) canon(imMover, imMoved *[8]uint32) Key {
+	best, same := pack(imMover[0], imMoved[0]), 1
 	for s := 1; s < b.nsym; s++ {
-		k := pack(im[s], io[s])
+		k := pack(imMover[s], imMoved[s])
 		switch {
 		case k < best:
 			best, same = k, 1
@@ -212,9 +235,12 @@ func (b *Board) canon(im, io *[8]uint32) Key {
 	return Key(best | uint64(bits.TrailingZeros(uint(orbit)))<<orbitShift)
 }
 
-// String draws the key's position, rows separated by '/'.
-func (b *Board) String(k Key) string {
+// String draws the position of key k at ply, rows separated by '/'.
+func (b *Board) String(k Key, ply int) string {
 	x, o := k.Stones()
+	if ply%2 == 1 {
+		x, o = o, x
+	}
 	s := make([]byte, 0, b.cells+b.Rows)
 	for r := range b.Rows {
 		if r > 0 {

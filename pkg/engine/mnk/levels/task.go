@@ -42,10 +42,12 @@ func PieceName(prefix string, ply, dest, src int) string {
 // RootShard is the shard of the empty board: ply 0 has one task, for it.
 func RootShard(shards int) int { return ShardOf(0, shards) }
 
-// ShardOf returns the shard, of shards, that owns the position of key.
+// ShardOf returns the shard, of shards, that owns the position of key: a
+// hash of the stones of the player who just moved, so that a group of
+// parents (see moverShift) is one shard's.
 func ShardOf(k Key, shards int) int {
-	h := uint64(k) & stoneMask >> xShift
-	// splitmix64's finaliser: every bit of the position moves the shard.
+	h := uint64(k.moved())
+	// splitmix64's finaliser: every bit of the stones moves the shard.
 	h ^= h >> 30
 	h *= 0xbf58476d1ce4e5b9
 	h ^= h >> 27
@@ -240,6 +242,9 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 			return Stats{}, err
 		}
 	}
+	if err := x.flush(); err != nil {
+		return Stats{}, err
+	}
 	if out != nil {
 		for dest := range t.Shards {
 			data, err := out.piece(dest)
@@ -257,15 +262,22 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 	return st, nil
 }
 
-// expander counts positions and makes their children.
+// expander counts positions and makes their children. The positions
+// come in key order, so in groups of parents with the same stones of the
+// player who just moved (see moverShift); the children of a group are
+// added up in a table that holds that group's alone, small enough for the
+// cache, and go to the spiller when the group ends, each child once: no
+// other group, in this task or any other, makes a record of it.
 type expander struct {
-	b    *Board
-	out  *spiller
-	kids [MaxCells]Record
+	b     *Board
+	out   *spiller
+	kids  [MaxCells]Record
+	group uint32 // the stones of the player who just moved, in the group
+	tab   groupTable
 }
 
 // count adds position rec of ply to st and, if the game goes on there,
-// sends its children to out.
+// adds its children to its group's.
 func (x *expander) count(st *Stats, rec Record, ply int) error {
 	b := x.b
 	orbit := uint64(rec.Key.Orbit())
@@ -289,37 +301,32 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 		return nil
 	}
 	if x.out == nil {
-		return fmt.Errorf("levels: position %s of the last ply is not over", b.String(rec.Key))
+		return fmt.Errorf("levels: position %s of the last ply is not over", b.String(rec.Key, ply))
 	}
-	xs, os := rec.Key.Stones()
-	var im, io [8]uint32
+	mover, moved := rec.Key.Stones()
+	if moved != x.group {
+		if err := x.flush(); err != nil {
+			return err
+		}
+		x.group = moved
+	}
+	// A child's player to move is the parent's player who just moved, and
+	// the other way round.
+	var imMover, imMoved [8]uint32
 	for s := range b.nsym {
-		im[s], io[s] = b.image(xs, s), b.image(os, s)
+		imMover[s], imMoved[s] = b.image(mover, s), b.image(moved, s)
 	}
-	xMoves := ply%2 == 0
 	full := ply+1 == b.cells
 	n := 0
-	for empty := b.full &^ (xs | os); empty != 0; empty &= empty - 1 {
+	for empty := b.full &^ (mover | moved); empty != 0; empty &= empty - 1 {
 		c := bits.TrailingZeros32(empty)
-		var k Key
-		var win bool
-		if xMoves {
-			var cx [8]uint32
-			for s := range b.nsym {
-				cx[s] = im[s] | 1<<b.perm[s][c]
-			}
-			k = b.canon(&cx, &io)
-			win = b.lineThrough(xs|1<<c, c)
-		} else {
-			var co [8]uint32
-			for s := range b.nsym {
-				co[s] = io[s] | 1<<b.perm[s][c]
-			}
-			k = b.canon(&im, &co)
-			win = b.lineThrough(os|1<<c, c)
+		var played [8]uint32
+		for s := range b.nsym {
+			played[s] = imMover[s] | 1<<b.perm[s][c]
 		}
+		k := b.canon(&imMoved, &played)
 		switch {
-		case win:
+		case b.lineThrough(mover|1<<c, c):
 			k |= flagWin
 		case full:
 			k |= flagFull
@@ -344,11 +351,66 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 			return errOverflow
 		}
 		kid.Paths, kid.CPaths = lo, rec.CPaths
-		if err := x.out.add(kid); err != nil {
+		if err := x.tab.add(kid); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// flush sends the children of the group to the spiller.
+func (x *expander) flush() error {
+	for _, i := range x.tab.used {
+		if err := x.out.add(x.tab.slots[i]); err != nil {
+			return err
+		}
+		x.tab.slots[i] = Record{}
+	}
+	x.tab.used = x.tab.used[:0]
+	return nil
+}
+
+// groupTable adds up the records of the children of one group by key, in
+// open addressing. No child is the empty board, so key 0 marks a free
+// slot.
+type groupTable struct {
+	slots []Record
+	used  []int32 // the slots taken, in the order they were
+	shift uint    // 64 - log2(len(slots))
+}
+
+func (t *groupTable) add(r Record) error {
+	if 2*(len(t.used)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := len(t.slots) - 1
+	for i := int(uint64(r.Key) * 0x9e3779b97f4a7c15 >> t.shift); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		switch s.Key {
+		case r.Key:
+			var err error
+			if s.Paths, err = add64(s.Paths, r.Paths); err != nil {
+				return err
+			}
+			s.CPaths, err = add64(s.CPaths, r.CPaths)
+			return err
+		case 0:
+			*s = r
+			t.used = append(t.used, int32(i))
+			return nil
+		}
+	}
+}
+
+// grow doubles the table (to 1024 slots at first).
+func (t *groupTable) grow() {
+	old, used := t.slots, t.used
+	n := max(2*len(old), 1024)
+	t.slots, t.used = make([]Record, n), make([]int32, 0, n/2)
+	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
+	for _, i := range used {
+		_ = t.add(old[i]) // keys are distinct: no sum, no error
+	}
 }
 
 // spiller holds the children of a task, by the shard that owns them, in
