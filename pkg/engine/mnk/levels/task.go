@@ -271,9 +271,9 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 type expander struct {
 	b     *Board
 	out   *spiller
-	kids  [MaxCells]Record
-	group uint32 // the stones of the player who just moved, in the group
-	tab   groupTable
+	group  uint32 // the stones of the player who just moved, in the group
+	parent uint32 // numbers the parents, for groupTable
+	tab    groupTable
 }
 
 // count adds position rec of ply to st and, if the game goes on there,
@@ -317,7 +317,6 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 		imMover[s], imMoved[s] = b.image(mover, s), b.image(moved, s)
 	}
 	full := ply+1 == b.cells
-	n := 0
 	for empty := b.full &^ (mover | moved); empty != 0; empty &= empty - 1 {
 		c := bits.TrailingZeros32(empty)
 		var played [8]uint32
@@ -331,73 +330,69 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 		case full:
 			k |= flagFull
 		}
-		found := false
-		for j := range n {
-			if x.kids[j].Key == k {
-				x.kids[j].Paths++ // a multiplicity until the loop ends
-				found = true
-				break
-			}
-		}
-		if !found {
-			x.kids[n] = Record{Key: k, Paths: 1}
-			n++
-		}
-	}
-	st.Children += uint64(n)
-	for _, kid := range x.kids[:n] {
-		hi, lo := bits.Mul64(kid.Paths, rec.Paths)
-		if hi != 0 {
-			return errOverflow
-		}
-		kid.Paths, kid.CPaths = lo, rec.CPaths
-		if err := x.tab.add(kid); err != nil {
+		added, err := x.tab.add(k, rec, x.parent)
+		if err != nil {
 			return err
 		}
+		if added {
+			st.Children++
+		}
 	}
+	x.parent++
 	return nil
 }
 
 // flush sends the children of the group to the spiller.
 func (x *expander) flush() error {
 	for _, i := range x.tab.used {
-		if err := x.out.add(x.tab.slots[i]); err != nil {
+		if err := x.out.add(x.tab.slots[i].Record); err != nil {
 			return err
 		}
-		x.tab.slots[i] = Record{}
+		x.tab.slots[i] = groupSlot{}
 	}
 	x.tab.used = x.tab.used[:0]
 	return nil
 }
 
-// groupTable adds up the records of the children of one group by key, in
+// groupTable adds up the children of one group of parents by key, in
 // open addressing. No child is the empty board, so key 0 marks a free
 // slot.
 type groupTable struct {
-	slots []Record
+	slots []groupSlot
 	used  []int32 // the slots taken, in the order they were
 	shift uint    // 64 - log2(len(slots))
 }
 
-func (t *groupTable) add(r Record) error {
+// groupSlot is a child and the last parent that made it.
+type groupSlot struct {
+	Record
+	parent uint32
+}
+
+// add adds to child k, made by a move of parent number id, the parent's
+// paths, and its canonical paths if it is the first move of that parent
+// that makes k (each distinct child orbit of a node is one edge of the
+// tree up to symmetry), which add then tells.
+func (t *groupTable) add(k Key, parent Record, id uint32) (bool, error) {
 	if 2*(len(t.used)+1) > len(t.slots) {
 		t.grow()
 	}
 	mask := len(t.slots) - 1
-	for i := int(uint64(r.Key) * 0x9e3779b97f4a7c15 >> t.shift); ; i = (i + 1) & mask {
+	for i := int(uint64(k) * 0x9e3779b97f4a7c15 >> t.shift); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		switch s.Key {
-		case r.Key:
+		case k:
 			var err error
-			if s.Paths, err = add64(s.Paths, r.Paths); err != nil {
-				return err
+			if s.Paths, err = add64(s.Paths, parent.Paths); err != nil || s.parent == id {
+				return false, err
 			}
-			s.CPaths, err = add64(s.CPaths, r.CPaths)
-			return err
+			s.parent = id
+			s.CPaths, err = add64(s.CPaths, parent.CPaths)
+			return true, err
 		case 0:
-			*s = r
+			*s = groupSlot{Record{Key: k, Paths: parent.Paths, CPaths: parent.CPaths}, id}
 			t.used = append(t.used, int32(i))
-			return nil
+			return true, nil
 		}
 	}
 }
@@ -406,10 +401,16 @@ func (t *groupTable) add(r Record) error {
 func (t *groupTable) grow() {
 	old, used := t.slots, t.used
 	n := max(2*len(old), 1024)
-	t.slots, t.used = make([]Record, n), make([]int32, 0, n/2)
+	t.slots, t.used = make([]groupSlot, n), make([]int32, 0, n/2)
 	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
-	for _, i := range used {
-		_ = t.add(old[i]) // keys are distinct: no sum, no error
+	mask := n - 1
+	for _, j := range used {
+		i := int(uint64(old[j].Key) * 0x9e3779b97f4a7c15 >> t.shift)
+		for t.slots[i].Key != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = old[j]
+		t.used = append(t.used, int32(i))
 	}
 }
 
