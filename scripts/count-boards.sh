@@ -17,6 +17,8 @@
 #   ARGS="..."     more flags for both counts (--nats URL, --memory 2GiB)
 #   METHODS="..."  the ways to count (default "levels forward"; forward
 #                  needs the memory of the largest ply: about 8 GiB on 4x5)
+#   BOARDS="..."   count only these boards of MIN to MAX cells (e.g.
+#                  "4x5 3x6"; default every one)
 # Needs bc and python3.
 set -euo pipefail
 
@@ -31,6 +33,9 @@ for ((cells = min; cells <= max; cells++)); do
 	for ((rows = 1; rows * rows <= cells; rows++)); do
 		((cells % rows == 0)) || continue
 		cols=$((cells / rows))
+		if [ -n "${BOARDS:-}" ] && [[ " $BOARDS " != *" ${rows}x${cols} "* ]]; then
+			continue
+		fi
 		for ((k = 1; k <= cols; k++)); do
 			board="${rows}x${cols}k${k}"
 			line="$board"
