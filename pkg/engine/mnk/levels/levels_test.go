@@ -121,3 +121,20 @@ func TestSpill(t *testing.T) {
 		t.Errorf("3x4 with %d bytes spilled nothing", MinMemory)
 	}
 }
+
+// TestGroupBytes checks the bound of a group's table against the figures
+// the Memory option's comment gives.
+func TestGroupBytes(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols int
+		want       int64
+	}{{4, 5, 544 << 10}, {5, 5, 4352 << 10}, {3, 4, 8704}} {
+		b, err := NewBoard(c.rows, c.cols, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.groupBytes(); got != c.want {
+			t.Errorf("%dx%d: groupBytes %d, want %d", c.rows, c.cols, got, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Store moves pieces between the tasks of consecutive plies.
@@ -76,7 +77,9 @@ func (t Task) Sources() []int {
 // Options bound a task's resources.
 type Options struct {
 	// Memory is the most bytes the task's records may take: the pieces it
-	// reads and the children it holds before they spill to disk.
+	// reads, the table of one group's children (at most 544 KiB on 4x5,
+	// 4.3 MiB on 5x5, whatever the budget) and the children it holds
+	// before they spill to disk.
 	Memory int64
 	// TempDir is where children spill (the system's default if empty).
 	TempDir string
@@ -219,7 +222,7 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 	}
 	var out *spiller
 	if t.Ply < b.cells {
-		budget := opt.Memory - inBytes
+		budget := opt.Memory - inBytes - b.groupBytes()
 		if opt.Memory <= 0 {
 			budget = 1 << 40
 		}
@@ -271,9 +274,11 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 type expander struct {
 	b     *Board
 	out   *spiller
-	group  uint32 // the stones of the player who just moved, in the group
-	parent uint32 // numbers the parents, for groupTable
-	tab    groupTable
+	group   uint32    // the stones of the player who just moved, in the group
+	started bool      // group is the first group's
+	imMoved [8]uint32 // group's images under the symmetries
+	parent  uint32    // numbers the parents, for groupTable
+	tab     groupTable
 }
 
 // count adds position rec of ply to st and, if the game goes on there,
@@ -304,17 +309,20 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 		return fmt.Errorf("levels: position %s of the last ply is not over", b.String(rec.Key, ply))
 	}
 	mover, moved := rec.Key.Stones()
-	if moved != x.group {
+	if moved != x.group || !x.started {
 		if err := x.flush(); err != nil {
 			return err
 		}
-		x.group = moved
+		x.group, x.started = moved, true
+		for s := range b.nsym {
+			x.imMoved[s] = b.image(moved, s)
+		}
 	}
 	// A child's player to move is the parent's player who just moved, and
 	// the other way round.
-	var imMover, imMoved [8]uint32
+	var imMover [8]uint32
 	for s := range b.nsym {
-		imMover[s], imMoved[s] = b.image(mover, s), b.image(moved, s)
+		imMover[s] = b.image(mover, s)
 	}
 	full := ply+1 == b.cells
 	for empty := b.full &^ (mover | moved); empty != 0; empty &= empty - 1 {
@@ -323,7 +331,7 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 		for s := range b.nsym {
 			played[s] = imMover[s] | 1<<b.perm[s][c]
 		}
-		k := b.canon(&imMoved, &played)
+		k := b.canon(&x.imMoved, &played)
 		switch {
 		case b.lineThrough(mover|1<<c, c):
 			k |= flagWin
@@ -363,6 +371,39 @@ type groupTable struct {
 	shift uint    // 64 - log2(len(slots))
 }
 
+// groupSlots0 is the size of a new table.
+const groupSlots0 = 64
+
+// groupBytes bounds the bytes of a group's table on the board: parents
+// with j stones of the player who just moved and m of the player to move
+// make at most C(cells-j, m+1) children (each orbit has one image with
+// the group's stones of the player who just moved), and the table takes
+// up to twice that in slots. On 4x5 it is 544 KiB, on 5x5 4.3 MiB.
+func (b *Board) groupBytes() int64 {
+	most := int64(0)
+	for ply := range b.cells {
+		m := ply / 2
+		most = max(most, binomial(b.cells-(ply-m), m+1))
+	}
+	slots := int64(groupSlots0)
+	for slots < 2*most {
+		slots *= 2
+	}
+	return slots * int64(unsafe.Sizeof(groupSlot{})+2)
+}
+
+// binomial returns n choose k.
+func binomial(n, k int) int64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	r := int64(1)
+	for i := range k {
+		r = r * int64(n-i) / int64(i+1)
+	}
+	return r
+}
+
 // groupSlot is a child and the last parent that made it.
 type groupSlot struct {
 	Record
@@ -397,10 +438,10 @@ func (t *groupTable) add(k Key, parent Record, id uint32) (bool, error) {
 	}
 }
 
-// grow doubles the table (to 1024 slots at first).
+// grow doubles the table (to groupSlots0 slots at first).
 func (t *groupTable) grow() {
 	old, used := t.slots, t.used
-	n := max(2*len(old), 1024)
+	n := max(2*len(old), groupSlots0)
 	t.slots, t.used = make([]groupSlot, n), make([]int32, 0, n/2)
 	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	mask := n - 1
