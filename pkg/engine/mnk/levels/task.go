@@ -272,8 +272,8 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 // cache, and go to the spiller when the group ends, each child once: no
 // other group, in this task or any other, makes a record of it.
 type expander struct {
-	b     *Board
-	out   *spiller
+	b       *Board
+	out     *spiller
 	group   uint32    // the stones of the player who just moved, in the group
 	started bool      // group is the first group's
 	imMoved [8]uint32 // group's images under the symmetries
