@@ -138,3 +138,59 @@ func TestGroupBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestChildrenTravelOnce checks what the sharding by the stones of the
+// player who just moved is for: the pieces that the tasks of a ply write
+// for one shard hold distinct positions, so that a child is sent once, its
+// numbers whole, and the merge adds nothing up.
+func TestChildrenTravelOnce(t *testing.T) {
+	for _, c := range [][4]int{{3, 3, 3, 4}, {3, 4, 3, 5}, {4, 4, 3, 7}, {2, 5, 2, 3}} {
+		b, err := NewBoard(c[0], c[1], c[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards := c[3]
+		store := &MapStore{}
+		ctx := context.Background()
+		for ply := 0; ply < b.Cells(); ply++ {
+			for shard := range shards {
+				if ply == 0 && shard != RootShard(shards) {
+					continue
+				}
+				if _, err := b.Run(ctx, store, Task{Ply: ply, Shard: shard, Shards: shards, Prefix: "t"}, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			next := Task{Ply: ply + 1, Shards: shards}
+			for dest := range shards {
+				seen := map[Key]bool{}
+				for _, src := range next.Sources() {
+					data, err := store.Get(ctx, PieceName("t", ply+1, dest, src))
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := newByteRun(data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for {
+						rec, ok, err := r.next()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !ok {
+							break
+						}
+						if seen[rec.Key] {
+							t.Fatalf("%dx%d k=%d ply %d: position %s reaches shard %d from two tasks", c[0], c[1], c[2], ply+1, b.String(rec.Key, ply+1), dest)
+						}
+						if ShardOf(rec.Key, shards) != dest {
+							t.Fatalf("%dx%d k=%d ply %d: position %s went to shard %d, not its own", c[0], c[1], c[2], ply+1, b.String(rec.Key, ply+1), dest)
+						}
+						seen[rec.Key] = true
+					}
+				}
+			}
+		}
+	}
+}
