@@ -68,6 +68,11 @@ type Board struct {
 	// tab[s][i][v] is the image under symmetry s of the stones v in cells
 	// 7i to 7i+6: a set of stones maps in four lookups.
 	tab [8][4][128]uint32
+	// cellImg[c][s] is the image of cell c under symmetry s, as a bit.
+	cellImg [MaxCells][8]uint32
+	// orbitLog[n] is log2 of the orbit of a position that n of the
+	// symmetries map to its canonical image.
+	orbitLog [9]uint8
 	// lines[c] are the windows of k cells in a row that hold cell c.
 	lines [MaxCells][]uint32
 }
@@ -166,6 +171,16 @@ func (b *Board) initSymmetries() {
 		}
 		b.nsym++
 	}
+	for c := range b.cells {
+		for s := range b.nsym {
+			b.cellImg[c][s] = 1 << b.perm[s][c]
+		}
+	}
+	for same := 1; same <= b.nsym; same++ {
+		if b.nsym%same == 0 {
+			b.orbitLog[same] = uint8(bits.TrailingZeros(uint(b.nsym / same)))
+		}
+	}
 }
 
 // image maps the stones x under symmetry s.
@@ -219,20 +234,24 @@ func (b *Board) Canonical(mover, moved uint32) Key {
 }
 
 // canon is Canonical of the position whose images are imMover (the
-// player to move) and imMoved.
+// player to move) and imMoved. The smallest key is found without a branch
+// on the keys, which are in no order a predictor could learn.
 func (b *Board) canon(imMover, imMoved *[8]uint32) Key {
-	best, same := pack(imMover[0], imMoved[0]), 1
+	var keys [8]uint64
+	best := pack(imMover[0], imMoved[0])
+	keys[0] = best
 	for s := 1; s < b.nsym; s++ {
 		k := pack(imMover[s], imMoved[s])
-		switch {
-		case k < best:
-			best, same = k, 1
-		case k == best:
+		keys[s] = k
+		best = min(best, k)
+	}
+	same := 0
+	for _, k := range keys[:b.nsym] {
+		if k == best {
 			same++
 		}
 	}
-	orbit := b.nsym / same
-	return Key(best | uint64(bits.TrailingZeros(uint(orbit)))<<orbitShift)
+	return Key(best | uint64(b.orbitLog[same])<<orbitShift)
 }
 
 // String draws the position of key k at ply, rows separated by '/'.

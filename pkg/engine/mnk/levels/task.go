@@ -328,8 +328,9 @@ func (x *expander) count(st *Stats, rec Record, ply int) error {
 	for empty := b.full &^ (mover | moved); empty != 0; empty &= empty - 1 {
 		c := bits.TrailingZeros32(empty)
 		var played [8]uint32
+		ci := &b.cellImg[c]
 		for s := range b.nsym {
-			played[s] = imMover[s] | 1<<b.perm[s][c]
+			played[s] = imMover[s] | ci[s]
 		}
 		k := b.canon(&x.imMoved, &played)
 		switch {
