@@ -259,6 +259,48 @@ func (lp *levelsPlan) Check(id string, data []byte) error {
 	case st.Canonical > 0 && st.Nodes.IsZero():
 		return fmt.Errorf("task %s: positions that no sequence reaches", id)
 	}
+	if i, ok := lp.index[id]; ok {
+		t := lp.task(i)
+		wrote := lp.shards
+		if t.Ply == lp.board.Cells() {
+			wrote = 0
+		}
+		if len(st.Read) != len(t.Sources()) || len(st.Wrote) != wrote {
+			return fmt.Errorf("task %s: digests of %d pieces read and %d written, want %d and %d", id, len(st.Read), len(st.Wrote), len(t.Sources()), wrote)
+		}
+	}
+	return nil
+}
+
+// task returns the levels.Task of task i.
+func (lp *levelsPlan) task(i int) levels.Task {
+	return levels.Task{Ply: lp.where[i][0], Shard: lp.where[i][1], Shards: lp.shards, Prefix: lp.prefix}
+}
+
+// checkPieces matches each piece that a task read with the piece its
+// writer wrote (levels.CheckPieces), so that a piece changed in the
+// object store between the two, by a worker that can write there, fails
+// the count rather than changing it.
+func (lp *levelsPlan) checkPieces() error {
+	byPly := make([]map[int]*levels.Stats, lp.board.Cells()+1)
+	for i, st := range lp.results {
+		if st == nil || lp.where[i][1] < 0 {
+			continue
+		}
+		ply := lp.where[i][0]
+		if byPly[ply] == nil {
+			byPly[ply] = map[int]*levels.Stats{}
+		}
+		byPly[ply][lp.where[i][1]] = st
+	}
+	for i, st := range lp.results {
+		if st == nil || lp.where[i][1] < 0 || lp.where[i][0] == 0 {
+			continue
+		}
+		if err := levels.CheckPieces(lp.task(i), *st, byPly[lp.where[i][0]-1]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -314,6 +356,10 @@ type LevelsPly struct {
 // Report implements tasks.Plan.
 func (lp *levelsPlan) Report(ctx context.Context, _ tasks.Summary) (tasks.Report, error) {
 	b, p := lp.board, lp.params
+	if err := lp.checkPieces(); err != nil {
+		lp.deleteLast(ctx)
+		return nil, err
+	}
 	rep := &LevelsReport{
 		Board: fmt.Sprintf("%dx%d", p.Rows, p.Cols), Rows: p.Rows, Cols: p.Cols, K: p.K, Method: "levels",
 		Value: "unknown", GamesByLength: map[string]levels.U128{}, PositionsByPly: map[string]uint64{},

@@ -154,3 +154,58 @@ func TestLevelsEqualsForward(t *testing.T) {
 		})
 	}
 }
+
+// forgingStore stands for a worker that can write the object store: it
+// replaces the first piece of ply 4 that holds positions with the second,
+// a well-formed piece with other positions, once the second is written.
+type forgingStore struct {
+	*levels.MapStore
+	first, forged string
+}
+
+func (s *forgingStore) Put(ctx context.Context, name string, data []byte) error {
+	if err := s.MapStore.Put(ctx, name, data); err != nil {
+		return err
+	}
+	if !strings.Contains(name, "/p04/") || len(data) < 8 || s.forged != "" {
+		return nil
+	}
+	if s.first == "" {
+		s.first = name
+		return nil
+	}
+	s.forged = s.first
+	return s.MapStore.Put(ctx, s.first, data)
+}
+
+// A piece changed in the store between the task that wrote it and the
+// task that read it fails the count, naming the piece, rather than change
+// its figures.
+func TestLevelsForgedPieceFailsTheCount(t *testing.T) {
+	sp, err := LevelsParams{Rows: 3, Cols: 4, K: 3, Shards: 3}.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &forgingStore{MapStore: &levels.MapStore{}}
+	plan, err := Levels{}.Plan(context.Background(), sp.Params, tasks.PlanEnv{Objects: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Levels{}.NewRunner(tasks.Env{Objects: store})
+	for _, task := range plan.Tasks() {
+		out, err := r.Run(context.Background(), task.Payload)
+		if err != nil {
+			t.Fatalf("task %s: %v", task.ID, err)
+		}
+		if err := plan.Merge(task.ID, out.Data); err != nil {
+			t.Fatalf("merge task %s: %v", task.ID, err)
+		}
+	}
+	if store.forged == "" {
+		t.Fatal("no piece of ply 4 was forged")
+	}
+	_, err = plan.Report(context.Background(), tasks.Summary{})
+	if err == nil || !strings.Contains(err.Error(), store.forged+" was changed") {
+		t.Fatalf("report after piece %s was forged: error %v", store.forged, err)
+	}
+}

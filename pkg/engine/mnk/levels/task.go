@@ -2,6 +2,8 @@ package levels
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -120,6 +122,60 @@ type Stats struct {
 	Spills   int    `json:"spills"`
 	// Seconds is the task's time.
 	Seconds float64 `json:"seconds"`
+	// Read holds the digests of the pieces the task read, one for each of
+	// Task.Sources, and Wrote those of the pieces it wrote, one for each
+	// shard of the next ply, so that whoever has both tasks' figures can
+	// tell that a piece was read as it was written (CheckPieces). Add
+	// leaves them out.
+	Read  []Digest `json:"read,omitempty"`
+	Wrote []Digest `json:"wrote,omitempty"`
+}
+
+// Digest is the first 128 bits of a piece's SHA-256: enough that no one
+// can make another piece with the same digest.
+type Digest [16]byte
+
+func digestOf(data []byte) Digest {
+	sum := sha256.Sum256(data)
+	return Digest(sum[:16])
+}
+
+// MarshalText writes the digest in hexadecimal.
+func (d Digest) MarshalText() ([]byte, error) { return hex.AppendEncode(nil, d[:]), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (d *Digest) UnmarshalText(text []byte) error {
+	if hex.DecodedLen(len(text)) != len(d) {
+		return fmt.Errorf("levels: digest %q: want %d hexadecimal digits", text, 2*len(d))
+	}
+	_, err := hex.Decode(d[:], text)
+	return err
+}
+
+// CheckPieces tells whether the pieces that the task of ply t.Ply, shard
+// t.Shard read (its figures, reader) are those that the tasks of the ply
+// before wrote for it (writers, by source shard; nil for a task whose
+// figures are missing, which is left out). A piece changed between the
+// two, by a worker that could write the store, fails the check, which
+// names it.
+func CheckPieces(t Task, reader Stats, writers map[int]*Stats) error {
+	sources := t.Sources()
+	if len(reader.Read) != len(sources) {
+		return fmt.Errorf("levels: task of ply %d shard %d read %d pieces, not %d", t.Ply, t.Shard, len(reader.Read), len(sources))
+	}
+	for i, src := range sources {
+		w := writers[src]
+		if w == nil {
+			continue
+		}
+		if len(w.Wrote) != t.Shards {
+			return fmt.Errorf("levels: task of ply %d shard %d wrote %d pieces, not %d", t.Ply-1, src, len(w.Wrote), t.Shards)
+		}
+		if w.Wrote[t.Shard] != reader.Read[i] {
+			return fmt.Errorf("levels: piece %s was changed between the task that wrote it and the task that read it", PieceName(t.Prefix, t.Ply, t.Shard, src))
+		}
+	}
+	return nil
 }
 
 // Results index Stats.Terminal, Stats.Games and the like.
@@ -175,6 +231,7 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 			return Stats{}, err
 		}
 		st.BytesIn += uint64(len(data))
+		st.Read = append(st.Read, digestOf(data))
 		if opt.Memory <= 0 || inBytes+int64(len(data)) <= opt.Memory/4 {
 			r, err := newByteRun(data)
 			if err != nil {
@@ -258,6 +315,7 @@ func (b *Board) Run(ctx context.Context, store Store, t Task, opt Options) (Stat
 				return Stats{}, err
 			}
 			st.BytesOut += uint64(len(data))
+			st.Wrote = append(st.Wrote, digestOf(data))
 		}
 		st.Spills += out.spills
 	}
