@@ -28,6 +28,9 @@
 #   JSOLVE=1          also run jsolve (tdoku's copy of it, other/jsolve), for scale
 #   CXX=g++ CC=gcc    compilers; tdoku is built with -O3 -march=native as its BUILD.sh does
 #   KEEP=1            keep the temporary directory (its path is printed)
+#   AVX2_ONLY=1       measure as on a processor without AVX-512: tdoku built with
+#                     -mno-avx512f, wopr run with GODEBUG=cpu.avx512f=off (its
+#                     AVX-512 paths off, the AVX2 and BMI2 ones chosen as usual)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -117,6 +120,11 @@ int main(int argc, char **argv) {
 EOF
 
 flags=(-O3 -march=native -I"$tmp/tdoku/src")
+woprenv=()
+if [ "${AVX2_ONLY:-}" = 1 ]; then
+	flags+=(-mno-avx512f)
+	woprenv=(env GODEBUG=cpu.avx512f=off)
+fi
 objs=("$tmp/tdoku/src/solver_dpll_triad_simd.cc" "$tmp/tdoku/src/util.cc")
 if [ "${JSOLVE:-}" = 1 ]; then
 	$CC -O3 -march=native -c "$tmp/tdoku/other/jsolve/JSolve.c" -o "$tmp/JSolve.o"
@@ -163,7 +171,7 @@ runc() { # solver file round
 }
 runwopr() { # file round
 	local out
-	out=$(cd "$root/pkg/engine/sudoku" && "$tmp/sudoku.test" -test.run '^$' -test.bench "^${bench[$1]}\$" -test.benchtime "${secs}s")
+	out=$(cd "$root/pkg/engine/sudoku" && "${woprenv[@]}" "$tmp/sudoku.test" -test.run '^$' -test.bench "^${bench[$1]}\$" -test.benchtime "${secs}s")
 	# BenchmarkX  N  ns/op  guesses/puzzle  puzzles/cpu-s  puzzles/s  B/op  allocs/op
 	echo "$out" | awk -v r="$2" -v f="$1" '$1 ~ /^Benchmark/ {
 		for (i = 3; i < NF; i++) { v[$(i+1)] = $i }

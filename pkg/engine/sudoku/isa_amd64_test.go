@@ -8,7 +8,7 @@ import (
 )
 
 // asmISA is what each assembly path uses.
-var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "solution": solutionAsmISA}
+var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "triadsAVX2": triadAVX2ISA, "solution": solutionAsmISA}
 
 // requireAsm skips t unless this processor has the extensions that the
 // assembly path ("band", "triads" or "solution") uses, and names what it

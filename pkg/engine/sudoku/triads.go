@@ -16,15 +16,18 @@ type triadSums struct {
 
 // triadScan is the scan of triads: from the band words f, it fills tr and
 // s and returns false if some intersection has fewer than three digits
-// present or more than three locked in. It runs the assembly version
-// where the build has one and the CPU has what it needs
-// (triads_amd64.s), else triadScanGo.
+// present or more than three locked in. It runs an assembly version
+// where the build has one and the CPU has what it needs (triads_amd64.s:
+// AVX-512, else AVX2), else triadScanGo.
 func triadScan(f *[32]uint32, tr *triadView, s *triadSums) bool {
 	if triadHook != nil {
 		triadHook(*f)
 	}
 	if useTriadAsm {
 		return triadScanAVX512(f, tr, s)
+	}
+	if useTriadAVX2 {
+		return triadScanAVX2(f, tr, s)
 	}
 	return triadScanGo(f, tr, s)
 }

@@ -23,3 +23,23 @@ const triadAsmName = "AVX-512 with BW, VL, VBMI, BITALG and GFNI"
 //
 //go:noescape
 func triadScanAVX512(f *[32]uint32, tr *triadView, s *triadSums) bool
+
+// triadAVX2ISA is what triadScanAVX2 (triads_amd64.s) uses: AVX2 alone
+// (Intel since Haswell, AMD since Zen 1).
+const triadAVX2ISA = isaAVX2
+
+// haveTriadAVX2 says whether this processor runs triadScanAVX2.
+var haveTriadAVX2 = hostISA.missing(triadAVX2ISA) == ""
+
+// useTriadAVX2 selects triadScanAVX2 over triadScanGo in triadScan where
+// triadScanAVX512 is not chosen. A variable, so that the tests can run
+// every kernel on a processor that has them all.
+var useTriadAVX2 = haveTriadAVX2
+
+// triadAVX2Name names the AVX2 kernel.
+const triadAVX2Name = "AVX2"
+
+// triadScanAVX2 is triadScanGo in AVX2 (triads_amd64.s).
+//
+//go:noescape
+func triadScanAVX2(f *[32]uint32, tr *triadView, s *triadSums) bool

@@ -389,3 +389,489 @@ DATA triadLow3<>+0(SB)/4, $0x07070707
 GLOBL triadLow3<>(SB), RODATA|NOPTR, $4
 DATA triadLow6<>+0(SB)/4, $0x003f3f3f
 GLOBL triadLow6<>(SB), RODATA|NOPTR, $4
+
+// triadScanAVX2 is triadScanGo in AVX2, for processors without AVX-512:
+// digits 0-7 in the eight lanes of 256-bit vectors and digit 8 apart, in
+// lane 0 of 128-bit ones (the same macros on X registers), branch-free.
+// It computes what triadScanAVX512 does with the instructions AVX2 has:
+//
+// - The band words of digits 0-7: two VPBLENDD and a VPERMD a band.
+// - Mini-row presence: t = (w|w>>1|w>>2) & 0x01249249 as there, then two
+//   VPSHUFB lookups on its nibbles fold each byte's bits 3i..3i+2 into bit
+//   i (VGF2P8AFFINEQB's work), and VPMADDUBSW and VPMADDWD as there.
+// - Permutations: marked as there, then counted in place: v - (v>>1 &
+//   0b011) - (v>>2 & 0b001) is the population count of each 3-bit group
+//   v, and the two groups of a band (or stack) are added into one field of
+//   9 bits (at 9b), where the sums over the digits stay apart.
+// - Digits present (and locked in) per intersection: bit-sliced counters
+//   that saturate at four, merged across the lanes in three halvings
+//   (VPERM2I128, then VPSHUFD twice), mini-rows in the low half and
+//   mini-columns in the high half; digit 8 is added last.
+//
+// Registers: Y9 RP, Y10 CP, Y4 RF, Y5 CF; X11, X12, X14, X15 the same of
+// digit 8; Y14, Y15 the nibble tables until they are free.
+
+#define MINIROWS(w, t, p, lo, hi) \
+	VPSRLD $1, w, p; \
+	VPSRLD $2, w, t; \
+	VPOR t, p, p; \
+	VPOR w, p, p; \
+	VPAND avxMiniRows<>(SB), p, p; \
+	VPSRLW $4, p, t; \
+	VPAND avxNibbles<>(SB), t, t; \
+	VPAND avxNibbles<>(SB), p, p; \
+	VPSHUFB p, lo, p; \
+	VPSHUFB t, hi, t; \
+	VPOR t, p, p; \
+	VPMADDUBSW triadMadd1<>(SB), p, p; \
+	VPMADDWD triadMadd2<>(SB), p, p
+
+// COLUMNS: x = (w | w>>9 | w>>18) & 0x1ff.
+#define COLUMNS(w, t, x) \
+	VPSRLD $9, w, x; \
+	VPSRLD $18, w, t; \
+	VPOR t, x, x; \
+	VPOR w, x, x; \
+	VPAND avxLow9<>(SB), x, x
+
+// ROT1: o = x with bit j of each 3-bit group moved to j+1 mod 3; ROT2: to
+// j-1 mod 3.
+#define ROT1(x, t, o) \
+	VPSLLD $1, x, o; \
+	VPAND avxNotGroup0<>(SB), o, o; \
+	VPSRLD $2, x, t; \
+	VPAND avxGroup0<>(SB), t, t; \
+	VPOR t, o, o
+#define ROT2(x, t, o) \
+	VPSRLD $1, x, o; \
+	VPAND avxNotGroup2<>(SB), o, o; \
+	VPSLLD $2, x, t; \
+	VPAND avxGroup2<>(SB), t, t; \
+	VPOR t, o, o
+
+// GROUPPOP: c = the population count of each 3-bit group of m, in place.
+#define GROUPPOP(m, t, c) \
+	VPSRLD $1, m, t; \
+	VPAND avxNotGroup2<>(SB), t, t; \
+	VPSUBD t, m, c; \
+	VPSRLD $2, m, t; \
+	VPAND avxGroup0<>(SB), t, t; \
+	VPSUBD t, c, c
+
+// BANDS: o = the permutations left in band b, in bits 9b..9b+2, from rp
+// and its rotations r1, r2 (as triadScanAVX512 marks them).
+#define BANDS(rp, r1, r2, t1, t2, o) \
+	VPAND avxFirstRows<>(SB), rp, t1; \
+	VPSRLD $3, r2, t2; \
+	VPSLLD $3, t1, o; \
+	VPAND r1, o, o; \
+	VPAND t2, o, o; \
+	VPAND t2, t1, t1; \
+	VPSRLD $6, r1, t2; \
+	VPAND t2, t1, t1; \
+	VPOR t1, o, o; \
+	GROUPPOP(o, t1, t2); \
+	VPSRLD $3, t2, t1; \
+	VPADDD t1, t2, o; \
+	VPAND avxFirstRows<>(SB), o, o
+
+// STACKS: o = the permutations left in stack s, in bits 9s..9s+2, from cp
+// and its rotations r1, r2.
+#define STACKS(cp, r1, r2, t1, t2, o) \
+	VPAND avxLow9<>(SB), cp, t1; \
+	VPSRLD $9, r2, t2; \
+	VPSLLD $9, t1, o; \
+	VPAND r1, o, o; \
+	VPAND t2, o, o; \
+	VPAND t2, t1, t1; \
+	VPSRLD $18, r1, t2; \
+	VPAND t2, t1, t1; \
+	VPOR t1, o, o; \
+	GROUPPOP(o, t1, t2); \
+	VPSRLD $9, t2, t1; \
+	VPADDD t1, t2, o; \
+	VPAND avxLow9<>(SB), o, o; \
+	VPSLLD $6, o, t1; \
+	VPSLLD $12, o, t2; \
+	VPOR t1, o, o; \
+	VPOR t2, o, o; \
+	VPAND avxFirstRows<>(SB), o, o
+
+// LOCKCOLS: cf = cp &^ (cp<<9 | cp<<18 | cp>>9 | cp>>18).
+#define LOCKCOLS(cp, t1, t2, cf) \
+	VPSLLD $9, cp, t1; \
+	VPSLLD $18, cp, t2; \
+	VPOR t2, t1, t1; \
+	VPSRLD $9, cp, t2; \
+	VPOR t2, t1, t1; \
+	VPSRLD $18, cp, t2; \
+	VPOR t2, t1, t1; \
+	VPANDN cp, t1, cf
+
+// HOR3: o = lanes 0-2 of v ORed into lane 0, lanes 1-3 zero (lane 3 of v
+// zero).
+#define HOR3(v, t, o) \
+	VPSRLDQ $8, v, t; \
+	VPOR t, v, o; \
+	VPSRLDQ $4, o, t; \
+	VPOR t, o, o; \
+	VPAND avxLane0<>(SB), o, o
+
+// COUNT: with r the digits' rows and c their columns (lanes 0-7), r8 and
+// c8 digit 8's (lane 0 of a register whose other lanes are zero), q3 and
+// q4 the intersections with at least three and at least four digits:
+// mini-rows in lane 0, mini-columns in lane 4. Scratch: t0-t5.
+#define COUNT(r, c, r8, c8, t0, t1, t2, t3, t4, t5, q3, q4) \
+	VPERM2I128 $0x20, c, r, t0; \
+	VPERM2I128 $0x31, c, r, t1; \
+	VPAND t1, t0, t2; \
+	VPOR t1, t0, t0; \
+	VPSHUFD $0x4e, t0, t1; \
+	VPSHUFD $0x4e, t2, t3; \
+	VPAND t3, t2, q4; \
+	VPAND t1, t2, q3; \
+	VPAND t3, t0, t4; \
+	VPOR t4, q3, q3; \
+	VPOR t3, t2, t2; \
+	VPAND t1, t0, t4; \
+	VPOR t4, t2, t2; \
+	VPOR t1, t0, t0; \
+	VPSHUFD $0xb1, t0, t1; \
+	VPSHUFD $0xb1, t2, t3; \
+	VPSHUFD $0xb1, q3, t5; \
+	VPSHUFD $0xb1, q4, t4; \
+	VPOR t4, q4, q4; \
+	VPAND t1, q3, t4; \
+	VPOR t4, q4, q4; \
+	VPAND t3, t2, t4; \
+	VPOR t4, q4, q4; \
+	VPAND t5, t0, t4; \
+	VPOR t4, q4, q4; \
+	VPOR t5, q3, q3; \
+	VPAND t1, t2, t4; \
+	VPOR t4, q3, q3; \
+	VPAND t3, t0, t4; \
+	VPOR t4, q3, q3; \
+	VPOR t3, t2, t2; \
+	VPAND t1, t0, t4; \
+	VPOR t4, t2, t2; \
+	VINSERTI128 $1, c8, r8, t0; \
+	VPAND t0, q3, t4; \
+	VPOR t4, q4, q4; \
+	VPAND t0, t2, t4; \
+	VPOR t4, q3, q3
+
+// func triadScanAVX2(f *[32]uint32, tr *triadView, s *triadSums) bool
+TEXT ·triadScanAVX2(SB), NOSPLIT, $0-25
+	MOVQ f+0(FP), AX
+	MOVQ tr+8(FP), BX
+	MOVQ s+16(FP), CX
+	VMOVDQU avxNibbleLo<>(SB), Y14
+	VMOVDQU avxNibbleHi<>(SB), Y15
+
+	// The band words: band b of digits 0-7 in Y3+b, lane d; digit 8's
+	// three in lanes 0-2 of X12 (lane 3 is f[27], unused).
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+	VMOVDQU 96(AX), X12
+	VPBLENDD $0x92, Y1, Y0, Y3
+	VPBLENDD $0x24, Y2, Y3, Y3
+	VMOVDQU avxBand0<>(SB), Y6
+	VPERMD Y3, Y6, Y3
+	VPBLENDD $0x24, Y1, Y0, Y4
+	VPBLENDD $0x49, Y2, Y4, Y4
+	VMOVDQU avxBand1<>(SB), Y6
+	VPERMD Y4, Y6, Y4
+	VPBLENDD $0x49, Y1, Y0, Y5
+	VPBLENDD $0x92, Y2, Y5, Y5
+	VMOVDQU avxBand2<>(SB), Y6
+	VPERMD Y5, Y6, Y5
+
+	// RP = P0 | P1<<9 | P2<<18 in Y9, CP in Y10.
+	MINIROWS(Y3, Y0, Y6, Y14, Y15)
+	MINIROWS(Y4, Y1, Y7, Y14, Y15)
+	MINIROWS(Y5, Y2, Y8, Y14, Y15)
+	VPSLLD $9, Y7, Y7
+	VPSLLD $18, Y8, Y8
+	VPOR Y7, Y6, Y9
+	VPOR Y8, Y9, Y9
+	COLUMNS(Y3, Y0, Y6)
+	COLUMNS(Y4, Y1, Y7)
+	COLUMNS(Y5, Y2, Y8)
+	VPSLLD $9, Y7, Y7
+	VPSLLD $18, Y8, Y8
+	VPOR Y7, Y6, Y10
+	VPOR Y8, Y10, Y10
+	// Digit 8: its bands' presence shifted by 0, 9, 18 (and lane 3 by
+	// 32, to zero), then ORed: RP8 in X11, CP8 in X12.
+	MINIROWS(X12, X0, X6, X14, X15)
+	COLUMNS(X12, X0, X7)
+	VPSLLVD avxShifts<>(SB), X6, X6
+	VPSLLVD avxShifts<>(SB), X7, X7
+	HOR3(X6, X0, X11)
+	HOR3(X7, X0, X12)
+	VMOVDQU Y9, triadView_rowP(BX)
+	VMOVD X11, triadView_rowP+32(BX)
+	VMOVDQU Y10, triadView_colP(BX)
+	VMOVD X12, triadView_colP+32(BX)
+
+	// Bands: permutations in Y13, RF in Y4; stacks: permutations in Y8,
+	// CF in Y5. Then digit 8's: X6 and X14, X7 and X15.
+	ROT1(Y9, Y2, Y0)
+	ROT2(Y9, Y2, Y1)
+	BANDS(Y9, Y0, Y1, Y2, Y3, Y13)
+	VPOR Y0, Y1, Y2
+	VPANDN Y9, Y2, Y4
+	ROT1(Y10, Y2, Y0)
+	ROT2(Y10, Y2, Y1)
+	STACKS(Y10, Y0, Y1, Y2, Y3, Y8)
+	LOCKCOLS(Y10, Y2, Y3, Y5)
+	ROT1(X11, X2, X0)
+	ROT2(X11, X2, X1)
+	BANDS(X11, X0, X1, X2, X3, X6)
+	VPOR X0, X1, X2
+	VPANDN X11, X2, X14
+	ROT1(X12, X2, X0)
+	ROT2(X12, X2, X1)
+	STACKS(X12, X0, X1, X2, X3, X7)
+	LOCKCOLS(X12, X2, X3, X15)
+	VMOVDQU Y4, triadSums_rowF(CX)
+	VMOVD X14, triadSums_rowF+32(CX)
+	VMOVDQU Y5, triadSums_colF(CX)
+	VMOVD X15, triadSums_colF+32(CX)
+
+	// The permutations summed over the digits: bands in lane 0, stacks in
+	// lane 1, band (stack) b's in bits 9b.
+	VPADDD Y6, Y13, Y13
+	VPADDD Y7, Y8, Y8
+	VPHADDD Y8, Y13, Y13
+	VPHADDD Y13, Y13, Y13
+	VEXTRACTI128 $1, Y13, X0
+	VPADDD X0, X13, X13
+	VMOVQ X13, R8
+	MOVB R8, triadView_perms+0(BX)
+	SHRQ $9, R8
+	MOVB R8, triadView_perms+1(BX)
+	SHRQ $9, R8
+	MOVB R8, triadView_perms+2(BX)
+	SHRQ $14, R8
+	MOVB R8, triadView_perms+3(BX)
+	SHRQ $9, R8
+	MOVB R8, triadView_perms+4(BX)
+	SHRQ $9, R8
+	MOVB R8, triadView_perms+5(BX)
+
+	// Digits present: three or more in R8, four or more in R9; locked in:
+	// R10, R11 (mini-rows in the low half, mini-columns in the high).
+	COUNT(Y9, Y10, Y11, X12, Y0, Y1, Y2, Y3, Y8, Y13, Y7, Y6)
+	VEXTRACTI128 $1, Y7, X0
+	VPUNPCKLDQ X0, X7, X0
+	VMOVQ X0, R8
+	VEXTRACTI128 $1, Y6, X0
+	VPUNPCKLDQ X0, X6, X0
+	VMOVQ X0, R9
+	COUNT(Y4, Y5, Y14, X15, Y0, Y1, Y2, Y3, Y8, Y13, Y7, Y6)
+	VEXTRACTI128 $1, Y7, X0
+	VPUNPCKLDQ X0, X7, X0
+	VMOVQ X0, R10
+	VEXTRACTI128 $1, Y6, X0
+	VPUNPCKLDQ X0, X6, X0
+	VMOVQ X0, R11
+
+	MOVQ R9, R12
+	NOTQ R12
+	ANDQ R8, R12 // exactly three present
+	MOVL R12, triadSums_rowAll(CX)
+	MOVQ R12, R13
+	SHRQ $32, R13
+	MOVL R13, triadSums_colAll(CX)
+	MOVL R10, triadSums_rowLocked(CX)
+	MOVQ R10, R13
+	SHRQ $32, R13
+	MOVL R13, triadSums_colLocked(CX)
+
+	// The digits with something to clear: (RP &^ RF & rows) | (CP &^ CF
+	// & cols) not zero, rows and cols the intersections of rowAll |
+	// rowLocked and colAll | colLocked.
+	ORQ R10, R12
+	VMOVQ R12, X0
+	VPBROADCASTD X0, Y1
+	VPSRLQ $32, X0, X0
+	VPBROADCASTD X0, Y2
+	VPXOR Y7, Y7, Y7
+	VPANDN Y9, Y4, Y3
+	VPAND Y1, Y3, Y3
+	VPANDN Y10, Y5, Y6
+	VPAND Y2, Y6, Y6
+	VPOR Y6, Y3, Y3
+	VPCMPEQD Y7, Y3, Y3
+	VMOVMSKPS Y3, DX
+	VPANDN X11, X14, X3
+	VPAND X1, X3, X3
+	VPANDN X12, X15, X6
+	VPAND X2, X6, X6
+	VPOR X6, X3, X3
+	VPCMPEQD X7, X3, X3
+	VMOVMSKPS X3, SI
+	ANDL $1, SI
+	SHLL $8, SI
+	ORL SI, DX
+	NOTL DX
+	ANDL $0x1ff, DX
+	MOVL DX, triadSums_work(CX)
+
+	MOVQ $0x07ffffff07ffffff, DX
+	XORQ DX, R8
+	ORQ R11, R8
+	SETEQ ret+24(FP)
+	VZEROUPPER
+	RET
+
+#undef MINIROWS
+#undef COLUMNS
+#undef ROT1
+#undef ROT2
+#undef GROUPPOP
+#undef BANDS
+#undef STACKS
+#undef LOCKCOLS
+#undef HOR3
+#undef COUNT
+
+// Dword index vectors of VPERMD, after the blends: lane d takes f[3d+b].
+DATA avxBand0<>+0(SB)/4, $0x0
+DATA avxBand0<>+4(SB)/4, $0x3
+DATA avxBand0<>+8(SB)/4, $0x6
+DATA avxBand0<>+12(SB)/4, $0x1
+DATA avxBand0<>+16(SB)/4, $0x4
+DATA avxBand0<>+20(SB)/4, $0x7
+DATA avxBand0<>+24(SB)/4, $0x2
+DATA avxBand0<>+28(SB)/4, $0x5
+GLOBL avxBand0<>(SB), RODATA|NOPTR, $32
+
+DATA avxBand1<>+0(SB)/4, $0x1
+DATA avxBand1<>+4(SB)/4, $0x4
+DATA avxBand1<>+8(SB)/4, $0x7
+DATA avxBand1<>+12(SB)/4, $0x2
+DATA avxBand1<>+16(SB)/4, $0x5
+DATA avxBand1<>+20(SB)/4, $0x0
+DATA avxBand1<>+24(SB)/4, $0x3
+DATA avxBand1<>+28(SB)/4, $0x6
+GLOBL avxBand1<>(SB), RODATA|NOPTR, $32
+
+DATA avxBand2<>+0(SB)/4, $0x2
+DATA avxBand2<>+4(SB)/4, $0x5
+DATA avxBand2<>+8(SB)/4, $0x0
+DATA avxBand2<>+12(SB)/4, $0x3
+DATA avxBand2<>+16(SB)/4, $0x6
+DATA avxBand2<>+20(SB)/4, $0x1
+DATA avxBand2<>+24(SB)/4, $0x4
+DATA avxBand2<>+28(SB)/4, $0x7
+GLOBL avxBand2<>(SB), RODATA|NOPTR, $32
+
+// Nibble tables of VPSHUFB: bit k of a byte's low (high) nibble to bit
+// k/3 (k+4 to (k+4)/3).
+DATA avxNibbleLo<>+0(SB)/8, $0x0101010101010100
+DATA avxNibbleLo<>+8(SB)/8, $0x0303030303030302
+DATA avxNibbleLo<>+16(SB)/8, $0x0101010101010100
+DATA avxNibbleLo<>+24(SB)/8, $0x0303030303030302
+GLOBL avxNibbleLo<>(SB), RODATA|NOPTR, $32 // bits 0-2 to bit 0, bit 3 to bit 1
+
+DATA avxNibbleHi<>+0(SB)/8, $0x0606060402020200
+DATA avxNibbleHi<>+8(SB)/8, $0x0606060406060604
+DATA avxNibbleHi<>+16(SB)/8, $0x0606060402020200
+DATA avxNibbleHi<>+24(SB)/8, $0x0606060406060604
+GLOBL avxNibbleHi<>(SB), RODATA|NOPTR, $32 // bits 4-5 to bit 1, bits 6-7 to bit 2
+
+DATA avxMiniRows<>+0(SB)/4, $0x01249249
+DATA avxMiniRows<>+4(SB)/4, $0x01249249
+DATA avxMiniRows<>+8(SB)/4, $0x01249249
+DATA avxMiniRows<>+12(SB)/4, $0x01249249
+DATA avxMiniRows<>+16(SB)/4, $0x01249249
+DATA avxMiniRows<>+20(SB)/4, $0x01249249
+DATA avxMiniRows<>+24(SB)/4, $0x01249249
+DATA avxMiniRows<>+28(SB)/4, $0x01249249
+GLOBL avxMiniRows<>(SB), RODATA|NOPTR, $32 // bits 9r+3x
+
+DATA avxNibbles<>+0(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+4(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+8(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+12(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+16(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+20(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+24(SB)/4, $0x0f0f0f0f
+DATA avxNibbles<>+28(SB)/4, $0x0f0f0f0f
+GLOBL avxNibbles<>(SB), RODATA|NOPTR, $32
+
+DATA avxLow9<>+0(SB)/4, $0x000001ff
+DATA avxLow9<>+4(SB)/4, $0x000001ff
+DATA avxLow9<>+8(SB)/4, $0x000001ff
+DATA avxLow9<>+12(SB)/4, $0x000001ff
+DATA avxLow9<>+16(SB)/4, $0x000001ff
+DATA avxLow9<>+20(SB)/4, $0x000001ff
+DATA avxLow9<>+24(SB)/4, $0x000001ff
+DATA avxLow9<>+28(SB)/4, $0x000001ff
+GLOBL avxLow9<>(SB), RODATA|NOPTR, $32
+
+DATA avxGroup0<>+0(SB)/4, $0x49249249
+DATA avxGroup0<>+4(SB)/4, $0x49249249
+DATA avxGroup0<>+8(SB)/4, $0x49249249
+DATA avxGroup0<>+12(SB)/4, $0x49249249
+DATA avxGroup0<>+16(SB)/4, $0x49249249
+DATA avxGroup0<>+20(SB)/4, $0x49249249
+DATA avxGroup0<>+24(SB)/4, $0x49249249
+DATA avxGroup0<>+28(SB)/4, $0x49249249
+GLOBL avxGroup0<>(SB), RODATA|NOPTR, $32 // bit 0 of each 3-bit group
+
+DATA avxNotGroup0<>+0(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+4(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+8(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+12(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+16(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+20(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+24(SB)/4, $0xb6db6db6
+DATA avxNotGroup0<>+28(SB)/4, $0xb6db6db6
+GLOBL avxNotGroup0<>(SB), RODATA|NOPTR, $32
+
+DATA avxGroup2<>+0(SB)/4, $0x24924924
+DATA avxGroup2<>+4(SB)/4, $0x24924924
+DATA avxGroup2<>+8(SB)/4, $0x24924924
+DATA avxGroup2<>+12(SB)/4, $0x24924924
+DATA avxGroup2<>+16(SB)/4, $0x24924924
+DATA avxGroup2<>+20(SB)/4, $0x24924924
+DATA avxGroup2<>+24(SB)/4, $0x24924924
+DATA avxGroup2<>+28(SB)/4, $0x24924924
+GLOBL avxGroup2<>(SB), RODATA|NOPTR, $32 // bit 2 of each 3-bit group
+
+DATA avxNotGroup2<>+0(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+4(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+8(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+12(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+16(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+20(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+24(SB)/4, $0xdb6db6db
+DATA avxNotGroup2<>+28(SB)/4, $0xdb6db6db
+GLOBL avxNotGroup2<>(SB), RODATA|NOPTR, $32
+
+DATA avxFirstRows<>+0(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+4(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+8(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+12(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+16(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+20(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+24(SB)/4, $0x001c0e07
+DATA avxFirstRows<>+28(SB)/4, $0x001c0e07
+GLOBL avxFirstRows<>(SB), RODATA|NOPTR, $32 // bits 9b+x
+
+DATA avxShifts<>+0(SB)/4, $0x0
+DATA avxShifts<>+4(SB)/4, $0x9
+DATA avxShifts<>+8(SB)/4, $0x12
+DATA avxShifts<>+12(SB)/4, $0x20
+GLOBL avxShifts<>(SB), RODATA|NOPTR, $16
+
+DATA avxLane0<>+0(SB)/4, $0xffffffff
+DATA avxLane0<>+4(SB)/4, $0x0
+DATA avxLane0<>+8(SB)/4, $0x0
+DATA avxLane0<>+12(SB)/4, $0x0
+GLOBL avxLane0<>(SB), RODATA|NOPTR, $16

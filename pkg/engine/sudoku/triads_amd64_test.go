@@ -8,13 +8,27 @@ import (
 	"testing"
 )
 
-// checkTriadScan compares triadScanAVX512 with triadScanGo on the band words
-// f, output for output; it returns "" if they agree.
-func checkTriadScan(f *[32]uint32) string {
+// triadKernels are the assembly triad scans: each is tested wherever the
+// processor has its instructions (requireAsm with its path), whichever
+// triadScan chooses.
+var triadKernels = []struct {
+	name, path string
+	scan       func(f *[32]uint32, tr *triadView, s *triadSums) bool
+}{
+	{triadAsmName, "triads", triadScanAVX512},
+	{triadAVX2Name, "triadsAVX2", triadScanAVX2},
+}
+
+// checkTriadScan compares an assembly scan with triadScanGo on the band
+// words f, output for output; it returns "" if they agree.
+func checkTriadScan(scan func(*[32]uint32, *triadView, *triadSums) bool, f *[32]uint32) string {
 	var trGo, trAsm triadView
 	var sGo, sAsm triadSums
 	okGo := triadScanGo(f, &trGo, &sGo)
-	okAsm := triadScanAVX512(f, &trAsm, &sAsm)
+	// Garbage in the outputs, as the search leaves them: the scan
+	// writes every field.
+	trAsm.rowP[3], trAsm.perms[1][2], sAsm.work, sAsm.colF[8] = 0xdead, 77, 0x1ff, 5
+	okAsm := scan(f, &trAsm, &sAsm)
 	if okGo == okAsm && trGo == trAsm && sGo == sAsm {
 		return ""
 	}
@@ -26,7 +40,15 @@ func checkTriadScan(f *[32]uint32) string {
 // band words: dense, sparse, single bits, bands all empty or all full,
 // and garbage in the unused words 27-31.
 func TestTriadScanRandom(t *testing.T) {
-	requireAsm(t, "triads")
+	for _, k := range triadKernels {
+		t.Run(k.path, func(t *testing.T) {
+			requireAsm(t, k.path)
+			testTriadScanRandom(t, k.scan)
+		})
+	}
+}
+
+func testTriadScanRandom(t *testing.T, scan func(*[32]uint32, *triadView, *triadSums) bool) {
 	rng := rand.New(rand.NewPCG(19, 1))
 	n := 200000
 	if testing.Short() {
@@ -59,7 +81,7 @@ func TestTriadScanRandom(t *testing.T) {
 			}
 			f[i] = w
 		}
-		if msg := checkTriadScan(&f); msg != "" {
+		if msg := checkTriadScan(scan, &f); msg != "" {
 			t.Fatalf("case %d: %s", k, msg)
 		}
 	}
@@ -68,7 +90,7 @@ func TestTriadScanRandom(t *testing.T) {
 		for i := range 27 {
 			f[i] = w
 		}
-		if msg := checkTriadScan(&f); msg != "" {
+		if msg := checkTriadScan(scan, &f); msg != "" {
 			t.Fatal(msg)
 		}
 	}
@@ -77,7 +99,15 @@ func TestTriadScanRandom(t *testing.T) {
 // TestTriadScanSolving compares the assembly and Go triad scans on every
 // state that reaches the triads while solving corpora.
 func TestTriadScanSolving(t *testing.T) {
-	requireAsm(t, "triads")
+	for _, k := range triadKernels {
+		t.Run(k.path, func(t *testing.T) {
+			requireAsm(t, k.path)
+			testTriadScanSolving(t, k.name, k.scan)
+		})
+	}
+}
+
+func testTriadScanSolving(t *testing.T, name string, scan func(*[32]uint32, *triadView, *triadSums) bool) {
 	files := []struct {
 		name string
 		max  int // puzzles taken from the start of the file; 0: all
@@ -93,13 +123,13 @@ func TestTriadScanSolving(t *testing.T) {
 	}
 	// The search runs on triadScanGo: a wrong assembly scan could send it
 	// round in circles.
-	defer func(asm bool) { useTriadAsm = asm }(useTriadAsm)
-	useTriadAsm = false
+	defer func(asm, avx2 bool) { useTriadAsm, useTriadAVX2 = asm, avx2 }(useTriadAsm, useTriadAVX2)
+	useTriadAsm, useTriadAVX2 = false, false
 	calls, fails := 0, 0
 	var first string
 	triadHook = func(f [32]uint32) {
 		calls++
-		if msg := checkTriadScan(&f); msg != "" {
+		if msg := checkTriadScan(scan, &f); msg != "" {
 			if fails == 0 {
 				first = msg
 			}
@@ -119,10 +149,15 @@ func TestTriadScanSolving(t *testing.T) {
 	if calls < 10000 {
 		t.Fatalf("%d states reached the triads, want at least 10,000", calls)
 	}
-	t.Logf("%d states compared (kernel %s)", calls, triadAsmName)
+	t.Logf("%d states compared (kernel %s)", calls, name)
 }
 
 func BenchmarkTriadScanAsm(b *testing.B) {
 	requireAsm(b, "triads")
 	benchTriadScan(b, triadScanAVX512)
+}
+
+func BenchmarkTriadScanAVX2(b *testing.B) {
+	requireAsm(b, "triadsAVX2")
+	benchTriadScan(b, triadScanAVX2)
 }
