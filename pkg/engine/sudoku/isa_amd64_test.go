@@ -11,8 +11,9 @@ import (
 var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "triadsAVX2": triadAVX2ISA, "solution": solutionAsmISA}
 
 // requireAsm skips t unless this processor has the extensions that the
-// assembly path ("band", "triads" or "solution") uses, and names what it
-// lacks. A path's tests compare it with the Go wherever it runs, whether
+// assembly path ("band", "triads", "triadsAVX2" or "solution") uses, and
+// names what it lacks; a test that passes counts as one of the path's
+// (reportAsmPaths). A path's tests compare it with the Go wherever it runs, whether
 // or not it is chosen there: the band assembly is not chosen on AMD
 // before Zen 3 (chooseBandAsm), and is tested there.
 func requireAsm(t testing.TB, path string) {
@@ -24,6 +25,7 @@ func requireAsm(t testing.TB, path string) {
 	if m := hostISA.missing(need); m != "" {
 		t.Skipf("this processor lacks %s, which the %s assembly uses: nothing to compare with the Go", m, path)
 	}
+	markAsmTested(t, path)
 }
 
 // TestAsmGates: which assembly paths run (and are tested) and which are

@@ -1,0 +1,208 @@
+//go:build amd64 && !purego
+
+package sudoku
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The assembly paths, each with what chooses it in production (read once,
+// before the tests change the switches) and whether a test that compares
+// it with the Go ran and passed in this run (requireAsm records it).
+var (
+	asmPaths = []struct {
+		path, name string
+		chosen     bool
+	}{
+		{"band", "propagation and givens (BMI1, BMI2)", useBandAsm},
+		{"triads", "triad scan, " + triadAsmName, useTriadAsm},
+		{"triadsAVX2", "triad scan, AVX2", useTriadAVX2 && !useTriadAsm},
+		{"solution", "solution and check (AVX-512 BW, VL)", useSolutionAsm},
+	}
+	asmTestedMu sync.Mutex
+	asmTested   = map[string]int{} // path: tests passed
+)
+
+// markAsmTested records, once t has passed, that it compared path with
+// the Go; benchmarks compare nothing.
+func markAsmTested(t testing.TB, path string) {
+	tt, ok := t.(*testing.T)
+	if !ok {
+		return
+	}
+	tt.Cleanup(func() {
+		if !tt.Failed() && !tt.Skipped() {
+			asmTestedMu.Lock()
+			asmTested[path]++
+			asmTestedMu.Unlock()
+		}
+	})
+}
+
+// reportAsmPaths prints, after the package's tests, which assembly paths
+// this processor runs, which of them production chooses, and which were
+// tested; when the whole package ran (no -run), a chosen path that no
+// test compared with the Go fails the run.
+func reportAsmPaths(code int) int {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sudoku assembly paths on this processor (%s):\n", describeISA(hostISA))
+	var untested []string
+	for _, p := range asmPaths {
+		asmTestedMu.Lock()
+		n := asmTested[p.path]
+		asmTestedMu.Unlock()
+		var state string
+		switch m := hostISA.missing(asmISA[p.path]); {
+		case m != "":
+			state = "skipped: the processor lacks " + m
+		case n > 0:
+			state = "tested against the Go"
+			if n > 1 {
+				state = fmt.Sprintf("tested against the Go (%d tests)", n)
+			}
+		default:
+			state = "not tested in this run"
+		}
+		use := "not chosen"
+		if p.chosen {
+			use = "chosen"
+			if n == 0 {
+				untested = append(untested, p.path)
+			}
+		}
+		fmt.Fprintf(&b, "  %-10s %-62s %-10s %s\n", p.path, p.name, use, state)
+	}
+	fmt.Fprint(os.Stderr, b.String())
+	if run := flag.Lookup("test.run"); code == 0 && run != nil && run.Value.String() == "" && len(untested) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the paths that production takes here were not tested: %s\n", strings.Join(untested, ", "))
+		return 1
+	}
+	return code
+}
+
+// pathConfigs are the sets of paths TestPathsOnCorpora solves with: all
+// Go, production's choice, and each assembly kernel the processor runs.
+func pathConfigs() []struct {
+	name                       string
+	band, triads, avx2, solAsm bool
+} {
+	type cfg = struct {
+		name                       string
+		band, triads, avx2, solAsm bool
+	}
+	cs := []cfg{{name: "Go"}}
+	cs = append(cs, cfg{"production", useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm})
+	if haveBandAsm && haveTriadAsm && haveSolutionAsm {
+		cs = append(cs, cfg{"band, triads AVX-512, solution", true, true, false, true})
+	}
+	if haveBandAsm && haveTriadAVX2 {
+		cs = append(cs, cfg{"band, triads AVX2", true, false, true, false})
+	}
+	if haveTriadAVX2 {
+		cs = append(cs, cfg{"triads AVX2 alone (AMD before Zen 3)", false, false, true, false})
+	}
+	return cs
+}
+
+// TestPathsOnCorpora solves the puzzles of all 12 corpora with every set
+// of paths (pathConfigs) and compares each with the Go: the number of
+// solutions, the solutions, the guesses and the nodes, puzzle by puzzle.
+// The assembly computes what the Go does, so the search is the same.
+func TestPathsOnCorpora(t *testing.T) {
+	defer func(a, b, c, d bool) { useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm = a, b, c, d }(
+		useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm)
+	files := []struct {
+		name string
+		n    int // 0: all
+	}{
+		{"euler96.txt.gz", 0}, {"forum-hardest-1106.txt.gz", 0}, {"forum-hardest-1905-11plus.txt.gz", 10000},
+		{"norvig-hardest.txt.gz", 0}, {"norvig-top95.txt.gz", 0}, {"plb-hard20.txt.gz", 0},
+		{"plb-top50k.txt.gz", 0}, {"royle17-49151.txt.gz", 0}, {"royle17.txt.gz", 0},
+		{"se-rated-dev.txt.gz", 0}, {"serg-benchmark.txt.gz", 0}, {"top1465.txt.gz", 0},
+	}
+	configs := pathConfigs()
+	s := NewSolver()
+	type result struct {
+		n, guesses, nodes int
+		sol               [2]Grid
+	}
+	puzzles := 0
+	for _, f := range files {
+		n := f.n
+		if testing.Short() {
+			n = 300
+		}
+		var gs []Grid
+		if f.name == "se-rated-dev.txt.gz" {
+			gs = ratedCorpus(t, f.name, n)
+		} else {
+			gs = corpusHead(t, f.name, n)
+		}
+		for _, g := range gs {
+			var want result
+			for k, c := range configs {
+				useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm = c.band, c.triads, c.avx2, c.solAsm
+				var r result
+				r.n, r.guesses = s.Solve(&g, 2)
+				r.nodes = s.Nodes()
+				for j := range min(r.n, 2) {
+					r.sol[j] = s.Solution(j)
+				}
+				if k == 0 {
+					want = r
+					for j := range min(r.n, 2) {
+						if err := Check(g, r.sol[j]); err != nil {
+							t.Fatalf("%s: puzzle %s: solution %d: %v", f.name, g, j, err)
+						}
+					}
+				} else if r != want {
+					t.Fatalf("%s: puzzle %s: %s: %d solutions %v, %d guesses, %d nodes; Go: %d solutions %v, %d guesses, %d nodes",
+						f.name, g, c.name, r.n, r.sol, r.guesses, r.nodes, want.n, want.sol, want.guesses, want.nodes)
+				}
+			}
+		}
+		puzzles += len(gs)
+	}
+	var names []string
+	tested := map[string]bool{}
+	for _, c := range configs[1:] {
+		names = append(names, c.name)
+		tested["band"] = tested["band"] || c.band
+		tested["triads"] = tested["triads"] || c.triads
+		tested["triadsAVX2"] = tested["triadsAVX2"] || c.avx2
+		tested["solution"] = tested["solution"] || c.solAsm
+	}
+	for path, ok := range tested {
+		if ok {
+			markAsmTested(t, path)
+		}
+	}
+	t.Logf("%d puzzles of %d corpora solved alike by the Go and by: %s", puzzles, len(files), strings.Join(names, "; "))
+}
+
+// ratedCorpus returns the first n puzzles (0: all) of a corpus whose lines
+// are "ID PUZZLE RATING", as se-rated-dev's are.
+func ratedCorpus(t *testing.T, name string, n int) []Grid {
+	t.Helper()
+	var gs []Grid
+	for i, line := range bytes.Split(bytes.TrimSpace(datasetText(t, name)), []byte("\n")) {
+		fields := bytes.Fields(line)
+		if len(fields) != 3 {
+			t.Fatalf("%s:%d: %d fields, want ID, puzzle and rating", name, i+1, len(fields))
+		}
+		g, err := ParseLine(string(fields[1]))
+		if err != nil {
+			t.Fatalf("%s:%d: %v", name, i+1, err)
+		}
+		if gs = append(gs, g); len(gs) == n {
+			break
+		}
+	}
+	return gs
+}
