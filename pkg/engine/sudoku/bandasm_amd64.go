@@ -2,7 +2,11 @@
 
 package sudoku
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+	"time"
+)
 
 // bandAsmISA is what propagateAsm and placeGivens (bandasm_amd64.s) use
 // beyond SSE2: TZCNT, BLSR and ANDN (BMI1), PEXT, PDEP, SHLX and RORX
@@ -24,17 +28,45 @@ func chooseBandAsm(have isa, slowPEXT bool) bool {
 	return have.missing(bandAsmISA) == "" && !slowPEXT
 }
 
-// slowPEXT reports an AMD (or Hygon) processor before Zen 3 (family 0x19):
-// there PEXT and PDEP are microcoded, tens to hundreds of cycles where
-// Intel and Zen 3 take three, and the Go code is the faster path.
-func slowPEXT() bool {
-	_, b, c, d := cpuid(0, 0)
-	a, _, _, _ := cpuid(1, 0)
-	return slowPEXTOn(b, c, d, a)
+// pextRatio is how many times longer a PEXT took than an IMUL when the
+// package was initialised, each in a chain of dependent operations (0
+// without BMI2): about 1 where PEXT takes three cycles (Intel since
+// Haswell, AMD since Zen 3), 6 to 100 where it is microcoded (AMD Zen 1
+// and 2: 18 cycles and more, growing with the bits of its mask).
+var pextRatio = measurePEXT()
+
+// slowPEXT reports that PEXT, measured on this processor, took more than
+// twice as long as an IMUL (pextRatio): the choice of the band assembly
+// rests on that measurement, not on the vendor or the family
+// (slowPEXTOn, which the tests hold the measurement to).
+func slowPEXT() bool { return pextRatio > 2 }
+
+// measurePEXT times chains of 2,048 dependent PEXTs and IMULs (about 6,000
+// cycles each where PEXT is fast), seven times each, alternated, and
+// returns the ratio of the shortest times: a few tens of microseconds,
+// once, at start-up.
+func measurePEXT() float64 {
+	if hostISA.missing(isaBMI2) != "" {
+		return 0
+	}
+	const n = 2048
+	var sink uint32
+	bestPEXT, bestIMUL := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range 7 {
+		t0 := time.Now()
+		sink += pextChain(n, sink)
+		t1 := time.Now()
+		sink += imulChain(n, sink)
+		t2 := time.Now()
+		bestPEXT, bestIMUL = min(bestPEXT, t1.Sub(t0)), min(bestIMUL, t2.Sub(t1))
+	}
+	return float64(bestPEXT) / float64(max(bestIMUL, 1))
 }
 
-// slowPEXTOn is slowPEXT's test of the vendor (CPUID leaf 0's EBX, ECX,
-// EDX) and the signature (leaf 1's EAX).
+// slowPEXTOn reports an AMD (or Hygon) processor before Zen 3 (family
+// 0x19), from CPUID leaf 0's EBX, ECX, EDX (the vendor) and leaf 1's EAX
+// (the signature): those whose PEXT and PDEP are microcoded, as their
+// vendor documents. The tests check the measurement against it.
 func slowPEXTOn(b, c, d, signature uint32) bool {
 	amd := b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163   // "AuthenticAMD"
 	hygon := b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975 // "HygonGenuine"
@@ -47,6 +79,19 @@ func slowPEXTOn(b, c, d, signature uint32) bool {
 	}
 	return family < 0x19
 }
+
+// slowPEXTByFamily is slowPEXTOn for this processor.
+func slowPEXTByFamily() bool {
+	_, b, c, d := cpuid(0, 0)
+	a, _, _, _ := cpuid(1, 0)
+	return slowPEXTOn(b, c, d, a)
+}
+
+// pextChain and imulChain run n dependent PEXTs (with the band words'
+// mini-row mask) or IMULs, each followed by an XOR, from x
+// (cpuid_amd64.s).
+func pextChain(n int, x uint32) uint32
+func imulChain(n int, x uint32) uint32
 
 // cpuid executes CPUID with EAX=leaf and ECX=sub (cpuid_amd64.s).
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)

@@ -334,9 +334,10 @@ func TestPlaceGivensAsm(t *testing.T) {
 	t.Logf("%d grids compared (%d with a conflict or a value above 9)", compared, failed)
 }
 
-// TestSlowPEXT: the assembly is left out on AMD and Hygon processors
-// before Zen 3, whose PEXT and PDEP are microcoded, and kept elsewhere
-// (CPUID signatures of real processors).
+// TestSlowPEXT: PEXT is known to be microcoded on AMD and Hygon
+// processors before Zen 3 and fast elsewhere (CPUID signatures of real
+// processors), and the measurement that chooses the band assembly
+// (slowPEXT) agrees with that on this processor.
 func TestSlowPEXT(t *testing.T) {
 	const (
 		intelB, intelC, intelD = 0x756e6547, 0x6c65746e, 0x49656e69 // "GenuineIntel"
@@ -363,7 +364,12 @@ func TestSlowPEXT(t *testing.T) {
 	}
 	_, b, c, d := cpuid(0, 0)
 	vendor := string([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24), byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24)})
-	t.Logf("this machine: %s, slow PEXT %v, band assembly runs %v, chosen %v", vendor, slowPEXT(), haveBandAsm, useBandAsm)
+	if haveBandAsm && slowPEXT() != slowPEXTByFamily() {
+		t.Errorf("this machine (%s): PEXT measured at %.2f times an IMUL (slow: %v), but the family says slow: %v",
+			vendor, pextRatio, slowPEXT(), slowPEXTByFamily())
+	}
+	t.Logf("this machine: %s, PEXT measured at %.2f times an IMUL, slow %v, band assembly runs %v, chosen %v",
+		vendor, pextRatio, slowPEXT(), haveBandAsm, useBandAsm)
 }
 
 // BenchmarkPlaceGivens times the givens of Solve alone, in assembly and in

@@ -51,7 +51,11 @@ func markAsmTested(t testing.TB, path string) {
 // test compared with the Go fails the run.
 func reportAsmPaths(code int) int {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sudoku assembly paths on this processor (%s):\n", describeISA(hostISA))
+	pext := "no PEXT"
+	if pextRatio > 0 {
+		pext = fmt.Sprintf("PEXT measured at %.2f times an IMUL, slow: %v", pextRatio, slowPEXT())
+	}
+	fmt.Fprintf(&b, "sudoku assembly paths on this processor (%s; %s):\n", describeISA(hostISA), pext)
 	var untested []string
 	for _, p := range asmPaths {
 		asmTestedMu.Lock()
