@@ -199,6 +199,11 @@ done
 echo
 echo "wopr $woprrev against $(cat "$tmp/tdoku.rev"), $rounds rounds of about ${secs} CPU-s each, $(date -u +%Y-%m-%d)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "CPU: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), family $(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
+echo "flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|bmi1|bmi2|popcnt|avx512(f|bw|vl|vbmi|_bitalg)|gfni)$' | sort | tr '\n' ' ')"
+if [ "${AVX2_ONLY:-}" = 1 ]; then
+	echo "AVX2_ONLY: tdoku built with -mno-avx512f, wopr run with GODEBUG=cpu.avx512f=off"
+fi
 echo
 awk -v files="${files[*]}" -v solvers="${solvers[*]}" '
 function median(a, n,    i, j, t) {
