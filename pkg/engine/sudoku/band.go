@@ -526,10 +526,15 @@ func miniRows(w uint32) (p, cols uint32) {
 
 // solution writes the grid of st, which has no empty cell, into g: each
 // word then holds one cell in each row of its band, three bits found
-// without a loop. With AVX-512, solutionAVX512 writes it in two stores.
+// without a loop. With AVX-512, solutionAVX512 writes it in two stores;
+// with AVX2, solutionAVX2 in three.
 func (st *state) solution(g *Grid) {
 	if useSolutionAsm {
 		solutionAVX512(&st.f, g)
+		return
+	}
+	if useSolutionAVX2 {
+		solutionAVX2(&st.f, g)
 		return
 	}
 	for d := range 9 {

@@ -89,17 +89,13 @@ func BenchmarkSolution(b *testing.B) {
 	if !st.givens(&sol) {
 		b.Fatal("the solution's givens conflict")
 	}
-	defer func(v bool) { useSolutionAsm = v }(useSolutionAsm)
-	for _, asm := range []bool{false, true} {
-		name := "read-go"
-		if asm {
-			name = "read-avx512"
-		}
-		b.Run(name, func(b *testing.B) {
-			if asm {
-				requireAsm(b, "solution")
+	defer func(a, b bool) { useSolutionAsm, useSolutionAVX2 = a, b }(useSolutionAsm, useSolutionAVX2)
+	for _, k := range []struct{ name, path string }{{"read-go", ""}, {"read-avx2", "solutionAVX2"}, {"read-avx512", "solution"}} {
+		b.Run(k.name, func(b *testing.B) {
+			if k.path != "" {
+				requireAsm(b, k.path)
 			}
-			useSolutionAsm = asm
+			useSolutionAsm, useSolutionAVX2 = k.path == "solution", k.path == "solutionAVX2"
 			b.ReportAllocs()
 			var g Grid
 			for b.Loop() {

@@ -8,7 +8,8 @@ import (
 )
 
 // asmISA is what each assembly path uses.
-var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "triadsAVX2": triadAVX2ISA, "solution": solutionAsmISA}
+var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "triadsAVX2": triadAVX2ISA,
+	"solution": solutionAsmISA, "solutionAVX2": solutionAVX2ISA}
 
 // requireAsm skips t unless this processor has the extensions that the
 // assembly path ("band", "triads", "triadsAVX2" or "solution") uses, and

@@ -24,6 +24,7 @@ var (
 		{"triads", "triad scan, " + triadAsmName, useTriadAsm},
 		{"triadsAVX2", "triad scan, AVX2", useTriadAVX2 && !useTriadAsm},
 		{"solution", "solution and check (AVX-512 BW, VL)", useSolutionAsm},
+		{"solutionAVX2", "solution, AVX2 (check in Go)", useSolutionAVX2 && !useSolutionAsm},
 	}
 	asmTestedMu sync.Mutex
 	asmTested   = map[string]int{} // path: tests passed
@@ -80,7 +81,7 @@ func reportAsmPaths(code int) int {
 				untested = append(untested, p.path)
 			}
 		}
-		fmt.Fprintf(&b, "  %-10s %-62s %-10s %s\n", p.path, p.name, use, state)
+		fmt.Fprintf(&b, "  %-12s %-62s %-10s %s\n", p.path, p.name, use, state)
 	}
 	run := flag.Lookup("test.run")
 	whole := run != nil && run.Value.String() == ""
@@ -101,23 +102,23 @@ func reportAsmPaths(code int) int {
 // pathConfigs are the sets of paths TestPathsOnCorpora solves with: all
 // Go, production's choice, and each assembly kernel the processor runs.
 func pathConfigs() []struct {
-	name                       string
-	band, triads, avx2, solAsm bool
+	name                                string
+	band, triads, avx2, solAsm, solAVX2 bool
 } {
 	type cfg = struct {
-		name                       string
-		band, triads, avx2, solAsm bool
+		name                                string
+		band, triads, avx2, solAsm, solAVX2 bool
 	}
 	cs := []cfg{{name: "Go"}}
-	cs = append(cs, cfg{"production", useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm})
+	cs = append(cs, cfg{"production", useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2})
 	if haveBandAsm && haveTriadAsm && haveSolutionAsm {
-		cs = append(cs, cfg{"band, triads AVX-512, solution", true, true, false, true})
+		cs = append(cs, cfg{"band, triads AVX-512, solution AVX-512", true, true, false, true, false})
 	}
-	if haveBandAsm && haveTriadAVX2 {
-		cs = append(cs, cfg{"band, triads AVX2", true, false, true, false})
+	if haveBandAsm && haveTriadAVX2 && haveSolutionAVX2 {
+		cs = append(cs, cfg{"band, triads AVX2, solution AVX2", true, false, true, false, true})
 	}
-	if haveTriadAVX2 {
-		cs = append(cs, cfg{"triads AVX2 alone (AMD before Zen 3)", false, false, true, false})
+	if haveTriadAVX2 && haveSolutionAVX2 {
+		cs = append(cs, cfg{"triads AVX2, solution AVX2 (a slow PEXT)", false, false, true, false, true})
 	}
 	return cs
 }
@@ -127,8 +128,9 @@ func pathConfigs() []struct {
 // solutions, the solutions, the guesses and the nodes, puzzle by puzzle.
 // The assembly computes what the Go does, so the search is the same.
 func TestPathsOnCorpora(t *testing.T) {
-	defer func(a, b, c, d bool) { useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm = a, b, c, d }(
-		useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm)
+	defer func(a, b, c, d, e bool) {
+		useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = a, b, c, d, e
+	}(useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2)
 	files := []struct {
 		name string
 		n    int // 0: all
@@ -159,7 +161,7 @@ func TestPathsOnCorpora(t *testing.T) {
 		for _, g := range gs {
 			var want result
 			for k, c := range configs {
-				useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm = c.band, c.triads, c.avx2, c.solAsm
+				useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = c.band, c.triads, c.avx2, c.solAsm, c.solAVX2
 				var r result
 				r.n, r.guesses = s.Solve(&g, 2)
 				r.nodes = s.Nodes()
@@ -189,6 +191,7 @@ func TestPathsOnCorpora(t *testing.T) {
 		tested["triads"] = tested["triads"] || c.triads
 		tested["triadsAVX2"] = tested["triadsAVX2"] || c.avx2
 		tested["solution"] = tested["solution"] || c.solAsm
+		tested["solutionAVX2"] = tested["solutionAVX2"] || c.solAVX2
 	}
 	for path, ok := range tested {
 		if ok {

@@ -16,6 +16,22 @@ var haveSolutionAsm = hostISA.missing(solutionAsmISA) == ""
 // can run both.
 var useSolutionAsm = haveSolutionAsm
 
+// solutionAVX2ISA is what solutionAVX2 (solution_amd64.s) uses.
+const solutionAVX2ISA = isaAVX2
+
+// haveSolutionAVX2 says whether this processor runs solutionAVX2.
+var haveSolutionAVX2 = hostISA.missing(solutionAVX2ISA) == ""
+
+// useSolutionAVX2 selects solutionAVX2 in state.solution where
+// solutionAVX512 is not chosen. A variable, so that the tests can run
+// both.
+var useSolutionAVX2 = haveSolutionAVX2
+
+// solutionAVX2 is solutionAVX512 in AVX2 (solution_amd64.s).
+//
+//go:noescape
+func solutionAVX2(f *[32]uint32, grid *Grid)
+
 // solutionAVX512 writes the solution of f, a solved state's words, to grid
 // (solution_amd64.s).
 //

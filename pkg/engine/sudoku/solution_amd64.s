@@ -137,3 +137,132 @@ bad:
 	VZEROUPPER
 	MOVB	$0, ret+16(FP)
 	RET
+
+// func solutionAVX2(f *[32]uint32, grid *Grid)
+//
+// state.solution with AVX2: the digits' cells as 81-bit masks (cells 0-63
+// and 49-80, as solutionAVX512 makes them) are ORed into four bit planes,
+// plane j the cells whose digit has bit j; each plane's mask is spread to
+// one byte a cell (VPSHUFB copies the byte that holds the cell's bit into
+// the cell's byte, VPAND and VPCMPEQB test the bit), and the planes are
+// summed in Horner's order (acc = 2*acc - plane, a plane's bytes being -1
+// or 0). Three stores of 32 bytes, at 0, 32 and 49 (the overlap holds the
+// same bytes).
+//
+// Registers: AX f, then the grid; R8-R11 planes 0-3 of cells 0-63, R12,
+// R13, SI, DI those of cells 49-80; BX, CX the digit's masks, DX scratch;
+// Y0-Y2 the sums, Y3-Y6 scratch, Y7-Y9 the byte selectors, Y10 the bits.
+TEXT ·solutionAVX2(SB), NOSPLIT, $0-16
+	MOVQ	f+0(FP), AX
+	XORL	R8, R8
+	XORL	R9, R9
+	XORL	R10, R10
+	XORL	R11, R11
+	XORL	R12, R12
+	XORL	R13, R13
+	XORL	SI, SI
+	XORL	DI, DI
+
+	// BX: cells 0-63 of digit d, CX: its cells 49-80.
+#define MASKS(d) \
+	MOVL	(12*(d))(AX), BX; \
+	MOVL	(12*(d)+4)(AX), CX; \
+	MOVQ	CX, DX; \
+	SHLQ	$27, DX; \
+	ORQ	DX, BX; \
+	SHRL	$22, CX; \
+	MOVL	(12*(d)+8)(AX), DX; \
+	SHLQ	$54, DX; \
+	ORQ	DX, BX; \
+	MOVL	(12*(d)+8)(AX), DX; \
+	SHLL	$5, DX; \
+	ORL	DX, CX
+#define PLANE0 ORQ BX, R8; ORL CX, R12
+#define PLANE1 ORQ BX, R9; ORL CX, R13
+#define PLANE2 ORQ BX, R10; ORL CX, SI
+#define PLANE3 ORQ BX, R11; ORL CX, DI
+	MASKS(0) // 1
+	PLANE0
+	MASKS(1) // 2
+	PLANE1
+	MASKS(2) // 3
+	PLANE0
+	PLANE1
+	MASKS(3) // 4
+	PLANE2
+	MASKS(4) // 5
+	PLANE0
+	PLANE2
+	MASKS(5) // 6
+	PLANE1
+	PLANE2
+	MASKS(6) // 7
+	PLANE0
+	PLANE1
+	PLANE2
+	MASKS(7) // 8
+	PLANE3
+	MASKS(8) // 9
+	PLANE0
+	PLANE3
+#undef MASKS
+#undef PLANE0
+#undef PLANE1
+#undef PLANE2
+#undef PLANE3
+
+	VMOVDQU	solBytes0<>(SB), Y7
+	VMOVDQU	solBytes1<>(SB), Y8
+	VMOVDQU	solBits<>(SB), Y10
+	VPXOR	Y0, Y0, Y0
+	VPXOR	Y1, Y1, Y1
+	VPXOR	Y2, Y2, Y2
+
+	// SPREAD: acc = 2*acc - (the bytes of the cells whose bit is set in
+	// the plane broadcast in b, as chosen by sel).
+#define SPREAD(b, sel, acc) \
+	VPSHUFB	sel, b, Y3; \
+	VPAND	Y10, Y3, Y3; \
+	VPCMPEQB	Y10, Y3, Y3; \
+	VPADDB	acc, acc, acc; \
+	VPSUBB	Y3, acc, acc
+#define PLANE(lo, hi) \
+	VMOVQ	lo, X4; \
+	VPBROADCASTQ	X4, Y4; \
+	VMOVQ	hi, X5; \
+	VPBROADCASTQ	X5, Y5; \
+	SPREAD(Y4, Y7, Y0); \
+	SPREAD(Y4, Y8, Y1); \
+	SPREAD(Y5, Y7, Y2)
+	PLANE(R11, DI)
+	PLANE(R10, SI)
+	PLANE(R9, R13)
+	PLANE(R8, R12)
+#undef SPREAD
+#undef PLANE
+
+	MOVQ	grid+8(FP), AX
+	VMOVDQU	Y0, (AX)
+	VMOVDQU	Y1, 32(AX)
+	VMOVDQU	Y2, 49(AX)
+	VZEROUPPER
+	RET
+
+// The byte of a 64-bit mask that holds cell i's bit, for cells 0-31
+// (solBytes0) and 32-63 (solBytes1), lane by lane as VPSHUFB reads them;
+// solBits the bit within it.
+DATA solBytes0<>+0(SB)/8, $0x0000000000000000
+DATA solBytes0<>+8(SB)/8, $0x0101010101010101
+DATA solBytes0<>+16(SB)/8, $0x0202020202020202
+DATA solBytes0<>+24(SB)/8, $0x0303030303030303
+GLOBL solBytes0<>(SB), RODATA|NOPTR, $32
+DATA solBytes1<>+0(SB)/8, $0x0404040404040404
+DATA solBytes1<>+8(SB)/8, $0x0505050505050505
+DATA solBytes1<>+16(SB)/8, $0x0606060606060606
+DATA solBytes1<>+24(SB)/8, $0x0707070707070707
+GLOBL solBytes1<>(SB), RODATA|NOPTR, $32
+DATA solBits<>+0(SB)/8, $0x8040201008040201
+DATA solBits<>+8(SB)/8, $0x8040201008040201
+DATA solBits<>+16(SB)/8, $0x8040201008040201
+DATA solBits<>+24(SB)/8, $0x8040201008040201
+GLOBL solBits<>(SB), RODATA|NOPTR, $32

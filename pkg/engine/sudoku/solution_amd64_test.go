@@ -7,42 +7,52 @@ import (
 	"testing"
 )
 
-// TestSolutionAsm compares state.solution in Go and in AVX-512 on every
-// solved state the search reaches on the corpora (first and second
-// solutions), written over a grid full of another value: the two must
-// write the same 81 cells, and Check must accept them.
+// TestSolutionAsm compares state.solution in Go and in assembly (AVX-512,
+// AVX2) on every solved state the search reaches on the corpora (first
+// and second solutions), written over a grid full of another value: the
+// two must write the same 81 cells, and Check must accept them.
 func TestSolutionAsm(t *testing.T) {
-	requireAsm(t, "solution")
-	defer func(v bool) { useSolutionAsm = v }(useSolutionAsm)
-	compared := 0
-	s := NewSolver()
-	for _, tc := range solverCorpora {
-		for _, g := range corpusHead(t, tc.name, tc.n) {
-			var sol [2][2]Grid
-			var n [2]int
-			for k, on := range []bool{false, true} {
-				useSolutionAsm = on
-				for j := range sol[k] {
-					for i := range sol[k][j] {
-						sol[k][j][i] = 0xEE
+	for _, k := range []struct {
+		path         string
+		avx512, avx2 bool
+	}{
+		{"solution", true, false},
+		{"solutionAVX2", false, true},
+	} {
+		t.Run(k.path, func(t *testing.T) {
+			requireAsm(t, k.path)
+			defer func(a, b bool) { useSolutionAsm, useSolutionAVX2 = a, b }(useSolutionAsm, useSolutionAVX2)
+			compared := 0
+			s := NewSolver()
+			for _, tc := range solverCorpora {
+				for _, g := range corpusHead(t, tc.name, tc.n) {
+					var sol [2][2]Grid
+					var n [2]int
+					for j, on := range []bool{false, true} {
+						useSolutionAsm, useSolutionAVX2 = on && k.avx512, on && k.avx2
+						for i := range sol[j] {
+							for c := range sol[j][i] {
+								sol[j][i][c] = 0xEE
+							}
+						}
+						s.sol = sol[j]
+						n[j], _ = s.Solve(&g, 2)
+						sol[j] = s.sol
+					}
+					if n[0] != n[1] || sol[0] != sol[1] {
+						t.Fatalf("%s: puzzle %s: Go: %d solutions %v; %s: %d solutions %v", tc.name, g, n[0], sol[0], k.path, n[1], sol[1])
+					}
+					for j := range min(n[1], 2) {
+						if err := Check(g, sol[1][j]); err != nil {
+							t.Fatalf("%s: puzzle %s: solution %d %s: %v", tc.name, g, j, sol[1][j], err)
+						}
+						compared++
 					}
 				}
-				s.sol = sol[k]
-				n[k], _ = s.Solve(&g, 2)
-				sol[k] = s.sol
 			}
-			if n[0] != n[1] || sol[0] != sol[1] {
-				t.Fatalf("%s: puzzle %s: Go: %d solutions %v; AVX-512: %d solutions %v", tc.name, g, n[0], sol[0], n[1], sol[1])
-			}
-			for j := range min(n[1], 2) {
-				if err := Check(g, sol[1][j]); err != nil {
-					t.Fatalf("%s: puzzle %s: solution %d %s: %v", tc.name, g, j, sol[1][j], err)
-				}
-				compared++
-			}
-		}
+			t.Logf("%d solutions read alike by Go and %s", compared, k.path)
+		})
 	}
-	t.Logf("%d solutions read alike by Go and AVX-512", compared)
 }
 
 // TestCheckAsm compares checkAVX512 with checkFast (which TestCheckFast
