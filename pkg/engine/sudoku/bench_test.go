@@ -106,14 +106,14 @@ func BenchmarkSolution(b *testing.B) {
 			}
 		})
 	}
-	for _, asm := range []bool{false, true} {
-		name, check := "check-go", checkFast
-		if asm {
-			name, check = "check-avx512", checkAVX512
-		}
-		b.Run(name, func(b *testing.B) {
-			if asm {
-				requireAsm(b, "solution")
+	for _, k := range []struct {
+		name, path string
+		check      func(puzzle, solution *Grid) bool
+	}{{"check-go", "", checkFast}, {"check-avx2", "solutionAVX2", checkAVX2}, {"check-avx512", "solution", checkAVX512}} {
+		check := k.check
+		b.Run(k.name, func(b *testing.B) {
+			if k.path != "" {
+				requireAsm(b, k.path)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

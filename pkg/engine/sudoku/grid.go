@@ -218,15 +218,22 @@ func init() {
 // row, column and box a permutation of 1-9, and every given of puzzle kept.
 // It is deliberately simple and shares nothing with the solvers, so that
 // it can vouch for their answers. Its test runs as checkFast, or with
-// AVX-512 as checkAVX512 (solution_amd64.s), which TestCheckAsm holds to
-// checkFast.
+// AVX-512 as checkAVX512 and with AVX2 as checkAVX2 (solution_amd64.s),
+// which TestCheckAsm holds to checkFast.
 func Check(puzzle, solution Grid) error {
-	if useSolutionAsm {
+	switch {
+	case useSolutionAsm:
 		if checkAVX512(&puzzle, &solution) {
 			return nil
 		}
-	} else if checkFast(&puzzle, &solution) {
-		return nil
+	case useSolutionAVX2:
+		if checkAVX2(&puzzle, &solution) {
+			return nil
+		}
+	default:
+		if checkFast(&puzzle, &solution) {
+			return nil
+		}
 	}
 	for i, v := range solution {
 		if v < 1 || v > 9 {

@@ -24,7 +24,7 @@ var (
 		{"triads", "triad scan, " + triadAsmName, useTriadAsm},
 		{"triadsAVX2", "triad scan, AVX2", useTriadAVX2 && !useTriadAsm},
 		{"solution", "solution and check (AVX-512 BW, VL)", useSolutionAsm},
-		{"solutionAVX2", "solution, AVX2 (check in Go)", useSolutionAVX2 && !useSolutionAsm},
+		{"solutionAVX2", "solution and check, AVX2", useSolutionAVX2 && !useSolutionAsm},
 	}
 	asmTestedMu sync.Mutex
 	asmTested   = map[string]int{} // path: tests passed

@@ -22,8 +22,8 @@ const solutionAVX2ISA = isaAVX2
 // haveSolutionAVX2 says whether this processor runs solutionAVX2.
 var haveSolutionAVX2 = hostISA.missing(solutionAVX2ISA) == ""
 
-// useSolutionAVX2 selects solutionAVX2 in state.solution where
-// solutionAVX512 is not chosen. A variable, so that the tests can run
+// useSolutionAVX2 selects solutionAVX2 in state.solution and checkAVX2
+// in Check where the AVX-512 ones are not chosen. A variable, so that the tests can run
 // both.
 var useSolutionAVX2 = haveSolutionAVX2
 
@@ -31,6 +31,11 @@ var useSolutionAVX2 = haveSolutionAVX2
 //
 //go:noescape
 func solutionAVX2(f *[32]uint32, grid *Grid)
+
+// checkAVX2 is checkFast in AVX2 (solution_amd64.s).
+//
+//go:noescape
+func checkAVX2(puzzle, solution *Grid) bool
 
 // solutionAVX512 writes the solution of f, a solved state's words, to grid
 // (solution_amd64.s).

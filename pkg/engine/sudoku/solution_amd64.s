@@ -266,3 +266,241 @@ DATA solBits<>+8(SB)/8, $0x8040201008040201
 DATA solBits<>+16(SB)/8, $0x8040201008040201
 DATA solBits<>+24(SB)/8, $0x8040201008040201
 GLOBL solBits<>(SB), RODATA|NOPTR, $32
+
+// func checkAVX2(puzzle, solution *Grid) bool
+//
+// checkFast with AVX2. The givens (nonzero and different from the
+// solution) and the range (a cell minus 1 above 8, unsigned) are tested on
+// three vectors of 32 cells (0-31, 32-63, 49-80). Then the units, by a
+// counting argument: a grid of digits 1-9 is a solution when each of the
+// digits 1 to 8 has exactly one cell in each row, and a cell in each
+// column and each box (nine cells in nine columns and nine boxes: one in
+// each; the ninth cell of every unit is then a 9). The cells' four bit
+// planes (VPSLLW and VPMOVMSKB) become band words, and digit d's band
+// words, lane d-1 of Y11-Y13, are the AND of the planes or their
+// complements (checkDigitBits); for each band word w, with its three rows
+// as 9-bit fields: every field nonzero, w & (w - 0x40201) zero (one cell a
+// row), its columns w|w>>9|w>>18 ORed over the bands all nine, and its
+// boxes (3-bit groups of those columns) all three.
+//
+// Registers: AX puzzle, BX solution, Y0-Y2 the solution's cells, Y3-Y5
+// the puzzle's, Y6-Y10 scratch, Y11-Y13 the digits' band words, Y14 the
+// errors, Y15 the columns; R8-R10 a plane's masks and band words.
+TEXT ·checkAVX2(SB), NOSPLIT, $0-17
+	MOVQ	puzzle+0(FP), AX
+	MOVQ	solution+8(FP), BX
+	VMOVDQU	(BX), Y0
+	VMOVDQU	32(BX), Y1
+	VMOVDQU	49(BX), Y2
+	VMOVDQU	(AX), Y3
+	VMOVDQU	32(AX), Y4
+	VMOVDQU	49(AX), Y5
+
+	// Every given kept (p == 0 or p == s) and every cell 1-9: all ones.
+	VPXOR	Y7, Y7, Y7
+	VMOVDQU	checkOnes<>(SB), Y9
+	VMOVDQU	checkEights<>(SB), Y10
+#define CELLS(s, p, acc) \
+	VPCMPEQB	s, p, Y6; \
+	VPCMPEQB	Y7, p, Y8; \
+	VPOR	Y8, Y6, Y6; \
+	VPSUBB	Y9, s, Y8; \
+	VPMINUB	Y10, Y8, p; \
+	VPCMPEQB	Y8, p, Y8; \
+	VPAND	Y8, Y6, acc
+	CELLS(Y0, Y3, Y3)
+	CELLS(Y1, Y4, Y4)
+	CELLS(Y2, Y5, Y5)
+#undef CELLS
+	VPAND	Y4, Y3, Y3
+	VPAND	Y5, Y3, Y3
+	VPMOVMSKB	Y3, CX
+	CMPL	CX, $0xffffffff
+	JNE	bad
+
+	// Plane j of the cells (bit j of each value) as band words, broadcast;
+	// digit d's band words ANDed up from them.
+#define PLANE(shift, k, first) \
+	VPSLLW	$(shift), Y0, Y6; \
+	VPMOVMSKB	Y6, R8; \
+	VPSLLW	$(shift), Y1, Y6; \
+	VPMOVMSKB	Y6, R9; \
+	VPSLLW	$(shift), Y2, Y6; \
+	VPMOVMSKB	Y6, R10; \
+	SHLQ	$32, R9; \
+	ORQ	R8, R9; \
+	MOVL	R9, R8; \
+	ANDL	$0x7ffffff, R8; \
+	SHRQ	$27, R9; \
+	ANDL	$0x7ffffff, R9; \
+	SHRL	$5, R10; \
+	VMOVD	R8, X6; \
+	VPBROADCASTD	X6, Y6; \
+	VPXOR	k, Y6, Y6; \
+	first(Y6, Y11); \
+	VMOVD	R9, X6; \
+	VPBROADCASTD	X6, Y6; \
+	VPXOR	k, Y6, Y6; \
+	first(Y6, Y12); \
+	VMOVD	R10, X6; \
+	VPBROADCASTD	X6, Y6; \
+	VPXOR	k, Y6, Y6; \
+	first(Y6, Y13)
+#define SET(x, w) VMOVDQA x, w
+#define AND(x, w) VPAND x, w, w
+	PLANE(7, checkDigitBits0<>(SB), SET)
+	PLANE(6, checkDigitBits1<>(SB), AND)
+	PLANE(5, checkDigitBits2<>(SB), AND)
+	PLANE(4, checkDigitBits3<>(SB), AND)
+#undef PLANE
+#undef SET
+#undef AND
+
+	// The units of digits 1-8, band by band: errors into Y14, columns
+	// into Y15.
+	VPXOR	Y14, Y14, Y14
+	VPXOR	Y15, Y15, Y15
+	VMOVDQU	checkFieldLow<>(SB), Y9
+	VMOVDQU	checkFieldHigh<>(SB), Y10
+#define BAND(w) \
+	VPAND	Y9, w, Y6; \
+	VPADDD	Y9, Y6, Y6; \
+	VPOR	w, Y6, Y6; \
+	VPAND	Y10, Y6, Y6; \
+	VPXOR	Y10, Y6, Y6; \
+	VPOR	Y6, Y14, Y14; \
+	VPSUBD	checkFieldOne<>(SB), w, Y6; \
+	VPAND	w, Y6, Y6; \
+	VPOR	Y6, Y14, Y14; \
+	VPSRLD	$9, w, Y6; \
+	VPSRLD	$18, w, Y7; \
+	VPOR	Y7, Y6, Y6; \
+	VPOR	w, Y6, Y6; \
+	VPAND	checkLow9<>(SB), Y6, Y6; \
+	VPOR	Y6, Y15, Y15; \
+	VPSRLD	$1, Y6, Y7; \
+	VPSRLD	$2, Y6, Y8; \
+	VPOR	Y7, Y6, Y6; \
+	VPOR	Y8, Y6, Y6; \
+	VPAND	checkBoxBits<>(SB), Y6, Y6; \
+	VPXOR	checkBoxBits<>(SB), Y6, Y6; \
+	VPOR	Y6, Y14, Y14
+	BAND(Y11)
+	BAND(Y12)
+	BAND(Y13)
+#undef BAND
+	VPXOR	checkLow9<>(SB), Y15, Y15
+	VPOR	Y15, Y14, Y14
+	VPTEST	Y14, Y14
+	JNZ	bad
+	VZEROUPPER
+	MOVB	$1, ret+16(FP)
+	RET
+bad:
+	VZEROUPPER
+	MOVB	$0, ret+16(FP)
+	RET
+
+// checkDigitBitsJ, lane d-1: zero if digit d has bit j, else all ones
+// (the plane's complement).
+DATA checkDigitBits0<>+0(SB)/4, $0x0
+DATA checkDigitBits0<>+4(SB)/4, $0xffffffff
+DATA checkDigitBits0<>+8(SB)/4, $0x0
+DATA checkDigitBits0<>+12(SB)/4, $0xffffffff
+DATA checkDigitBits0<>+16(SB)/4, $0x0
+DATA checkDigitBits0<>+20(SB)/4, $0xffffffff
+DATA checkDigitBits0<>+24(SB)/4, $0x0
+DATA checkDigitBits0<>+28(SB)/4, $0xffffffff
+GLOBL checkDigitBits0<>(SB), RODATA|NOPTR, $32
+DATA checkDigitBits1<>+0(SB)/4, $0xffffffff
+DATA checkDigitBits1<>+4(SB)/4, $0x0
+DATA checkDigitBits1<>+8(SB)/4, $0x0
+DATA checkDigitBits1<>+12(SB)/4, $0xffffffff
+DATA checkDigitBits1<>+16(SB)/4, $0xffffffff
+DATA checkDigitBits1<>+20(SB)/4, $0x0
+DATA checkDigitBits1<>+24(SB)/4, $0x0
+DATA checkDigitBits1<>+28(SB)/4, $0xffffffff
+GLOBL checkDigitBits1<>(SB), RODATA|NOPTR, $32
+DATA checkDigitBits2<>+0(SB)/4, $0xffffffff
+DATA checkDigitBits2<>+4(SB)/4, $0xffffffff
+DATA checkDigitBits2<>+8(SB)/4, $0xffffffff
+DATA checkDigitBits2<>+12(SB)/4, $0x0
+DATA checkDigitBits2<>+16(SB)/4, $0x0
+DATA checkDigitBits2<>+20(SB)/4, $0x0
+DATA checkDigitBits2<>+24(SB)/4, $0x0
+DATA checkDigitBits2<>+28(SB)/4, $0xffffffff
+GLOBL checkDigitBits2<>(SB), RODATA|NOPTR, $32
+DATA checkDigitBits3<>+0(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+4(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+8(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+12(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+16(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+20(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+24(SB)/4, $0xffffffff
+DATA checkDigitBits3<>+28(SB)/4, $0x0
+GLOBL checkDigitBits3<>(SB), RODATA|NOPTR, $32
+DATA checkOnes<>+0(SB)/4, $0x1010101
+DATA checkOnes<>+4(SB)/4, $0x1010101
+DATA checkOnes<>+8(SB)/4, $0x1010101
+DATA checkOnes<>+12(SB)/4, $0x1010101
+DATA checkOnes<>+16(SB)/4, $0x1010101
+DATA checkOnes<>+20(SB)/4, $0x1010101
+DATA checkOnes<>+24(SB)/4, $0x1010101
+DATA checkOnes<>+28(SB)/4, $0x1010101
+GLOBL checkOnes<>(SB), RODATA|NOPTR, $32
+DATA checkEights<>+0(SB)/4, $0x8080808
+DATA checkEights<>+4(SB)/4, $0x8080808
+DATA checkEights<>+8(SB)/4, $0x8080808
+DATA checkEights<>+12(SB)/4, $0x8080808
+DATA checkEights<>+16(SB)/4, $0x8080808
+DATA checkEights<>+20(SB)/4, $0x8080808
+DATA checkEights<>+24(SB)/4, $0x8080808
+DATA checkEights<>+28(SB)/4, $0x8080808
+GLOBL checkEights<>(SB), RODATA|NOPTR, $32
+// A band word's three rows as 9-bit fields: their low 8 bits, their bit
+// 8, their bit 0; its columns; bit 0 of each box's three columns.
+DATA checkFieldLow<>+0(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+4(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+8(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+12(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+16(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+20(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+24(SB)/4, $0x3fdfeff
+DATA checkFieldLow<>+28(SB)/4, $0x3fdfeff
+GLOBL checkFieldLow<>(SB), RODATA|NOPTR, $32
+DATA checkFieldHigh<>+0(SB)/4, $0x4020100
+DATA checkFieldHigh<>+4(SB)/4, $0x4020100
+DATA checkFieldHigh<>+8(SB)/4, $0x4020100
+DATA checkFieldHigh<>+12(SB)/4, $0x4020100
+DATA checkFieldHigh<>+16(SB)/4, $0x4020100
+DATA checkFieldHigh<>+20(SB)/4, $0x4020100
+DATA checkFieldHigh<>+24(SB)/4, $0x4020100
+DATA checkFieldHigh<>+28(SB)/4, $0x4020100
+GLOBL checkFieldHigh<>(SB), RODATA|NOPTR, $32
+DATA checkFieldOne<>+0(SB)/4, $0x40201
+DATA checkFieldOne<>+4(SB)/4, $0x40201
+DATA checkFieldOne<>+8(SB)/4, $0x40201
+DATA checkFieldOne<>+12(SB)/4, $0x40201
+DATA checkFieldOne<>+16(SB)/4, $0x40201
+DATA checkFieldOne<>+20(SB)/4, $0x40201
+DATA checkFieldOne<>+24(SB)/4, $0x40201
+DATA checkFieldOne<>+28(SB)/4, $0x40201
+GLOBL checkFieldOne<>(SB), RODATA|NOPTR, $32
+DATA checkLow9<>+0(SB)/4, $0x1ff
+DATA checkLow9<>+4(SB)/4, $0x1ff
+DATA checkLow9<>+8(SB)/4, $0x1ff
+DATA checkLow9<>+12(SB)/4, $0x1ff
+DATA checkLow9<>+16(SB)/4, $0x1ff
+DATA checkLow9<>+20(SB)/4, $0x1ff
+DATA checkLow9<>+24(SB)/4, $0x1ff
+DATA checkLow9<>+28(SB)/4, $0x1ff
+GLOBL checkLow9<>(SB), RODATA|NOPTR, $32
+DATA checkBoxBits<>+0(SB)/4, $0x49
+DATA checkBoxBits<>+4(SB)/4, $0x49
+DATA checkBoxBits<>+8(SB)/4, $0x49
+DATA checkBoxBits<>+12(SB)/4, $0x49
+DATA checkBoxBits<>+16(SB)/4, $0x49
+DATA checkBoxBits<>+20(SB)/4, $0x49
+DATA checkBoxBits<>+24(SB)/4, $0x49
+DATA checkBoxBits<>+28(SB)/4, $0x49
+GLOBL checkBoxBits<>(SB), RODATA|NOPTR, $32

@@ -55,15 +55,29 @@ func TestSolutionAsm(t *testing.T) {
 	}
 }
 
-// TestCheckAsm compares checkAVX512 with checkFast (which TestCheckFast
-// holds to a plain reading) on the solutions of top1465 and of 2,000
+// TestCheckAsm compares checkAVX512 and checkAVX2 with checkFast (which
+// TestCheckFast holds to a plain reading) on the solutions of top1465 and of 2,000
 // royle17 puzzles with their givens, each also changed in one or two
 // cells to any byte (the last cells, 63 to 80, as often as the others),
 // with two cells swapped, with a given changed, and without givens with
 // two rows of different bands or two columns of different stacks swapped
 // (rows and columns still full, two boxes not).
 func TestCheckAsm(t *testing.T) {
-	requireAsm(t, "solution")
+	for _, k := range []struct {
+		path  string
+		check func(puzzle, solution *Grid) bool
+	}{
+		{"solution", checkAVX512},
+		{"solutionAVX2", checkAVX2},
+	} {
+		t.Run(k.path, func(t *testing.T) {
+			requireAsm(t, k.path)
+			testCheckAsm(t, k.path, k.check)
+		})
+	}
+}
+
+func testCheckAsm(t *testing.T, name string, check func(puzzle, solution *Grid) bool) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := NewSolver()
 	compared, refused := 0, 0
@@ -106,9 +120,9 @@ func TestCheckAsm(t *testing.T) {
 						}
 					}
 				}
-				got, want := checkAVX512(&q, &g), checkFast(&q, &g)
+				got, want := check(&q, &g), checkFast(&q, &g)
 				if got != want {
-					t.Fatalf("checkAVX512(%v, %v) = %v, checkFast %v", q, g, got, want)
+					t.Fatalf("%s: check(%v, %v) = %v, checkFast %v", name, q, g, got, want)
 				}
 				compared++
 				if !want {
@@ -120,5 +134,5 @@ func TestCheckAsm(t *testing.T) {
 	if refused == 0 || refused == compared {
 		t.Fatalf("%d grids compared, %d refused: want some of each", compared, refused)
 	}
-	t.Logf("%d grids checked alike by checkAVX512 and checkFast, %d refused", compared, refused)
+	t.Logf("%d grids checked alike by %s and checkFast, %d refused", compared, name, refused)
 }
