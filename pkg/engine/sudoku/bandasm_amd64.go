@@ -30,9 +30,11 @@ func chooseBandAsm(have isa, slowPEXT bool) bool {
 
 // pextRatio is how many times longer a PEXT took than an IMUL when the
 // package was initialised, each in a chain of dependent operations (0
-// without BMI2): about 1 where PEXT takes three cycles (Intel since
-// Haswell, AMD since Zen 3), 6 to 100 where it is microcoded (AMD Zen 1
-// and 2: 18 cycles and more, growing with the bits of its mask).
+// without BMI2): about 1 where PEXT takes three cycles as IMUL does (1.00
+// on an AMD Zen 4; Intel since Haswell, AMD since Zen 3 document three),
+// several times more where it is microcoded (AMD Zen 1 and 2, whose PEXT
+// takes longer the more bits its mask has: not measured here, no such
+// processor was at hand).
 var pextRatio = measurePEXT()
 
 // slowPEXT reports that PEXT, measured on this processor, took more than

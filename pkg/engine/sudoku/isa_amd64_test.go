@@ -4,26 +4,24 @@ package sudoku
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
-// asmISA is what each assembly path uses.
-var asmISA = map[string]isa{"band": bandAsmISA, "triads": triadAsmISA, "triadsAVX2": triadAVX2ISA,
-	"solution": solutionAsmISA, "solutionAVX2": solutionAVX2ISA}
-
 // requireAsm skips t unless this processor has the extensions that the
-// assembly path ("band", "triads", "triadsAVX2" or "solution") uses, and
+// assembly path (asmPaths: "band", "triads", "triadsAVX2", "solution" or
+// "solutionAVX2") uses, and
 // names what it lacks; a test that passes counts as one of the path's
 // (reportAsmPaths). A path's tests compare it with the Go wherever it runs, whether
 // or not it is chosen there: the band assembly is not chosen on AMD
 // before Zen 3 (chooseBandAsm), and is tested there.
 func requireAsm(t testing.TB, path string) {
 	t.Helper()
-	need, ok := asmISA[path]
-	if !ok {
+	i := slices.IndexFunc(asmPaths, func(p asmPath) bool { return p.path == path })
+	if i < 0 {
 		t.Fatalf("no assembly path %q", path)
 	}
-	if m := hostISA.missing(need); m != "" {
+	if m := hostISA.missing(asmPaths[i].need); m != "" {
 		t.Skipf("this processor lacks %s, which the %s assembly uses: nothing to compare with the Go", m, path)
 	}
 	markAsmTested(t, path)

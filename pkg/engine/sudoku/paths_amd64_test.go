@@ -7,25 +7,67 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// The assembly paths, each with what chooses it in production (read once,
-// before the tests change the switches) and whether a test that compares
-// it with the Go ran and passed in this run (requireAsm records it).
-var (
-	asmPaths = []struct {
-		path, name string
-		chosen     bool
-	}{
-		{"band", "propagation and givens (BMI1, BMI2)", useBandAsm},
-		{"triads", "triad scan, " + triadAsmName, useTriadAsm},
-		{"triadsAVX2", "triad scan, AVX2", useTriadAVX2 && !useTriadAsm},
-		{"solution", "solution and check (AVX-512 BW, VL)", useSolutionAsm},
-		{"solutionAVX2", "solution and check, AVX2", useSolutionAVX2 && !useSolutionAsm},
+// An asmPath is an assembly path: its name in the tests, what it does and
+// the extensions it uses.
+type asmPath struct {
+	path, name string
+	need       isa
+}
+
+// asmPaths are the assembly paths.
+var asmPaths = []asmPath{
+	{"band", "propagation and givens (BMI1, BMI2)", bandAsmISA},
+	{"triads", "triad scan, " + triadAsmName, triadAsmISA},
+	{"triadsAVX2", "triad scan, AVX2", triadAVX2ISA},
+	{"solution", "solution and check (AVX-512 BW, VL)", solutionAsmISA},
+	{"solutionAVX2", "solution and check, AVX2", solutionAVX2ISA},
+}
+
+// A pathSet is the state of the switches that choose the assembly: the
+// use* variables.
+type pathSet struct {
+	band, triads, triadsAVX2, solution, solutionAVX2 bool
+}
+
+// production is what this processor takes, read before any test changes
+// the switches.
+var production = currentPaths()
+
+func currentPaths() pathSet {
+	return pathSet{useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
+}
+
+// use sets the switches to p.
+func (p pathSet) use() {
+	useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
+}
+
+// runs reports whether path runs under p: an AVX2 kernel only where its
+// AVX-512 sibling is off (triadScan, state.solution and Check ask for
+// AVX-512 first).
+func (p pathSet) runs(path string) bool {
+	switch path {
+	case "band":
+		return p.band
+	case "triads":
+		return p.triads
+	case "triadsAVX2":
+		return p.triadsAVX2 && !p.triads
+	case "solution":
+		return p.solution
+	case "solutionAVX2":
+		return p.solutionAVX2 && !p.solution
 	}
+	panic("no assembly path " + path)
+}
+
+var (
 	asmTestedMu sync.Mutex
 	asmTested   = map[string]int{} // path: tests passed
 )
@@ -63,7 +105,7 @@ func reportAsmPaths(code int) int {
 		n := asmTested[p.path]
 		asmTestedMu.Unlock()
 		var state string
-		switch m := hostISA.missing(asmISA[p.path]); {
+		switch m := hostISA.missing(p.need); {
 		case m != "":
 			state = "skipped: the processor lacks " + m
 		case n > 0:
@@ -75,7 +117,7 @@ func reportAsmPaths(code int) int {
 			state = "not tested in this run"
 		}
 		use := "not chosen"
-		if p.chosen {
+		if production.runs(p.path) {
 			use = "chosen"
 			if n == 0 {
 				untested = append(untested, p.path)
@@ -99,26 +141,24 @@ func reportAsmPaths(code int) int {
 	return code
 }
 
+// A pathConfig is a named pathSet.
+type pathConfig struct {
+	name  string
+	paths pathSet
+}
+
 // pathConfigs are the sets of paths TestPathsOnCorpora solves with: all
 // Go, production's choice, and each assembly kernel the processor runs.
-func pathConfigs() []struct {
-	name                                string
-	band, triads, avx2, solAsm, solAVX2 bool
-} {
-	type cfg = struct {
-		name                                string
-		band, triads, avx2, solAsm, solAVX2 bool
-	}
-	cs := []cfg{{name: "Go"}}
-	cs = append(cs, cfg{"production", useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2})
+func pathConfigs() []pathConfig {
+	cs := []pathConfig{{"Go", pathSet{}}, {"production", production}}
 	if haveBandAsm && haveTriadAsm && haveSolutionAsm {
-		cs = append(cs, cfg{"band, triads AVX-512, solution AVX-512", true, true, false, true, false})
+		cs = append(cs, pathConfig{"band, triads AVX-512, solution AVX-512", pathSet{band: true, triads: true, solution: true}})
 	}
 	if haveBandAsm && haveTriadAVX2 && haveSolutionAVX2 {
-		cs = append(cs, cfg{"band, triads AVX2, solution AVX2", true, false, true, false, true})
+		cs = append(cs, pathConfig{"band, triads AVX2, solution AVX2", pathSet{band: true, triadsAVX2: true, solutionAVX2: true}})
 	}
 	if haveTriadAVX2 && haveSolutionAVX2 {
-		cs = append(cs, cfg{"triads AVX2, solution AVX2 (a slow PEXT)", false, false, true, false, true})
+		cs = append(cs, pathConfig{"triads AVX2, solution AVX2 (a slow PEXT)", pathSet{triadsAVX2: true, solutionAVX2: true}})
 	}
 	return cs
 }
@@ -128,17 +168,16 @@ func pathConfigs() []struct {
 // solutions, the solutions, the guesses and the nodes, puzzle by puzzle.
 // The assembly computes what the Go does, so the search is the same.
 func TestPathsOnCorpora(t *testing.T) {
-	defer func(a, b, c, d, e bool) {
-		useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = a, b, c, d, e
-	}(useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2)
+	defer currentPaths().use()
 	files := []struct {
-		name string
-		n    int // 0: all
+		name  string
+		n     int  // 0: all
+		rated bool // lines "ID PUZZLE RATING"
 	}{
-		{"euler96.txt.gz", 0}, {"forum-hardest-1106.txt.gz", 0}, {"forum-hardest-1905-11plus.txt.gz", 10000},
-		{"norvig-hardest.txt.gz", 0}, {"norvig-top95.txt.gz", 0}, {"plb-hard20.txt.gz", 0},
-		{"plb-top50k.txt.gz", 0}, {"royle17-49151.txt.gz", 0}, {"royle17.txt.gz", 0},
-		{"se-rated-dev.txt.gz", 0}, {"serg-benchmark.txt.gz", 0}, {"top1465.txt.gz", 0},
+		{"euler96.txt.gz", 0, false}, {"forum-hardest-1106.txt.gz", 0, false}, {"forum-hardest-1905-11plus.txt.gz", 10000, false},
+		{"norvig-hardest.txt.gz", 0, false}, {"norvig-top95.txt.gz", 0, false}, {"plb-hard20.txt.gz", 0, false},
+		{"plb-top50k.txt.gz", 0, false}, {"royle17-49151.txt.gz", 0, false}, {"royle17.txt.gz", 0, false},
+		{"se-rated-dev.txt.gz", 0, true}, {"serg-benchmark.txt.gz", 0, false}, {"top1465.txt.gz", 0, false},
 	}
 	configs := pathConfigs()
 	s := NewSolver()
@@ -153,7 +192,7 @@ func TestPathsOnCorpora(t *testing.T) {
 			n = 300
 		}
 		var gs []Grid
-		if f.name == "se-rated-dev.txt.gz" {
+		if f.rated {
 			gs = ratedCorpus(t, f.name, n)
 		} else {
 			gs = corpusHead(t, f.name, n)
@@ -161,7 +200,7 @@ func TestPathsOnCorpora(t *testing.T) {
 		for _, g := range gs {
 			var want result
 			for k, c := range configs {
-				useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = c.band, c.triads, c.avx2, c.solAsm, c.solAVX2
+				c.paths.use()
 				var r result
 				r.n, r.guesses = s.Solve(&g, 2)
 				r.nodes = s.Nodes()
@@ -184,18 +223,12 @@ func TestPathsOnCorpora(t *testing.T) {
 		puzzles += len(gs)
 	}
 	var names []string
-	tested := map[string]bool{}
 	for _, c := range configs[1:] {
 		names = append(names, c.name)
-		tested["band"] = tested["band"] || c.band
-		tested["triads"] = tested["triads"] || c.triads
-		tested["triadsAVX2"] = tested["triadsAVX2"] || c.avx2
-		tested["solution"] = tested["solution"] || c.solAsm
-		tested["solutionAVX2"] = tested["solutionAVX2"] || c.solAVX2
 	}
-	for path, ok := range tested {
-		if ok {
-			markAsmTested(t, path)
+	for _, p := range asmPaths {
+		if slices.ContainsFunc(configs[1:], func(c pathConfig) bool { return c.paths.runs(p.path) }) {
+			markAsmTested(t, p.path)
 		}
 	}
 	t.Logf("%d puzzles of %d corpora solved alike by the Go and by: %s", puzzles, len(files), strings.Join(names, "; "))

@@ -458,39 +458,35 @@ GLOBL triadLow6<>(SB), RODATA|NOPTR, $4
 	VPAND avxGroup0<>(SB), t, t; \
 	VPSUBD t, c, c
 
-// BANDS: o = the permutations left in band b, in bits 9b..9b+2, from rp
-// and its rotations r1, r2 (as triadScanAVX512 marks them).
-#define BANDS(rp, r1, r2, t1, t2, o) \
-	VPAND avxFirstRows<>(SB), rp, t1; \
-	VPSRLD $3, r2, t2; \
-	VPSLLD $3, t1, o; \
+// PERMS: o = the permutations left in each band (stack), counted in the
+// 3-bit group at bit 9b of each band's first row (bit 3s of the stacks'
+// first band), from x (rp or cp; first its first row or band) and its
+// rotations r1, r2, with s the distance of two rows (3) or bands (9): the
+// cyclic permutations marked at first & r2>>s & r1>>2s, the others at
+// (first<<s) & r1 & r2>>s (as triadScanAVX512 marks them), then the two
+// groups added.
+#define PERMS(x, r1, r2, t1, t2, o, first, s, s2) \
+	VPAND first, x, t1; \
+	VPSRLD $(s), r2, t2; \
+	VPSLLD $(s), t1, o; \
 	VPAND r1, o, o; \
 	VPAND t2, o, o; \
 	VPAND t2, t1, t1; \
-	VPSRLD $6, r1, t2; \
+	VPSRLD $(s2), r1, t2; \
 	VPAND t2, t1, t1; \
 	VPOR t1, o, o; \
 	GROUPPOP(o, t1, t2); \
-	VPSRLD $3, t2, t1; \
+	VPSRLD $(s), t2, t1; \
 	VPADDD t1, t2, o; \
-	VPAND avxFirstRows<>(SB), o, o
+	VPAND first, o, o
 
-// STACKS: o = the permutations left in stack s, in bits 9s..9s+2, from cp
-// and its rotations r1, r2.
+// BANDS: o = the permutations left in band b, in bits 9b..9b+2.
+#define BANDS(rp, r1, r2, t1, t2, o) PERMS(rp, r1, r2, t1, t2, o, avxFirstRows<>(SB), 3, 6)
+
+// STACKS: o = the permutations left in stack s, in bits 9s..9s+2 (moved
+// from bits 3s).
 #define STACKS(cp, r1, r2, t1, t2, o) \
-	VPAND avxLow9<>(SB), cp, t1; \
-	VPSRLD $9, r2, t2; \
-	VPSLLD $9, t1, o; \
-	VPAND r1, o, o; \
-	VPAND t2, o, o; \
-	VPAND t2, t1, t1; \
-	VPSRLD $18, r1, t2; \
-	VPAND t2, t1, t1; \
-	VPOR t1, o, o; \
-	GROUPPOP(o, t1, t2); \
-	VPSRLD $9, t2, t1; \
-	VPADDD t1, t2, o; \
-	VPAND avxLow9<>(SB), o, o; \
+	PERMS(cp, r1, r2, t1, t2, o, avxLow9<>(SB), 9, 18); \
 	VPSLLD $6, o, t1; \
 	VPSLLD $12, o, t2; \
 	VPOR t1, o, o; \
@@ -733,6 +729,7 @@ TEXT ·triadScanAVX2(SB), NOSPLIT, $0-25
 #undef ROT1
 #undef ROT2
 #undef GROUPPOP
+#undef PERMS
 #undef BANDS
 #undef STACKS
 #undef LOCKCOLS
