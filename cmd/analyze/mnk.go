@@ -184,7 +184,7 @@ func mnkSolveCommand() *cli.Command {
 		OnUsageError: onUsageError,
 		Flags: append(append(boardFlags(mnk.MaxSide),
 			&cli.StringFlag{Name: "method", Value: solveDefaults.Method, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
-			&cli.IntFlag{Name: "split-depth", Value: solveDefaults.SplitDepth, Usage: "`PLY` of the tasks, 1 to 3 (-1: the root moves)"},
+			&cli.IntFlag{Name: "split-depth", Value: solveDefaults.SplitDepth, Usage: "`PLY` of the tasks, 0 (one task, the root) to 3 (-1: the root for pns up to 7x8 without --root-moves, else the first moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: solveDefaults.TTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},

@@ -460,7 +460,7 @@ const renderers = {
       ["board", r.board + ", k=" + r.k],
       ["method", r.method],
       ["value (first player)", r.value],
-      ["best first moves", moves(r.best_moves)],
+      ["best first moves", moves(r.best_moves) + (r.best_moves_partial ? " (one of them: solved at the root)" : "")],
       ["principal variation", moves(r.pv)],
       ["nodes", r.nodes],
       ["table hits", r.tt_hits],

@@ -89,11 +89,7 @@ func (Solve) Size(raw json.RawMessage) (tasks.Size, error) {
 	if err != nil {
 		return tasks.Size{}, err
 	}
-	d := p.SplitDepth
-	if d < 0 {
-		d = autoSolveSplit
-	}
-	size := splitSize(g, d, fmt.Sprintf("--split-depth %d", p.SplitDepth))
+	size := splitSize(g, p.splitDepth(), fmt.Sprintf("--split-depth %d", p.SplitDepth))
 	if p.Certificate {
 		size.Tasks++
 	}

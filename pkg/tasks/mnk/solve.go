@@ -54,20 +54,48 @@ const MaxTTMB = 4096
 // ply on the boards worth distributing.
 const maxSolveSplit = 3
 
-// The automatic split is at the root moves (depth 1). Deeper splits give
-// more and smaller tasks, but every task proves the exact value of its
-// position, and the positions two plies down include many a bad reply whose
-// exact value the serial search never needs (5,5,4 takes several times
-// the nodes split at depth 2; docs/benchmarks.md, "m,n,k-games").
-const autoSolveSplit = 1
+// The automatic split is one task at the root (depth 0) for the
+// proof-number solver on boards of at most rootSolveCells cells, and the
+// root moves (depth 1) otherwise. Deeper splits give more and smaller
+// tasks, but every task proves the exact value of its position, and the
+// positions two plies down include many a bad reply whose exact value the
+// serial search never needs (5,5,4 takes several times the nodes split at
+// depth 2; docs/benchmarks.md, "m,n,k-games"). For the proof-number solver
+// that holds one ply up already: the root of a draw is two questions, "does
+// X win?", refuted for every first move, and "does O win?", refuted by one
+// first move, where a task per first move asks both questions of each, the
+// second as hard as the first, without the transpositions between them.
+// On 2026-12-04 (docs/benchmarks.md, "The split of a proof") the tasks at
+// depth 1 took 5 to 30 times the root's time: 7,7,5 9.2 s against 0.37 s,
+// 7,8,5 580 s against 18 s, 8,8,4 13.6 s against 0.72 s. 8x8 splits at the
+// first moves all the same: 8,8,5 does not close at the root, and its
+// first moves are the job's progress.
+const (
+	autoSolveSplit = 1
+	rootSolveCells = 56
+)
+
+// splitDepth is the split depth of the job: SplitDepth, or the automatic
+// one for -1.
+func (p SolveParams) splitDepth() int {
+	switch {
+	case p.SplitDepth >= 0:
+		return p.SplitDepth
+	case p.Resolve() == MethodPNS && p.Rows*p.Cols <= rootSolveCells && !p.RootMoves:
+		return 0
+	}
+	return autoSolveSplit
+}
 
 // SolveParams are the parameters of an "mnk.solve" job.
 type SolveParams struct {
 	Rows int `json:"rows"`
 	Cols int `json:"cols"`
 	K    int `json:"k"`
-	// SplitDepth is the ply of the tasks, 1 to 3; -1 splits at the root
-	// moves (1).
+	// SplitDepth is the ply of the tasks, 0 (one task, the root) to 3; -1
+	// chooses (splitDepth): the root for the proof-number solver on boards
+	// of up to rootSolveCells cells without RootMoves, the root moves (1)
+	// otherwise.
 	SplitDepth int `json:"split_depth"`
 	// TTMB is the transposition table of each worker process in MB, which
 	// its slots share (0: the default, 64).
@@ -164,9 +192,12 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.SplitDepth != -1 && (p.SplitDepth < 1 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
-		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (the root moves) or 1 to %d",
+	if p.SplitDepth != -1 && (p.SplitDepth < 0 || p.SplitDepth > min(maxSolveSplit, g.Cells())) {
+		return nil, tasks.Invalid("split depth %d is out of range for a %dx%d board: want -1 (automatic) or 0 (the root) to %d",
 			p.SplitDepth, p.Rows, p.Cols, min(maxSolveSplit, g.Cells()))
+	}
+	if p.SplitDepth == 0 && p.RootMoves {
+		return nil, tasks.Invalid("--root-moves needs a task for each first move: --split-depth 1 or more (or -1), not 0")
 	}
 	if p.TTMB < 0 || p.TTMB > MaxTTMB {
 		return nil, ttmbError(p.TTMB)
@@ -243,6 +274,7 @@ func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, 
 	ex := &countPlan{g: g} // its expand merges children by canonical form
 	root := node{pos: mnk.Position{}, orbit: 1, paths: 1, cpaths: 1, task: -1}
 	sp.layers = [][]node{{root}}
+	split := p.splitDepth()
 	for d := 0; ; d++ {
 		open := 0
 		for _, n := range sp.layers[d] {
@@ -250,7 +282,7 @@ func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, 
 				open++
 			}
 		}
-		if d > 0 && (p.SplitDepth == d || p.SplitDepth < 0 && d == autoSolveSplit) || open == 0 {
+		if d == split || open == 0 {
 			sp.split = d
 			break
 		}
@@ -312,13 +344,16 @@ type SolveReport struct {
 	Method string `json:"method"`
 	// Value is "win", "draw" or "loss" for the first player ("unknown" if
 	// tasks failed).
-	Value      string            `json:"value"`
-	BestMoves  [][2]int          `json:"best_moves"`
-	PV         [][2]int          `json:"pv"`
-	MoveValues map[string]string `json:"move_values,omitempty"`
-	Nodes      uint64            `json:"nodes"`
-	TTHits     uint64            `json:"tt_hits"`
-	SplitDepth int               `json:"split_depth"`
+	Value     string   `json:"value"`
+	BestMoves [][2]int `json:"best_moves"`
+	// BestMovesPartial says that BestMoves holds one best first move of
+	// several that may be: a job split at the root (depth 0) proves one.
+	BestMovesPartial bool              `json:"best_moves_partial,omitempty"`
+	PV               [][2]int          `json:"pv"`
+	MoveValues       map[string]string `json:"move_values,omitempty"`
+	Nodes            uint64            `json:"nodes"`
+	TTHits           uint64            `json:"tt_hits"`
+	SplitDepth       int               `json:"split_depth"`
 	// TaskDetails lists each task's position, value (for the side to move
 	// there), nodes and seconds.
 	TaskDetails []SolveTaskDetail `json:"task_details"`
@@ -459,6 +494,20 @@ func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
 	v := values[0][0]
 	rep.Value = valueWord(v)
 
+	if sp.split == 0 {
+		// One task at the root proves the value and one best first move,
+		// the first of its principal variation; the others are not
+		// searched (--root-moves splits at the first moves).
+		if pv := pvs[0]; len(pv) > 0 {
+			rep.BestMoves = append(rep.BestMoves, cellRC(pv[0]))
+			rep.BestMovesPartial = true
+		}
+		for _, c := range pvs[0] {
+			rep.PV = append(rep.PV, cellRC(c))
+		}
+		return rep, nil
+	}
+
 	// The first moves: each leads to an orbit of layer 1.
 	index := map[mnk.Position]int{}
 	for i, n := range sp.layers[1] {
@@ -549,7 +598,11 @@ func (r *SolveReport) Text() string {
 	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("method", "%s", methodName(r.Method))
 	row("value (first player)", "%s", r.Value)
-	row("best first moves", "%s", cellList(r.BestMoves))
+	if r.BestMovesPartial {
+		row("best first moves", "%s (one of them: the job solved the root as one task; --root-moves gives every first move's value)", cellList(r.BestMoves))
+	} else {
+		row("best first moves", "%s", cellList(r.BestMoves))
+	}
 	row("principal variation", "%s", cellList(r.PV))
 	if r.MoveValues != nil {
 		keys := make([]string, 0, len(r.MoveValues))

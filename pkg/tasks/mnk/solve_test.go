@@ -80,6 +80,59 @@ func TestSolveMatchesEngine(t *testing.T) {
 	}
 }
 
+// TestSolveAtTheRoot: a job of one task at the root (split depth 0) finds
+// the value one solver finds, one of its best first moves and a principal
+// variation that ends with it; the automatic split is the root for pns on
+// boards of up to 7x8 without --root-moves, the first moves otherwise.
+func TestSolveAtTheRoot(t *testing.T) {
+	for _, c := range []struct{ m, n, k int }{{3, 3, 3}, {3, 4, 3}, {4, 4, 4}, {5, 5, 4}, {2, 2, 1}, {4, 3, 3}} {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		s := solve.New(g, 16<<20)
+		want, _ := s.Solve(context.Background(), mnk.Position{})
+		mv, _ := s.MoveValues(context.Background(), mnk.Position{})
+		best := map[[2]int]bool{}
+		for _, m := range mv {
+			if m.Value == want {
+				best[cellRC(m.Cell)] = true
+			}
+		}
+		for _, method := range []string{MethodAlphaBeta, MethodPNS} {
+			name := fmt.Sprintf("%d,%d,%d split 0 %s", c.m, c.n, c.k, method)
+			rep, ntasks := runSolve(t, SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: 0, Method: method}, tasks.Env{})
+			if ntasks != 1 || rep.SplitDepth != 0 || len(rep.TaskDetails) != 1 {
+				t.Errorf("%s: %d tasks, split depth %d, %d task details; want one task at depth 0", name, ntasks, rep.SplitDepth, len(rep.TaskDetails))
+			}
+			if rep.Value != valueWord(want) {
+				t.Errorf("%s: value %s, want %s", name, rep.Value, valueWord(want))
+			}
+			if len(rep.BestMoves) != 1 || !best[rep.BestMoves[0]] || !rep.BestMovesPartial || rep.MoveValues != nil {
+				t.Errorf("%s: best moves %v (partial %v), move values %v; want one of %v, partial, no move values",
+					name, rep.BestMoves, rep.BestMovesPartial, rep.MoveValues, best)
+			}
+			if len(rep.PV) == 0 || rep.PV[0] != rep.BestMoves[0] {
+				t.Errorf("%s: pv %v does not start with the best move %v", name, rep.PV, rep.BestMoves)
+			}
+			checkPV(t, name, g, rep.PV, want)
+		}
+	}
+	for _, c := range []struct {
+		p    SolveParams
+		want int
+	}{
+		{SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAuto}, 0},
+		{SolveParams{Rows: 5, Cols: 5, K: 4, SplitDepth: -1, Method: MethodPNS}, 0},
+		{SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: -1, Method: MethodAuto, RootMoves: true}, 1},
+		{SolveParams{Rows: 7, Cols: 8, K: 5, SplitDepth: -1, Method: MethodAuto}, 0},
+		{SolveParams{Rows: 8, Cols: 8, K: 5, SplitDepth: -1, Method: MethodAuto}, 1},
+		{SolveParams{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Method: MethodAuto}, 1},
+		{SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: 2, Method: MethodAuto}, 2},
+	} {
+		if got := c.p.splitDepth(); got != c.want {
+			t.Errorf("%+v: split depth %d, want %d", c.p, got, c.want)
+		}
+	}
+}
+
 // solveRuns are the split depths, each with both methods.
 func solveRuns(depths []int) []struct {
 	depth  int
@@ -162,8 +215,9 @@ func TestSolveParams(t *testing.T) {
 	bad := []SolveParams{
 		{Rows: 7, Cols: 7, K: 4, SplitDepth: -1},
 		{Rows: 3, Cols: 3, K: 4, SplitDepth: -1},
-		{Rows: 3, Cols: 3, K: 3, SplitDepth: 0},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: -2},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: 4},
+		{Rows: 3, Cols: 3, K: 3, SplitDepth: 0, RootMoves: true},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: -1},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, TTMB: MaxTTMB + 1},
 		{Rows: 3, Cols: 3, K: 3, SplitDepth: -1, Method: "mcts"},
