@@ -145,6 +145,9 @@ func (p *progress) draw() {
 		}
 	}
 	line += ", " + elapsed.Round(100*time.Millisecond).String()
+	if j.Note != "" {
+		line += "; " + j.Note
+	}
 	if p.note != "" {
 		line += ": " + p.note
 	}

@@ -307,6 +307,9 @@ type squaresPlan struct {
 
 func (sp *squaresPlan) Tasks() []tasks.Task { return sp.tasks }
 
+// Progress implements tasks.Progresses.
+func (sp *squaresPlan) Progress() string { return fmt.Sprintf("%d squares merged", len(sp.merged)) }
+
 func (sp *squaresPlan) Merge(id string, data []byte) error {
 	if sp.p.Bad > 0 && id == "s"+strconv.Itoa(sp.p.Bad-1) {
 		return errors.New("damaged")

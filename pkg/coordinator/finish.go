@@ -25,6 +25,10 @@ func (c *Coordinator) finish(r *run) {
 		Refused: r.refused, Verified: r.verified, Quarantined: slices.Clone(r.quarantined)}
 	nDone := r.nDone
 	stage, stages := r.stages.progress()
+	var note string
+	if p, ok := r.plan.(tasks.Progresses); ok {
+		note = p.Progress()
+	}
 	r.mu.Unlock()
 
 	var repJSON []byte
@@ -53,6 +57,7 @@ func (c *Coordinator) finish(r *run) {
 		j.RunSeconds = sum.Elapsed.Seconds()
 		j.Done, j.Failed, j.CachedTasks, j.CacheHits = nDone, len(sum.Failures), sum.CachedTasks, sum.CacheHits
 		j.Stage, j.Stages = stage, stages
+		j.Note = note
 		j.Failures = sum.Failures
 		if err != nil {
 			j.State, j.Error = job.Failed, "report: "+err.Error()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/job"
+	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
 // writeProgress writes the progress of running jobs to their records, and
@@ -65,6 +66,10 @@ func (c *Coordinator) flushProgress(all bool) {
 		r.dirty, r.ranWritten = false, time.Now()
 		done, failed, cached, hits, ran := r.nDone, len(r.failures), r.nCached, r.hits, r.elapsed()
 		stage, stages := r.stages.progress()
+		var note string
+		if p, ok := r.plan.(tasks.Progresses); ok {
+			note = p.Progress()
+		}
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := c.jobs.Update(ctx, r.id, func(j *job.Record) error {
@@ -73,6 +78,7 @@ func (c *Coordinator) flushProgress(all bool) {
 			}
 			j.Done, j.Failed, j.CachedTasks, j.CacheHits = done, failed, cached, hits
 			j.Stage, j.Stages = stage, stages
+			j.Note = note
 			j.RunSeconds = ran.Seconds()
 			return nil
 		})

@@ -60,7 +60,8 @@ func TestStagesPublishedInTurn(t *testing.T) {
 	for _, task := range stage0[:3] {
 		f.results <- answer(task)
 	}
-	waitRecord(t, f, id, "3 tasks done", func(r *job.Record) bool { return r.Done == 3 })
+	// The plan's own words on its progress reach the record (tasks.Progresses).
+	waitRecord(t, f, id, "3 tasks done", func(r *job.Record) bool { return r.Done == 3 && r.Note == "3 squares merged" })
 	// The fourth is lost: a worker took it and acknowledged it unanswered.
 	f.mu.Lock()
 	delete(f.queued, id+"/s3")
@@ -109,8 +110,8 @@ func TestStagesPublishedInTurn(t *testing.T) {
 	}
 	r := waitRecord(t, f, id, "done", final)
 	rep := reportOf(t, r)
-	if r.Stage != 4 || r.Stages != 4 {
-		t.Errorf("done: stage %d of %d, want 4 of 4", r.Stage, r.Stages)
+	if r.Stage != 4 || r.Stages != 4 || r.Note != "10 squares merged" {
+		t.Errorf("done: stage %d of %d, note %q; want 4 of 4, \"10 squares merged\"", r.Stage, r.Stages, r.Note)
 	}
 	if want := sumOfSquaresTo(len(stageOf)); rep.Sum != want || rep.Merged != len(stageOf) {
 		t.Errorf("sum %d over %d tasks, want %d over %d", rep.Sum, rep.Merged, want, len(stageOf))

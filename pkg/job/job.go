@@ -52,6 +52,9 @@ type Record struct {
 	// from 0 (Stages once every task is merged).
 	Stages int `json:"stages,omitempty"`
 	Stage  int `json:"stage,omitempty"`
+	// Note is what the job's plan says of its progress in its own terms
+	// (tasks.Progresses), "" if nothing.
+	Note string `json:"note,omitempty"`
 	// CachedTasks counts the tasks done that were answered from the result
 	// cache; CacheHits the positions or puzzles workers took from their
 	// caches (tasks.Summary).
@@ -100,6 +103,7 @@ type Summary struct {
 	ElapsedSeconds  float64         `json:"elapsed_seconds"`
 	CancelRequested bool            `json:"cancel_requested,omitempty"`
 	Error           string          `json:"error,omitempty"`
+	Note            string          `json:"note,omitempty"` // the plan's words on its progress
 }
 
 // Summary summarises the record. Parameters that are not valid JSON (a
@@ -113,7 +117,7 @@ func (r *Record) Summary() Summary {
 	return Summary{
 		ID: r.ID, Kind: r.Spec.Kind, Params: params, State: r.State, Tasks: r.Tasks, Done: r.Done, Failed: r.Failed,
 		CachedTasks: r.CachedTasks, CacheHits: r.CacheHits, Submitted: r.Submitted, Started: r.Started, Finished: r.Finished,
-		ElapsedSeconds: r.Elapsed().Seconds(), CancelRequested: r.CancelRequested, Error: r.Error,
+		ElapsedSeconds: r.Elapsed().Seconds(), CancelRequested: r.CancelRequested, Error: r.Error, Note: r.Note,
 	}
 }
 

@@ -269,6 +269,15 @@ type Checks interface {
 	Check(id string, data []byte) error
 }
 
+// Progresses is a Plan that says how far its job has got in its own terms,
+// for the job's progress line: "first moves (up to symmetry): 3 of 10
+// refuted, 0 won". The runtime calls Progress now and then while the job
+// runs, under the rules of Merge (never during one), and writes what it
+// returns to the job's record (job.Record.Note); "" says nothing.
+type Progresses interface {
+	Progress() string
+}
+
 // MergesFailures is a Plan that is told of each task that failed when it
 // fails, as it is told of results: the runtime calls MergeFailure once for
 // every task that failed (the task is then in Summary.Failures), under the

@@ -355,7 +355,7 @@ function jobPage(root) {
     $("#kind").textContent = j.kind;
     $("#params").textContent = paramsText(j.kind, j.params);
     $("#progress").replaceWith(Object.assign(progressBar(j), { id: "progress" }));
-    $("#progress-text").textContent = progressText(j);
+    $("#progress-text").textContent = progressText(j) + (j.note ? "; " + j.note : "");
     $("#failed").textContent = fmtInt(j.failed);
     $("#cached-tasks").textContent = fmtInt(j.cached_tasks);
     $("#cache-hits").textContent = fmtInt(j.cache_hits);
