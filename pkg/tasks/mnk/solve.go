@@ -229,6 +229,10 @@ type solveTask struct {
 	TTMB                 int    `json:"tt_mb"`
 	Method               string `json:"method,omitempty"`
 	CertificatePositions int    `json:"certificate_positions,omitempty"`
+	// Question, with the pns method, asks one question instead of the
+	// value: "x" does X win from the position, "o" does O (see
+	// solve_questions.go).
+	Question string `json:"question,omitempty"`
 }
 
 // solveResult is what a task returns: the exact value of its position for
@@ -241,6 +245,11 @@ type solveResult struct {
 	TTHits    uint64    `json:"tt_hits"`
 	CacheHits uint64    `json:"cache_hits"`
 	Seconds   float64   `json:"seconds"`
+	// Wins answers a question task: the side asked about wins. GoalMove
+	// is the cell plus one of the move with which the side to move
+	// reached its goal in the question (0: none known).
+	Wins     bool `json:"wins,omitempty"`
+	GoalMove int  `json:"goal_move,omitempty"`
 }
 
 // Plan implements tasks.Kind.
@@ -267,6 +276,9 @@ type solvePlan struct {
 	where  []int        // task index -> node in the last layer
 	// verified is the certificate task's result as Check verified it.
 	verified *verifiedCertificate
+	// questions: the tasks ask "does X win?" at the split depth, and one
+	// task, rootQuestion, "does O win?" at the root (solve_questions.go).
+	questions bool
 }
 
 func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, error) {
@@ -319,11 +331,17 @@ func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, 
 		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, CertificatePositions: p.CertificatePositions})
 		sp.all = append(sp.all, tasks.Task{ID: certificateTask, Payload: payload})
 	}
+	question := ""
+	if sp.questions = method == MethodPNS && sp.split >= 1 && !p.RootMoves; sp.questions {
+		question = "x"
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, Question: "o"})
+		sp.all = append(sp.all, tasks.Task{ID: rootQuestion, Payload: payload})
+	}
 	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
 	for ti, i := range sp.where {
 		n := &last[i]
 		n.task = ti
-		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method})
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method, Question: question})
 		sp.all = append(sp.all, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
 	sp.tasks = sp.all[len(sp.all)-len(sp.where):]
@@ -347,13 +365,19 @@ type SolveReport struct {
 	Value     string   `json:"value"`
 	BestMoves [][2]int `json:"best_moves"`
 	// BestMovesPartial says that BestMoves holds one best first move of
-	// several that may be: a job split at the root (depth 0) proves one.
-	BestMovesPartial bool              `json:"best_moves_partial,omitempty"`
-	PV               [][2]int          `json:"pv"`
-	MoveValues       map[string]string `json:"move_values,omitempty"`
-	Nodes            uint64            `json:"nodes"`
-	TTHits           uint64            `json:"tt_hits"`
-	SplitDepth       int               `json:"split_depth"`
+	// several that may be: a job split at the root (depth 0) proves one,
+	// and so does a job of questions that finds a draw.
+	BestMovesPartial bool `json:"best_moves_partial,omitempty"`
+	// Questions says that the tasks asked "does X win?" at the split
+	// depth and "does O win?" at the root rather than proving values
+	// (solve_questions.go): the principal variation is empty unless X
+	// wins.
+	Questions  bool              `json:"questions,omitempty"`
+	PV         [][2]int          `json:"pv"`
+	MoveValues map[string]string `json:"move_values,omitempty"`
+	Nodes      uint64            `json:"nodes"`
+	TTHits     uint64            `json:"tt_hits"`
+	SplitDepth int               `json:"split_depth"`
 	// TaskDetails lists each task's position, value (for the side to move
 	// there), nodes and seconds.
 	TaskDetails []SolveTaskDetail `json:"task_details"`
@@ -404,9 +428,12 @@ func (r *SolveReport) taskTime() string {
 // SolveTaskDetail is one task of a solve report. Value is for the side to
 // move in the task's position.
 type SolveTaskDetail struct {
-	Task     string  `json:"task"`
-	Position string  `json:"position"`
-	ToMove   string  `json:"to_move"`
+	Task     string `json:"task"`
+	Position string `json:"position"`
+	ToMove   string `json:"to_move"`
+	// Question is the question a task of questions asked ("does X
+	// win?"), whose answer is Value ("X does not win").
+	Question string  `json:"question,omitempty"`
 	Value    string  `json:"value"`
 	Nodes    uint64  `json:"nodes"`
 	Seconds  float64 `json:"seconds"`
@@ -429,6 +456,9 @@ func (sp *solvePlan) Report(ctx context.Context, sum tasks.Summary) (tasks.Repor
 // solveReport is the report of the solve tasks: the value, the best moves
 // and the principal variation, by negamax over the top of the tree.
 func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
+	if sp.questions {
+		return sp.questionReport(sum)
+	}
 	g := sp.g
 	rep := &SolveReport{
 		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Method: sp.params.Resolve(),
@@ -599,11 +629,15 @@ func (r *SolveReport) Text() string {
 	row("method", "%s", methodName(r.Method))
 	row("value (first player)", "%s", r.Value)
 	if r.BestMovesPartial {
-		row("best first moves", "%s (one of them: the job solved the root as one task; --root-moves gives every first move's value)", cellList(r.BestMoves))
+		row("best first moves", "%s (one of them; --root-moves gives every first move's value)", cellList(r.BestMoves))
 	} else {
 		row("best first moves", "%s", cellList(r.BestMoves))
 	}
-	row("principal variation", "%s", cellList(r.PV))
+	if r.Questions && len(r.PV) == 0 {
+		row("principal variation", "not computed: the tasks asked whether X wins, and X does not (--split-depth 0 gives one)")
+	} else {
+		row("principal variation", "%s", cellList(r.PV))
+	}
 	if r.MoveValues != nil {
 		keys := make([]string, 0, len(r.MoveValues))
 		for k := range r.MoveValues {
@@ -641,6 +675,9 @@ func (r *SolveReport) Text() string {
 	}
 	if most.Task != "" {
 		row("largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
+		if r.Questions {
+			row("questions", "does X win? at depth %d, a task a position; does O win? at the root", r.SplitDepth)
+		}
 	}
 	row("task time", "%s", r.taskTime())
 	return b.String()
@@ -698,7 +735,7 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
-	key.X, key.O = 0, 0
+	key.X, key.O, key.Question = 0, 0, "" // one table answers every question about the game
 	if s.params != key || s.table == nil && s.proof == nil {
 		s.params, s.table, s.proof = key, nil, nil
 		if t.Method == MethodPNS {
@@ -735,8 +772,14 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if t.CertificatePositions > 0 {
 		return runCertificate(ctx, g, pos, t)
 	}
+	if t.Question != "" && (t.Method != MethodPNS || t.Question != "x" && t.Question != "o") {
+		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: question %q with method %q", t.Question, t.Method))
+	}
 	table, proof := r.tables.get(t, g)
 	if proof != nil {
+		if t.Question != "" {
+			return r.runQuestion(ctx, proof, pos, t.Question == "x")
+		}
 		return r.runProof(ctx, proof, pos)
 	}
 	if r.solver == nil || r.solver.Table() != table {

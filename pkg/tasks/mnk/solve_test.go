@@ -317,3 +317,118 @@ func testRunnersShareTheTable(t *testing.T, method string) {
 		t.Errorf("a task of 3x3 after 4x4 searched the table of 4x4")
 	}
 }
+
+// TestSolveQuestions: a pns job split at depth 1 to 3 without --root-moves
+// asks "does X win?" at the split depth and "does O win?" at the root, and
+// finds the value one solver finds; a win's best first moves are all of
+// them and its line plays out to X's win; a draw's best move is one of
+// them, with no line. Its progress over the first moves ends decided.
+func TestSolveQuestions(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k int
+		depths  []int
+	}{
+		{3, 3, 3, []int{1, 2, 3}}, {3, 4, 3, []int{1, 2}}, {4, 4, 3, []int{1, 2}}, {4, 4, 4, []int{1, 2}},
+		{5, 5, 4, []int{1}}, {2, 2, 1, []int{1}}, {3, 3, 2, []int{1, 2}}, {4, 3, 3, []int{1, 3}}, {6, 6, 5, []int{1}},
+	} {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		s := solve.New(g, 16<<20)
+		if c.m*c.n > solve.MaxCells || c.k == 5 {
+			s = nil
+		}
+		want, best := mnk.Drawn, map[[2]int]bool{}
+		if s != nil {
+			want, _ = s.Solve(context.Background(), mnk.Position{})
+			mv, _ := s.MoveValues(context.Background(), mnk.Position{})
+			for _, m := range mv {
+				if m.Value == want {
+					best[cellRC(m.Cell)] = true
+				}
+			}
+		} else {
+			for e := g.Empty(mnk.Position{}); e != 0; e &= e - 1 {
+				best[cellRC(bits.TrailingZeros64(e))] = true // 6,6,5: every first move draws
+			}
+		}
+		for _, d := range c.depths {
+			name := fmt.Sprintf("%d,%d,%d split %d", c.m, c.n, c.k, d)
+			p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: d, Method: MethodPNS}
+			plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := plan.(*solvePlan)
+			if !sp.questions || len(plan.Tasks()) != len(sp.where)+1 || plan.Tasks()[0].ID != rootQuestion {
+				t.Fatalf("%s: questions %v, %d tasks for %d positions; want questions, one more task, %q first",
+					name, sp.questions, len(plan.Tasks()), len(sp.where), rootQuestion)
+			}
+			rep := taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, tasks.Summary{}).(*SolveReport)
+			if rep.Value != valueWord(want) || !rep.Questions {
+				t.Errorf("%s: value %s (questions %v), want %s", name, rep.Value, rep.Questions, valueWord(want))
+			}
+			switch want {
+			case mnk.Win:
+				got := map[[2]int]bool{}
+				for _, m := range rep.BestMoves {
+					got[m] = true
+				}
+				if !reflect.DeepEqual(got, best) || rep.BestMovesPartial {
+					t.Errorf("%s: best moves %v (partial %v), want %v", name, rep.BestMoves, rep.BestMovesPartial, best)
+				}
+				checkPV(t, name, g, rep.PV, mnk.Win)
+			case mnk.Drawn:
+				if len(rep.BestMoves) != 1 || !best[rep.BestMoves[0]] || !rep.BestMovesPartial || len(rep.PV) != 0 {
+					t.Errorf("%s: best moves %v (partial %v), pv %v; want one of %v, partial, no line", name, rep.BestMoves, rep.BestMovesPartial, rep.PV, best)
+				}
+			}
+			progress, err := sp.firstMovesProgress()
+			if err != nil {
+				t.Fatal(err)
+			}
+			open := len(sp.layers[1])
+			wantProgress := fmt.Sprintf("first moves (up to symmetry): %d of %d refuted, 0 won", open, open)
+			if want == mnk.Win {
+				wantProgress = "" // how many won depends on the board; decided is enough
+				if strings.Contains(progress, " 0 won") {
+					t.Errorf("%s: progress %q: no first move won", name, progress)
+				}
+			}
+			if wantProgress != "" && progress != wantProgress {
+				t.Errorf("%s: progress %q, want %q", name, progress, wantProgress)
+			}
+			if !strings.Contains(rep.Text(), "questions") {
+				t.Errorf("%s: the report does not say that its tasks asked questions:\n%s", name, rep.Text())
+			}
+		}
+	}
+}
+
+// TestSolveProgress: the progress a solve's plan reports counts the first
+// moves decided by the tasks merged, for values (a first move two plies up
+// from its tasks is proven once all of them are) and for questions; a job
+// of one task at the root says nothing.
+func TestSolveProgress(t *testing.T) {
+	for _, c := range []struct {
+		p           SolveParams
+		first, last string
+	}{
+		{SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 2, RootMoves: true, Method: MethodPNS},
+			"first moves (up to symmetry): 0 of 3 proven", "first moves (up to symmetry): 3 of 3 proven"},
+		{SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 2, Method: MethodPNS},
+			"first moves (up to symmetry): 0 of 3 refuted, 0 won", "first moves (up to symmetry): 3 of 3 refuted, 0 won"},
+		{SolveParams{Rows: 4, Cols: 4, K: 4, SplitDepth: 0, Method: MethodPNS}, "", ""},
+	} {
+		plan, err := Solve{}.Plan(context.Background(), mustJSON(c.p), tasks.PlanEnv{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := plan.(*solvePlan)
+		if got := sp.Progress(); got != c.first {
+			t.Errorf("%+v: progress before the tasks %q, want %q", c.p, got, c.first)
+		}
+		taskstest.RunPlan(t, Solve{}, plan, tasks.Env{}, tasks.Summary{})
+		if got := sp.Progress(); got != c.last {
+			t.Errorf("%+v: progress after the tasks %q, want %q", c.p, got, c.last)
+		}
+	}
+}

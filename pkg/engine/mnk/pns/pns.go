@@ -390,6 +390,20 @@ func (s *Solver) PV(ctx context.Context, p mnk.Position, v mnk.Value) ([]int, er
 	return exact.PV(ctx, s.g, p, v, s.Solve, s.bestMove)
 }
 
+// GoalMove returns, in p's frame, the move with which the side to move
+// reached its goal in the question xWins ("does X win?", else O) that the
+// table has proven about p: the winning move if the side to move is the
+// attacker, a move after which the attacker does not win if it is the
+// defender. It returns -1 if the table holds no such proof (never asked,
+// not reached, or replaced).
+func (s *Solver) GoalMove(p mnk.Position, xWins bool) int {
+	best, bs := s.g.CanonicalSym(p)
+	if phi, _, m, ok := s.tt.probe(best.X, best.O, xWins); ok && m >= 0 && phi == 0 {
+		return int(s.g.UnmapCell(bs, m))
+	}
+	return -1
+}
+
 // bestMove returns, in p's frame, the move with which the side to move
 // reached its goal in one of the questions the table has proven about p,
 // or -1: the winning move if p is won, a move that keeps the opponent from

@@ -376,3 +376,35 @@ func ExampleSolver_Solve() {
 	fmt.Println("6,6,5:", v)
 	// Output: 6,6,5: draw
 }
+
+// TestGoalMove: the move GoalMove gives after a question is proven keeps
+// the side to move's goal: X's winning first move of 4,4,3 wins, X's first
+// move that refutes "does O win?" on 5,5,4 leaves O without a win; a
+// question not asked gives -1.
+func TestGoalMove(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		m, n, k int
+		xWins   bool
+	}{{4, 4, 3, true}, {5, 5, 4, false}, {3, 3, 3, false}} {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		s := New(g, 16<<20)
+		root := mnk.Position{}
+		if m := s.GoalMove(root, c.xWins); m != -1 {
+			t.Errorf("%d,%d,%d: goal move %d before any search, want -1", c.m, c.n, c.k, m)
+		}
+		wins, err := s.Prove(ctx, root, c.xWins)
+		if err != nil || wins != c.xWins {
+			t.Fatalf("%d,%d,%d: does X (%v) win: %v, %v", c.m, c.n, c.k, c.xWins, wins, err)
+		}
+		m := s.GoalMove(root, c.xWins)
+		if m < 0 {
+			t.Fatalf("%d,%d,%d: no goal move", c.m, c.n, c.k)
+		}
+		child, _ := g.Play(root, m)
+		fresh := New(g, 16<<20)
+		if after, err := fresh.Prove(ctx, child, c.xWins); err != nil || after != c.xWins {
+			t.Errorf("%d,%d,%d: after the goal move %d the question (X %v) is %v, %v; want %v", c.m, c.n, c.k, m, c.xWins, after, err, c.xWins)
+		}
+	}
+}

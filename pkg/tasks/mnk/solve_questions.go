@@ -1,0 +1,327 @@
+package mnk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// A pns job split at depth 1 or more without --root-moves asks questions
+// rather than values. The value of the root is decided by two questions:
+// "does X win?", an OR over X's moves and an AND over O's down the top of
+// the tree, answered at the split depth by one task a position; and "does
+// O win?", which X refutes at the root with one move, answered by one task
+// at the root (rootQuestion). A task that proves a value asks both
+// questions of its position, the second as hard as the first where it is a
+// draw: a draw's first moves each cost two hard questions where the root
+// needs one, and the job far less than the same split into values (7,8,5:
+// docs/benchmarks.md, "The split of a proof").
+//
+// What the questions do not give: the value of each first move (a draw's
+// best first moves are the one move that refuted "does O win?"), and a
+// principal variation unless X wins (a task that proves a win follows its
+// proof; a draw's line would need both questions at every ply).
+
+// rootQuestion is the id of the task that asks "does O win?" at the root.
+const rootQuestion = "o"
+
+// runQuestion answers the question xWins (does X win, else O) about pos
+// with a pns.Solver on the shared table, with the move that reached the
+// goal of the side to move, and the line of the proof when the side asked
+// about wins.
+func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk.Position, xWins bool) (tasks.Output, error) {
+	if r.proof == nil || r.proof.Table() != table {
+		r.proof = table.NewSolver()
+	}
+	s := r.proof
+	start := time.Now()
+	nodes := s.Nodes()
+	wins, err := s.Prove(ctx, pos, xWins)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	res := solveResult{Wins: wins, PV: []int{}, GoalMove: s.GoalMove(pos, xWins) + 1}
+	if wins {
+		// The side asked about wins: the value for the side to move is
+		// known, and the line follows the proof in the table.
+		v := mnk.Win
+		if xWins != pos.XToMove() {
+			v = mnk.Loss
+		}
+		if res.PV, err = s.PV(ctx, pos, v); err != nil {
+			return tasks.Output{}, err
+		}
+	}
+	res.Nodes, res.Seconds = s.Nodes()-nodes, time.Since(start).Seconds()
+	data, err := json.Marshal(res)
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
+}
+
+// Answers to "does X win?" over the top of the tree.
+const (
+	xOpen    = 0 // not known yet
+	xWon     = 1
+	xNotWins = 2
+)
+
+// xAnswers decides "does X win?" over the top of the tree from the tasks
+// merged so far: a leaf by its task (or the game's end), an X-to-move node
+// when a move wins or every move fails, an O-to-move node when a move
+// holds X off or every move loses. It returns the answers by layer and the
+// decoded results by task index (nil where not merged).
+func (sp *solvePlan) xAnswers() ([][]uint8, []*solveResult, error) {
+	res := make([]*solveResult, len(sp.tasks))
+	ans := make([][]uint8, len(sp.layers))
+	for d, layer := range sp.layers {
+		ans[d] = make([]uint8, len(layer))
+		for i, n := range layer {
+			switch n.res {
+			case mnk.XWin:
+				ans[d][i] = xWon
+			case mnk.OWin, mnk.Draw:
+				ans[d][i] = xNotWins
+			}
+		}
+	}
+	for ti, t := range sp.tasks {
+		data, ok := sp.Result(t.ID)
+		if !ok {
+			continue
+		}
+		var r solveResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		res[ti] = &r
+		ans[sp.split][sp.where[ti]] = xNotWins
+		if r.Wins {
+			ans[sp.split][sp.where[ti]] = xWon
+		}
+	}
+	for d := len(sp.layers) - 2; d >= 0; d-- {
+		xMoves := d%2 == 0
+		for i, n := range sp.layers[d] {
+			if n.res != mnk.Ongoing {
+				continue
+			}
+			// X to move: one won child decides, all refuted decide the
+			// other way; O to move: the reverse.
+			decides, all := uint8(xWon), uint8(xNotWins)
+			if !xMoves {
+				decides, all = xNotWins, xWon
+			}
+			a, every := uint8(xOpen), true
+			for _, k := range n.kids {
+				switch ans[d+1][k] {
+				case decides:
+					a = decides
+				case xOpen:
+					every = false
+				}
+			}
+			if a == xOpen && every {
+				a = all
+			}
+			ans[d][i] = a
+		}
+	}
+	return ans, res, nil
+}
+
+// questionReport is the report of a job of questions: the value from the
+// two questions, the best first moves they show, and the line of a win.
+func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
+	g := sp.g
+	rep := &SolveReport{
+		Board: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Rows: g.Rows, Cols: g.Cols, K: g.K, Method: sp.params.Resolve(),
+		Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
+		SplitDepth: sp.split, TaskDetails: []SolveTaskDetail{}, Questions: true,
+	}
+	ans, res, err := sp.xAnswers()
+	if err != nil {
+		return nil, err
+	}
+	last := sp.layers[sp.split]
+	for ti, t := range sp.tasks {
+		r := res[ti]
+		if r == nil {
+			continue
+		}
+		n := last[sp.where[ti]]
+		rep.Nodes += r.Nodes
+		rep.addTaskTime(sum, t.ID, r.Seconds)
+		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
+			Task: t.ID, Position: g.String(n.pos), ToMove: toMove(n.pos), Question: "does X win?", Value: answerWord("X", r.Wins), Nodes: r.Nodes, Seconds: r.Seconds,
+		})
+	}
+	var root *solveResult
+	if data, ok := sp.Result(rootQuestion); ok {
+		root = new(solveResult)
+		if err := json.Unmarshal(data, root); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", rootQuestion, err)
+		}
+		rep.Nodes += root.Nodes
+		rep.addTaskTime(sum, rootQuestion, root.Seconds)
+		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
+			Task: rootQuestion, Position: g.String(mnk.Position{}), ToMove: "X", Question: "does O win?", Value: answerWord("O", root.Wins),
+			Nodes: root.Nodes, Seconds: root.Seconds,
+		})
+	}
+
+	// The first moves, each into an orbit of layer 1.
+	index := map[mnk.Position]int{}
+	for i, n := range sp.layers[1] {
+		index[n.pos] = i
+	}
+	firstMove := func(c int) uint8 {
+		q, _ := g.Play(mnk.Position{}, c)
+		cq, _ := g.Canonical(q)
+		return ans[1][index[cq]]
+	}
+	switch {
+	case ans[0][0] == xWon:
+		rep.Value = "win"
+		for e := g.Empty(mnk.Position{}); e != 0; e &= e - 1 {
+			if c := bits.TrailingZeros64(e); firstMove(c) == xWon {
+				rep.BestMoves = append(rep.BestMoves, cellRC(c))
+			}
+		}
+		pv, err := sp.winLine(ans, res)
+		if err != nil {
+			return nil, err
+		}
+		rep.PV = pv
+	case ans[0][0] == xNotWins && root != nil && root.Wins:
+		rep.Value = "loss" // every first move loses
+		for e := g.Empty(mnk.Position{}); e != 0; e &= e - 1 {
+			rep.BestMoves = append(rep.BestMoves, cellRC(bits.TrailingZeros64(e)))
+		}
+	case ans[0][0] == xNotWins && root != nil:
+		rep.Value = "draw"
+		if root.GoalMove > 0 {
+			// X's move that refuted "does O win?"; X wins after none.
+			rep.BestMoves = append(rep.BestMoves, cellRC(root.GoalMove-1))
+		}
+		rep.BestMovesPartial = true
+	}
+	return rep, nil
+}
+
+// winLine is the line of a win: down the top of the tree, X's first
+// winning move (row-major) and O's first move, then the line of the task
+// reached, carried over from its canonical frame.
+func (sp *solvePlan) winLine(ans [][]uint8, res []*solveResult) ([][2]int, error) {
+	g := sp.g
+	var line [][2]int
+	p, d, i := mnk.Position{}, 0, 0
+	for sp.layers[d][i].res == mnk.Ongoing {
+		if d == sp.split {
+			n := sp.layers[d][i]
+			for _, c := range mapCells(g, n.pos, p, res[n.task].PV) {
+				line = append(line, cellRC(c))
+			}
+			break
+		}
+		next := map[mnk.Position]int{}
+		for j, n := range sp.layers[d+1] {
+			next[n.pos] = j
+		}
+		moved := false
+		for e := g.Empty(p); e != 0 && !moved; e &= e - 1 {
+			c := bits.TrailingZeros64(e)
+			q, _ := g.Play(p, c)
+			cq, _ := g.Canonical(q)
+			if j := next[cq]; ans[d+1][j] == xWon {
+				line = append(line, cellRC(c))
+				p, d, i, moved = q, d+1, j, true
+			}
+		}
+		if !moved {
+			return nil, fmt.Errorf("line of the win: no move of %s keeps it", g.String(p))
+		}
+	}
+	return line, nil
+}
+
+// answerWord says what a question task found.
+func answerWord(side string, wins bool) string {
+	if wins {
+		return side + " wins"
+	}
+	return side + " does not win"
+}
+
+// firstMovesProgress says how far "does X win?" is decided over the first
+// moves (up to symmetry), from the tasks merged so far: the progress of a
+// job of questions.
+func (sp *solvePlan) firstMovesProgress() (string, error) {
+	ans, _, err := sp.xAnswers()
+	if err != nil {
+		return "", err
+	}
+	won, refuted := 0, 0
+	for i := range sp.layers[1] {
+		switch ans[1][i] {
+		case xWon:
+			won++
+		case xNotWins:
+			refuted++
+		}
+	}
+	return fmt.Sprintf("first moves (up to symmetry): %d of %d refuted, %d won", refuted, len(sp.layers[1]), won), nil
+}
+
+// Progress implements tasks.Progresses: how many first moves (up to
+// symmetry) are decided, from the tasks merged so far; "" for a job of one
+// task at the root.
+func (sp *solvePlan) Progress() string {
+	if sp.split == 0 {
+		return ""
+	}
+	if sp.questions {
+		s, err := sp.firstMovesProgress()
+		if err != nil {
+			return "" // the report names the result that cannot be read
+		}
+		return s
+	}
+	// Values: a position is proven when its task is merged, or when every
+	// child is.
+	known := make([]bool, len(sp.layers[sp.split]))
+	for i, n := range sp.layers[sp.split] {
+		known[i] = n.res != mnk.Ongoing
+	}
+	for ti, t := range sp.tasks {
+		if _, ok := sp.Result(t.ID); ok {
+			known[sp.where[ti]] = true
+		}
+	}
+	for d := sp.split - 1; d >= 1; d-- {
+		up := make([]bool, len(sp.layers[d]))
+		for i, n := range sp.layers[d] {
+			up[i] = true
+			if n.res == mnk.Ongoing {
+				for _, k := range n.kids {
+					up[i] = up[i] && known[k]
+				}
+			}
+		}
+		known = up
+	}
+	proven := 0
+	for _, k := range known {
+		if k {
+			proven++
+		}
+	}
+	return fmt.Sprintf("first moves (up to symmetry): %d of %d proven", proven, len(known))
+}
