@@ -133,6 +133,26 @@ func (g *Game) ChildCanonical(im *[8]Position, n, cell int, xToMove bool) Positi
 	return best
 }
 
+// ChildCanonicalSym is ChildCanonical with the symmetry that gives the
+// least image: the canonical child is the child's image under it.
+func (g *Game) ChildCanonicalSym(im *[8]Position, n, cell int, xToMove bool) (Position, int) {
+	var best Position
+	bs := 0
+	for s := range n {
+		q := im[s]
+		bit := uint64(1) << uint(g.perm[s][cell])
+		if xToMove {
+			q.X |= bit
+		} else {
+			q.O |= bit
+		}
+		if s == 0 || less(q, best) {
+			best, bs = q, s
+		}
+	}
+	return best, bs
+}
+
 // Canonical returns the least image of p under the symmetries of the board
 // (comparing X, then O, as unsigned integers) and the size of p's orbit, the
 // number of distinct images.

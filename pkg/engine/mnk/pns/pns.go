@@ -102,10 +102,13 @@ type Table struct {
 
 // proofEntry is one entry. meta packs the work (low 32 bits), the best move
 // plus one in the canonical frame (8 bits), whether the attacker is X (bit
-// 40) and whether the entry is used (bit 41).
+// 40), whether the entry is used (bit 41) and whether pd holds a relevance
+// zone (bit 42) instead of numbers: then the position is proven for the
+// defender, won by the side to move if bit 43 is set (the defender is to
+// move), else lost (the attacker is to move); see zones.go.
 type proofEntry struct {
 	x, o uint64
-	pd   uint64 // phi << 32 | delta
+	pd   uint64 // phi << 32 | delta, or the zone in the canonical frame
 	meta uint64
 }
 
@@ -115,7 +118,21 @@ const (
 	proofLocks     = 1024
 	metaAttX       = 1 << 40
 	metaUsed       = 1 << 41
+	metaZone       = 1 << 42
+	metaZoneWon    = 1 << 43
 )
+
+// numbers returns the entry's proof and disproof numbers, and its zone
+// (canonical frame) if it holds one.
+func (e *proofEntry) numbers() (phi, delta uint32, zone uint64, zoned bool) {
+	if e.meta&metaZone == 0 {
+		return uint32(e.pd >> 32), uint32(e.pd), 0, false
+	}
+	if e.meta&metaZoneWon != 0 {
+		return wonPhi, wonDelta, e.pd, true
+	}
+	return lostPhi, lostDelta, e.pd, true
+}
 
 // NewTable returns an empty table of at most ttBytes bytes (a power of
 // two of buckets, at least one) that solvers may share across goroutines.
@@ -165,6 +182,13 @@ func (t *Table) bucket(x, o uint64, attX bool) uint64 {
 // probe returns the numbers and best move (canonical frame, -1 if none) of
 // the question attX about the canonical position (x, o).
 func (t *Table) probe(x, o uint64, attX bool) (phi, delta uint32, move int, ok bool) {
+	phi, delta, move, _, _, ok = t.probeZone(x, o, attX)
+	return phi, delta, move, ok
+}
+
+// probeZone is probe with the relevance zone (canonical frame) of a
+// position proven for the defender, if the entry holds one.
+func (t *Table) probeZone(x, o uint64, attX bool) (phi, delta uint32, move int, zone uint64, zoned, ok bool) {
 	b := t.bucket(x, o, attX)
 	if t.locks != nil {
 		l := &t.locks[b&(proofLocks-1)]
@@ -179,10 +203,11 @@ func (t *Table) probe(x, o uint64, attX bool) (phi, delta uint32, move int, ok b
 	for i := range es {
 		e := &es[i]
 		if e.x == x && e.o == o && e.meta&(metaUsed|metaAttX) == want {
-			return uint32(e.pd >> 32), uint32(e.pd), int(e.meta>>32&0xff) - 1, true
+			phi, delta, zone, zoned = e.numbers()
+			return phi, delta, int(e.meta>>32&0xff) - 1, zone, zoned, true
 		}
 	}
-	return 0, 0, -1, false
+	return 0, 0, -1, 0, false, false
 }
 
 // store records the numbers of the question attX about (x, o), the best
@@ -191,6 +216,13 @@ func (t *Table) probe(x, o uint64, attX bool) (phi, delta uint32, move int, ok b
 // the same position (another solver of the table may have proven it
 // meanwhile).
 func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work uint64) {
+	t.storeZone(x, o, attX, phi, delta, move, work, 0, false)
+}
+
+// storeZone is store with the relevance zone (canonical frame) of a
+// position proven for the defender, if zoned. A zone already recorded for
+// the position is kept (either is sound).
+func (t *Table) storeZone(x, o uint64, attX bool, phi, delta uint32, move int, work uint64, zone uint64, zoned bool) {
 	b := t.bucket(x, o, attX)
 	if t.locks != nil {
 		l := &t.locks[b&(proofLocks-1)]
@@ -206,11 +238,14 @@ func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work 
 	for i := range es {
 		e := &es[i]
 		if e.x == x && e.o == o && e.meta&(metaUsed|metaAttX) == want {
-			if p, d := uint32(e.pd>>32), uint32(e.pd); p == 0 || d == 0 {
+			if p, d, z, ok := e.numbers(); p == 0 || d == 0 {
 				if invariants.Enabled && (phi == 0 && p != 0 || delta == 0 && d != 0) {
 					panic(fmt.Sprintf("pns: proof numbers (%d, %d) replace (%d, %d)", phi, delta, p, d))
 				}
 				phi, delta = p, d
+				if ok {
+					zone, zoned = z, true
+				}
 			}
 			work += e.meta & 0xffffffff
 			if move < 0 {
@@ -228,7 +263,15 @@ func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work 
 		}
 	}
 	meta := want | uint64(move+1)<<32 | min(work, 0xffffffff)
-	es[victim] = proofEntry{x: x, o: o, pd: uint64(phi)<<32 | uint64(delta), meta: meta}
+	pd := uint64(phi)<<32 | uint64(delta)
+	if zoned && (phi == 0 || delta == 0) {
+		meta |= metaZone
+		if phi == 0 {
+			meta |= metaZoneWon
+		}
+		pd = zone
+	}
+	es[victim] = proofEntry{x: x, o: o, pd: pd, meta: meta}
 }
 
 // Solver computes exact values with proof-number search. It keeps its
@@ -258,6 +301,17 @@ type Solver struct {
 	scores    [64]int32
 	cellScore [64]int32
 	threats   [256]uint64 // windows one stone short of a threat, by the side to move: at most all (210 on 8,8,2)
+
+	// Relevance zones (zones.go): on or off; the zone of the node at each
+	// ply once it is proven for the defender (fullZone: unknown); whether
+	// the attacker to move there may only block; the zones of the
+	// children proven for the defender, and the attacker's moves skipped
+	// as outside a refuted sibling's zone.
+	zones  bool
+	zone   [66]uint64
+	forced [65]bool
+	czone  [65][64]uint64
+	pruned [65][64]bool
 
 	// Pairing search state: the empty cells, the pair chosen at each
 	// level (the pairing found is pairs[:pairLen]), the steps taken.
@@ -491,7 +545,9 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 	}
 	attMover := s.attX == (s.ply&1 == 0)
 	empty := g.Mask() &^ (me | them)
+	s.zone[s.ply], s.forced[s.ply] = fullZone, false
 	if empty == 0 {
+		s.zone[s.ply] = 0 // nothing left to place
 		// A full board is a draw: the attacker has not won.
 		if attMover {
 			return lostPhi, lostDelta, 0
@@ -514,6 +570,9 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 				// A line the side to move completes at once: its win, so
 				// its goal (the attacker's win, or the defender's denial
 				// of it) is reached.
+				if s.zones && !attMover {
+					s.zone[s.ply] = s.hitZone(w&^me, 1)
+				}
 				return wonPhi, wonDelta, 0
 			case k1 - 1:
 				s.threats[nt] = w &^ me
@@ -535,6 +594,9 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		// enough, and the side to move has no line to complete first. The
 		// opponent wins, so the side to move's goal fails whichever side
 		// it is.
+		if s.zones && attMover {
+			s.zone[s.ply] = s.hitZone(oppThreat, 2)
+		}
 		return lostPhi, lostDelta, 0
 	}
 	// The attacker cannot win if it has no window free of the defender's
@@ -546,6 +608,9 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		attNeed, attMoves = meNeed, (e+1)/2
 	}
 	if attNeed > attMoves {
+		if s.zones {
+			s.zone[s.ply] = s.liveZone()
+		}
 		if attMover {
 			return lostPhi, lostDelta, 0
 		}
@@ -558,12 +623,22 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		for i := 1; i < nt; i++ {
 			for j := range i {
 				if s.threats[i]&s.threats[j] != 0 && s.threats[i] != s.threats[j] {
+					if s.zones && !attMover {
+						s.zone[s.ply] = s.hitZone(s.threats[i]|s.threats[j], 2)
+					}
 					return wonPhi, wonDelta, 0
 				}
 			}
 		}
 	}
 	if attMover && !seen && s.pairable(them, empty) {
+		if s.zones {
+			z := uint64(0)
+			for _, pr := range s.pairs[:s.pairLen] {
+				z |= pr
+			}
+			s.zone[s.ply] = z
+		}
 		return lostPhi, lostDelta, 0
 	}
 
@@ -571,6 +646,7 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 	moves := &s.moves[ply]
 	cp, cd := &s.phi[ply], &s.delta[ply]
 	if oppThreat != 0 {
+		s.forced[ply] = attMover
 		moves[0] = int8(bits.TrailingZeros64(oppThreat))
 		cp[0], cd[0] = 1, uint32(e-1)
 		return 0, 0, 1
@@ -794,21 +870,47 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 	if s.abort {
 		return 1, 1
 	}
+	s.zone[s.ply] = fullZone
 	start := s.nodes
 	canon, sym := s.canonical()
 	phi, delta, n := s.evaluate(known)
 	if n == 0 {
-		s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1)
+		if s.zones && s.zone[s.ply] != fullZone {
+			s.tt.storeZone(canon.X, canon.O, s.attX, phi, delta, -1, 1, s.toFrame(s.zone[s.ply], sym), true)
+		} else {
+			s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1)
+		}
 		return phi, delta
 	}
 	g, ply := s.g, s.ply
 	moves, cp, cd, seen := &s.moves[ply], &s.phi[ply], &s.delta[ply], &s.seen[ply]
 	xToMove := ply&1 == 0
-	for i := range n {
-		c := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
-		var p, d uint32
-		if p, d, _, seen[i] = s.tt.probe(c.X, c.O, s.attX); seen[i] {
-			cp[i], cd[i] = p, d
+	attMover := s.attX == xToMove
+	if !s.zones {
+		for i := range n {
+			c := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
+			var p, d uint32
+			if p, d, _, seen[i] = s.tt.probe(c.X, c.O, s.attX); seen[i] {
+				cp[i], cd[i] = p, d
+			}
+		}
+	} else {
+		cz, pruned := &s.czone[ply], &s.pruned[ply]
+		for i := range n {
+			c, csym := g.ChildCanonicalSym(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
+			var p, d uint32
+			var z uint64
+			var zoned bool
+			cz[i], pruned[i] = fullZone, false
+			if p, d, _, z, zoned, seen[i] = s.tt.probeZone(c.X, c.O, s.attX); seen[i] {
+				cp[i], cd[i] = p, d
+				if zoned {
+					cz[i] = s.fromFrame(z, csym)
+				}
+			}
+		}
+		if attMover {
+			s.skipOutside(n)
 		}
 	}
 	best := 0
@@ -852,12 +954,32 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 		s.make(c)
 		cp[best], cd[best] = s.mid(childPhi, childDelta, seen[best])
 		seen[best] = true
+		z := s.zone[ply+1]
 		s.unmake(c)
 		if s.abort {
 			return phi, delta
 		}
+		if s.zones {
+			// A child proven for the defender: its zone, and for the
+			// attacker to move, the moves it makes needless.
+			if attMover && cp[best] == 0 || !attMover && cd[best] == 0 {
+				s.czone[ply][best] = z
+				if attMover {
+					s.skipOutside(n)
+				}
+			}
+		}
 	}
-	s.tt.store(canon.X, canon.O, s.attX, phi, delta, int(g.MapCell(sym, int(moves[best]))), s.nodes-start+1)
+	move := int(g.MapCell(sym, int(moves[best])))
+	if s.zones && (attMover && delta == 0 || !attMover && phi == 0) {
+		z := s.nodeZone(n, attMover, best)
+		s.zone[ply] = z
+		if z != fullZone {
+			s.tt.storeZone(canon.X, canon.O, s.attX, phi, delta, move, s.nodes-start+1, s.toFrame(z, sym), true)
+			return phi, delta
+		}
+	}
+	s.tt.store(canon.X, canon.O, s.attX, phi, delta, move, s.nodes-start+1)
 	return phi, delta
 }
 

@@ -315,8 +315,14 @@ func TestSharedProofTable(t *testing.T) {
 }
 
 func benchProof(b *testing.B, m, n, k int, want mnk.Value, ttBytes int) {
+	benchProofZones(b, m, n, k, want, ttBytes, false)
+}
+
+// benchProofZones is benchProof with relevance zones on or off.
+func benchProofZones(b *testing.B, m, n, k int, want mnk.Value, ttBytes int, zones bool) {
 	g := mnk.MustNew(m, n, k)
 	s := New(g, ttBytes)
+	s.SetZones(zones)
 	b.ReportAllocs()
 	var nodes uint64
 	for b.Loop() {
@@ -345,6 +351,12 @@ func BenchmarkProof775(b *testing.B) { benchProof(b, 7, 7, 5, mnk.Drawn, 16<<20)
 
 // BenchmarkProof785 proves 7,8,5 a draw; run it with -benchtime 1x.
 func BenchmarkProof785(b *testing.B) { benchProof(b, 7, 8, 5, mnk.Drawn, 1<<30) }
+
+// The same proofs with relevance zones (zones.go).
+func BenchmarkProof554Zones(b *testing.B) { benchProofZones(b, 5, 5, 4, mnk.Drawn, 64<<20, true) }
+func BenchmarkProof654Zones(b *testing.B) { benchProofZones(b, 6, 5, 4, mnk.Win, 64<<20, true) }
+func BenchmarkProof775Zones(b *testing.B) { benchProofZones(b, 7, 7, 5, mnk.Drawn, 16<<20, true) }
+func BenchmarkProof785Zones(b *testing.B) { benchProofZones(b, 7, 8, 5, mnk.Drawn, 1<<30, true) }
 
 // BenchmarkProof885Budget asks "does X win 8,8,5?" with a budget of 24
 // million nodes (its time is in docs/benchmarks.md), and reports the proof and disproof numbers of the

@@ -1,0 +1,179 @@
+package pns
+
+import "math/bits"
+
+// Relevance zones (Solver.SetZones) let a proof that the attacker does not
+// win from one position stand for positions that differ from it off a set
+// of cells. The rule, as this solver uses it:
+//
+// A zone of a position P proven for the defender (the attacker does not
+// win from P, the same side to move) is a set Z of P's empty cells such
+// that the attacker does not win from P+S either, for every set S of extra
+// attacker stones on empty cells outside Z. Two facts make zones useful:
+//
+//   - An extra stone never helps its owner's opponent, and a missing one
+//     never helps its owner: an attacker who wins from P without a stone
+//     on a wins from P with one (the strategy that pretends it is not there,
+//     playing anywhere when it would play on a). So if the attacker, to move
+//     at Q, does not win after a, with zone Z_a, it does not win after any
+//     move b outside Z_a: Q+b is Q+a without the stone on a and with one on
+//     b outside Z_a. Such moves b need no search of their own.
+//   - Zones compose up the tree. Attacker to move at Q, every move refuted
+//     (searched, with zone Z_a, or skipped as above): Z_Q, the union of the
+//     searched moves' cells and zones, is a zone of Q, since a move c of
+//     Q+S is either searched ((Q+c)+S, S outside Z_c) or outside some Z_a
+//     ((Q+a) less a, plus S and c, all outside Z_a). Defender to move at Q,
+//     refuting with r: Z_r plus r is a zone of Q (the same reply r, then
+//     (Q+r)+S).
+//
+// At the leaves, where the rules decide, the zone must keep each rule true
+// whatever the attacker has outside it (zoneFor in evaluate):
+//   - a pairing: its pairs (every window of the attacker still holds one
+//     whole, and the defender answers on it);
+//   - every window of the attacker needing more stones than it has moves
+//     left (or none): the empty cells of those windows (stones elsewhere do
+//     not fill them, and only take moves away);
+//   - a full board: nothing;
+//   - the defender completing a line at once: that cell, and an empty cell
+//     of every window free of the defender (else stones outside might have
+//     completed one already);
+//   - the defender with two threats, the attacker to move; the defender
+//     making two at once; the attacker forced to block the defender's one
+//     threat: the cells of the threats, and two empty cells of every
+//     window free of the defender, so that the attacker, with one move
+//     before the defender completes, cannot complete a line of its own.
+//
+// The last rule belongs to a node, not a leaf: the attacker's other moves
+// lose to the completion, which no search checked. A zone the solver does
+// not know (a position proven before zones, or by a solver without them)
+// is every cell (fullZone): sound, and no move is skipped by it.
+
+// fullZone is the zone of every cell: nothing is known.
+const fullZone = ^uint64(0)
+
+// SetZones turns relevance zones on or off (off by default). On, a search
+// skips the attacker's moves outside the zone of a refuted sibling; the
+// answers are the same (TestZonesAgree), the nodes fewer where the proofs
+// are local. Solvers that share a table may differ: a zone a solver does
+// not know is every cell.
+func (s *Solver) SetZones(on bool) { s.zones = on }
+
+// sides returns the attacker's and the defender's stones at the current
+// position.
+func (s *Solver) sides() (att, def uint64) {
+	if s.attX {
+		return s.pos.X, s.pos.O
+	}
+	return s.pos.O, s.pos.X
+}
+
+// liveZone returns the empty cells of the windows free of the defender's
+// stones.
+func (s *Solver) liveZone() uint64 {
+	_, def := s.sides()
+	empty := s.g.Empty(s.pos)
+	var z uint64
+	for _, w := range s.g.Windows() {
+		if w&def == 0 {
+			z |= w & empty
+		}
+	}
+	return z
+}
+
+// hitZone returns z with, for every window free of the defender's stones,
+// empty cells of it added until it holds need of them (or all it has).
+func (s *Solver) hitZone(z uint64, need int) uint64 {
+	_, def := s.sides()
+	empty := s.g.Empty(s.pos)
+	z &= empty
+	for _, w := range s.g.Windows() {
+		if w&def != 0 {
+			continue
+		}
+		e := w & empty
+		for bits.OnesCount64(e&z) < need && e&^z != 0 {
+			add := e &^ z
+			z |= add & -add
+		}
+	}
+	return z
+}
+
+// toFrame maps a zone by symmetry sym (canonical frame from the position's),
+// and fromFrame back; fullZone stays full.
+func (s *Solver) toFrame(z uint64, sym int) uint64 {
+	if z == fullZone || sym == 0 {
+		return z
+	}
+	var out uint64
+	for ; z != 0; z &= z - 1 {
+		out |= 1 << uint(s.g.MapCell(sym, bits.TrailingZeros64(z)))
+	}
+	return out
+}
+
+func (s *Solver) fromFrame(z uint64, sym int) uint64 {
+	if z == fullZone || sym == 0 {
+		return z
+	}
+	var out uint64
+	for ; z != 0; z &= z - 1 {
+		out |= 1 << uint(s.g.UnmapCell(sym, bits.TrailingZeros64(z)))
+	}
+	return out
+}
+
+// skipOutside marks proven for the defender, without search, the moves of
+// the attacker to move at the current position (n of them, in s.moves)
+// that lie outside the zone of a move already refuted: each such position
+// is a refuted one with a stone moved outside its zone (see above).
+func (s *Solver) skipOutside(n int) {
+	ply := s.ply
+	moves, cp, cd := &s.moves[ply], &s.phi[ply], &s.delta[ply]
+	cz, pruned := &s.czone[ply], &s.pruned[ply]
+	keep := fullZone
+	for i := range n {
+		if cp[i] == 0 && !pruned[i] {
+			keep &= cz[i]
+		}
+	}
+	if keep == fullZone {
+		return
+	}
+	for i := range n {
+		if cp[i] != 0 && keep>>uint(moves[i])&1 == 0 {
+			cp[i], cd[i], pruned[i] = wonPhi, wonDelta, true
+		}
+	}
+}
+
+// nodeZone returns the zone of the current position, proven for the
+// defender by its n children: the attacker to move, the cells and zones of
+// the moves refuted by search (not those skipped), and if it could only
+// block, two empty cells of each of its windows; the defender to move, the
+// cell and zone of its refuting move best.
+func (s *Solver) nodeZone(n int, attMover bool, best int) uint64 {
+	ply := s.ply
+	moves, cz := &s.moves[ply], &s.czone[ply]
+	if !attMover {
+		if cz[best] == fullZone {
+			return fullZone
+		}
+		return cz[best] | 1<<uint(moves[best])
+	}
+	var z uint64
+	for i := range n {
+		if s.pruned[ply][i] {
+			continue
+		}
+		if cz[i] == fullZone {
+			return fullZone
+		}
+		z |= cz[i] | 1<<uint(moves[i])
+	}
+	if s.forced[ply] {
+		z = s.hitZone(z, 2)
+	}
+	return z
+}

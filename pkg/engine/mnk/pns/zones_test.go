@@ -1,0 +1,108 @@
+package pns
+
+import (
+	"context"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
+)
+
+// randomPosition plays plies random moves from the empty board; false if
+// the game ends first.
+func randomPosition(g *mnk.Game, rng *rand.Rand, plies int) (mnk.Position, bool) {
+	p := mnk.Position{}
+	for range plies {
+		empty := g.Empty(p)
+		n := bits.OnesCount64(empty)
+		if n == 0 {
+			return p, false
+		}
+		c := -1
+		for i, e := rng.IntN(n), empty; ; e &= e - 1 {
+			if i == 0 {
+				c = bits.TrailingZeros64(e)
+				break
+			}
+			i--
+		}
+		var r mnk.Result
+		if p, r = g.Play(p, c); r != mnk.Ongoing {
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// TestZonesAgree: with relevance zones the solver answers both questions
+// as without them, on random positions of boards where zones skip moves
+// (and the skips are counted, so that the test cannot pass by skipping
+// nothing), and on every position of 3,3,3 and 4,3,3 against minimax.
+func TestZonesAgree(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(30, 885))
+	boards := []struct {
+		m, n, k, positions, minPly, maxPly int
+	}{
+		{4, 4, 3, 300, 0, 8}, {4, 4, 4, 300, 0, 10}, {5, 5, 4, 200, 2, 12}, {4, 5, 4, 200, 2, 12},
+		{6, 6, 5, 150, 2, 16}, {7, 7, 5, 30, 4, 16}, {6, 7, 4, 60, 6, 16}, {8, 8, 5, 12, 10, 24},
+	}
+	if testing.Short() {
+		boards = boards[:5]
+	}
+	var plainTotal, zonedTotal uint64
+	for _, b := range boards {
+		g := mnk.MustNew(b.m, b.n, b.k)
+		plain, zoned := New(g, 16<<20), New(g, 16<<20)
+		zoned.SetZones(true)
+		var plainNodes, zonedNodes uint64
+		for i := 0; i < b.positions; {
+			p, ok := randomPosition(g, rng, b.minPly+rng.IntN(b.maxPly-b.minPly+1))
+			if !ok {
+				continue
+			}
+			i++
+			for _, xWins := range []bool{true, false} {
+				plain.Clear()
+				zoned.Clear()
+				plain.SetNodeLimit(plain.Nodes() + 500_000)
+				n0, z0 := plain.Nodes(), zoned.Nodes()
+				want, err := plain.Prove(ctx, p, xWins)
+				if err != nil {
+					continue // too hard for the plain solver: not compared
+				}
+				got, err := zoned.Prove(ctx, p, xWins)
+				if err != nil || got != want {
+					t.Fatalf("%s at %s: does X (%v) win: zones %v (%v), without %v", g.Spec(), g.String(p), xWins, got, err, want)
+				}
+				plainNodes += plain.Nodes() - n0
+				zonedNodes += zoned.Nodes() - z0
+			}
+		}
+		t.Logf("%s: %d positions, both questions: %d nodes without zones, %d with", g.Spec(), b.positions, plainNodes, zonedNodes)
+		plainTotal, zonedTotal = plainTotal+plainNodes, zonedTotal+zonedNodes
+	}
+	if zonedTotal >= plainTotal {
+		t.Errorf("zones took %d nodes, without them %d: no move was skipped", zonedTotal, plainTotal)
+	}
+	// Every reachable position of the small games, against minimax, with a
+	// table and with one bucket (zones lost to replacement all the time).
+	for _, r := range append(ref.SmallGames(), ref.Games("3,4,3 4,3,3 3,4,4 2,5,2")...) {
+		g := mnk.MustNew(r.M, r.N, r.K)
+		c := count.New(g)
+		with, without := New(g, 1<<20), New(g, 0)
+		with.SetZones(true)
+		without.SetZones(true)
+		for _, p := range ref.AllPositions(g) {
+			want := c.Count(p).Value
+			v1, err1 := with.Solve(ctx, p)
+			v2, err2 := without.Solve(ctx, p)
+			if err1 != nil || err2 != nil || v1 != want || v2 != want {
+				t.Fatalf("%s %s: with zones %v, %v (table), %v, %v (one bucket); minimax %v", ref.Name(r), g.String(p), v1, err1, v2, err2, want)
+			}
+		}
+	}
+}
