@@ -106,3 +106,77 @@ func TestZonesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneNearMiss: the zone of an attacker that may only block (the
+// defender threatens to complete a line) must hold two empty cells of each
+// of the attacker's windows, since the attacker's other moves lose to the
+// completion only if none of them completes a line first. Without those
+// cells the zones skip X's winning moves on this 4,6,4 position (found by
+// a search over random positions with the cells left out): the rule is
+// needed, not only sufficient.
+func TestZoneNearMiss(t *testing.T) {
+	ctx := context.Background()
+	g := mnk.MustNew(4, 6, 4)
+	p, err := g.Parse("....../....../.....O/....X.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prove := func(zones, drop bool) bool {
+		dropForcedCells = drop
+		defer func() { dropForcedCells = false }()
+		s := New(g, 4<<20)
+		s.SetZones(zones)
+		wins, err := s.Prove(ctx, p, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wins
+	}
+	if !prove(false, false) || !prove(true, false) {
+		t.Fatalf("4,6,4 at %s: X wins without zones %v, with %v; want true both", g.String(p), prove(false, false), prove(true, false))
+	}
+	if prove(true, true) {
+		t.Errorf("4,6,4 at %s: zones without the forced block's cells still find X's win: not a near miss any more", g.String(p))
+	}
+}
+
+// TestHitZone: hitZone gives every window free of the defender's stones
+// need of its empty cells in the zone (or all it has), and liveZone is the
+// empty cells of those windows, on random positions.
+func TestHitZone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 6))
+	g := mnk.MustNew(6, 7, 4)
+	s := New(g, 1<<16)
+	for range 500 {
+		p, ok := randomPosition(g, rng, rng.IntN(30))
+		if !ok {
+			continue
+		}
+		for _, attX := range []bool{true, false} {
+			s.attX = attX
+			s.set(p)
+			_, def := s.sides()
+			empty := g.Empty(p)
+			for need := 1; need <= 2; need++ {
+				z := s.hitZone(0, need)
+				if z&^empty != 0 {
+					t.Fatalf("%s: zone %x holds occupied cells", g.String(p), z)
+				}
+				for _, w := range g.Windows() {
+					if w&def == 0 && bits.OnesCount64(w&empty&z) < min(need, bits.OnesCount64(w&empty)) {
+						t.Fatalf("%s attacker X %v: window %x has %d cells in the zone, want %d", g.String(p), attX, w, bits.OnesCount64(w&empty&z), need)
+					}
+				}
+			}
+			var live uint64
+			for _, w := range g.Windows() {
+				if w&def == 0 {
+					live |= w & empty
+				}
+			}
+			if z := s.liveZone(); z != live {
+				t.Fatalf("%s: live zone %x, want %x", g.String(p), z, live)
+			}
+		}
+	}
+}
