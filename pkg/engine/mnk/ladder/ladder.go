@@ -26,6 +26,8 @@
 //     node reads the table for each of its children, so a pns node costs
 //     more than an alpha-beta one); its table entries are the (question,
 //     position) pairs it holds.
+//   - zones: pns with relevance zones (pns.Solver.SetZones): an attacker's
+//     move outside the zone of a refuted sibling needs no search.
 //
 // Node counts are deterministic: the same rung on the same board with the
 // same table size and budget counts the same nodes on every machine.
@@ -49,7 +51,7 @@ import (
 
 // Rungs lists the ladder's rungs in order: each adds one idea to the one
 // before.
-var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns"}
+var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones"}
 
 // ErrUnknownRung is the error of a rung not in Rungs.
 var ErrUnknownRung = errors.New("unknown rung")
@@ -93,8 +95,9 @@ func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, err
 	case "solver":
 		s := solve.New(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
-	case "pns":
+	case "pns", "zones":
 		s := pns.New(g, ttBytes)
+		s.SetZones(rung == "zones")
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}

@@ -212,7 +212,7 @@ func TestLadderSmallTable(t *testing.T) {
 func TestLadderLimits(t *testing.T) {
 	for _, rung := range Rungs {
 		g := mnk.MustNew(4, 4, 4)
-		if rung == "pns" {
+		if rung == "pns" || rung == "zones" {
 			g = mnk.MustNew(5, 5, 4) // 4,4,4 takes pns 22 nodes
 		}
 		res, err := Run(context.Background(), g, rung, Limits{Nodes: 1000, TTBytes: 1 << 20})
@@ -278,7 +278,7 @@ func BenchmarkRung(b *testing.B) {
 		r, c, k int
 	}{
 		{"minimax", 3, 3, 3}, {"alphabeta", 3, 4, 4}, {"ordered", 3, 4, 4},
-		{"tt", 4, 4, 4}, {"symmetry", 4, 4, 4}, {"solver", 5, 5, 4}, {"pns", 5, 5, 4},
+		{"tt", 4, 4, 4}, {"symmetry", 4, 4, 4}, {"solver", 5, 5, 4}, {"pns", 5, 5, 4}, {"zones", 5, 5, 4},
 	} {
 		g := mnk.MustNew(c.r, c.c, c.k)
 		b.Run(fmt.Sprintf("%s/%s", c.rung, g.Spec()), func(b *testing.B) {
