@@ -3,12 +3,15 @@ package test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
 
 // Bad sweeps are refused before anything starts, naming the flag.
@@ -53,8 +56,11 @@ func TestSweepCommand(t *testing.T) {
 		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 			t.Fatalf("%v: %s", err, stdout.String())
 		}
-		if !rep.Complete || len(rep.Rows) != 14 || len(rep.Frontier) != 7 || rep.Growth == nil {
-			t.Fatalf("complete %v, %d rows, %d frontier entries, growth %v; want complete, 14, 7 and a list", rep.Complete, len(rep.Rows), len(rep.Frontier), rep.Growth)
+		// Two boards and a row of the frontier per rung.
+		rungs := len(mnktasks.DefaultSweepAlgorithms())
+		if !rep.Complete || len(rep.Rows) != 2*rungs || len(rep.Frontier) != rungs || rep.Growth == nil {
+			t.Fatalf("complete %v, %d rows, %d frontier entries, growth %v; want complete, %d, %d and a list",
+				rep.Complete, len(rep.Rows), len(rep.Frontier), rep.Growth, 2*rungs, rungs)
 		}
 		for _, f := range []string{"board", "rows", "cols", "k", "algorithm", "value", "nodes", "seconds", "stopped", "table_entries"} {
 			if _, ok := rep.Rows[0][f]; !ok {
@@ -68,11 +74,11 @@ func TestSweepCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 15 || !strings.HasPrefix(lines[1], "3x3,3,3,9,3,minimax,draw,549946,") {
-			t.Errorf("csv: %d lines, the second %q; want 15, the second 3x3 minimax", len(lines), lines[1])
+		if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 2*rungs+1 || !strings.HasPrefix(lines[1], "3x3,3,3,9,3,minimax,draw,549946,") {
+			t.Errorf("csv: %d lines, the second %q; want %d, the second 3x3 minimax", len(lines), lines[1], 2*rungs+1)
 		}
 		// Each file written is named on stderr, with what it holds.
-		for _, want := range []string{"analyze: wrote " + csvPath + " (14 rows of CSV and a header)", "analyze: wrote " + chartPath + " (" + chart[len(chart)-3:] + " chart"} {
+		for _, want := range []string{fmt.Sprintf("analyze: wrote %s (%d rows of CSV and a header)", csvPath, 2*rungs), "analyze: wrote " + chartPath + " (" + chart[len(chart)-3:] + " chart"} {
 			if !strings.Contains(stderr.String(), want) {
 				t.Errorf("stderr %q lacks %q", stderr.String(), want)
 			}
