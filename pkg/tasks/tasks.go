@@ -272,7 +272,7 @@ type Checks interface {
 // Progresses is a Plan that says how far its job has got in its own terms,
 // for the job's progress line: "first moves (up to symmetry): 3 of 10
 // refuted, 0 won". The runtime calls Progress now and then while the job
-// runs, under the rules of Merge (never during one), and writes what it
+// runs, under the rules of Merge (never during a Merge or the Report), and writes what it
 // returns to the job's record (job.Record.Note); "" says nothing.
 type Progresses interface {
 	Progress() string

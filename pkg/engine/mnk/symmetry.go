@@ -111,31 +111,13 @@ func (g *Game) CanonicalSym(p Position) (Position, int) {
 }
 
 // ChildCanonical returns the canonical form of the child of a position
-// whose images are im[:n] after a stone of the side to move on cell. The
-// children of one node share the node's images, so each child costs one
-// table lookup and OR per symmetry instead of the shifts and swaps of a
-// full transform (BenchmarkCounter444 in package count measures the
-// difference).
-func (g *Game) ChildCanonical(im *[8]Position, n, cell int, xToMove bool) Position {
-	var best Position
-	for s := range n {
-		q := im[s]
-		bit := uint64(1) << uint(g.perm[s][cell])
-		if xToMove {
-			q.X |= bit
-		} else {
-			q.O |= bit
-		}
-		if s == 0 || less(q, best) {
-			best = q
-		}
-	}
-	return best
-}
-
-// ChildCanonicalSym is ChildCanonical with the symmetry that gives the
-// least image: the canonical child is the child's image under it.
-func (g *Game) ChildCanonicalSym(im *[8]Position, n, cell int, xToMove bool) (Position, int) {
+// whose images are im[:n] after a stone of the side to move on cell, and
+// the symmetry that gives it (the canonical child is the child's image
+// under it). The children of one node share the node's images, so each
+// child costs one table lookup and OR per symmetry instead of the shifts
+// and swaps of a full transform (BenchmarkCounter444 in package count
+// measures the difference).
+func (g *Game) ChildCanonical(im *[8]Position, n, cell int, xToMove bool) (Position, int) {
 	var best Position
 	bs := 0
 	for s := range n {

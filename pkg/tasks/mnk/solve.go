@@ -279,6 +279,7 @@ type solvePlan struct {
 	// questions: the tasks ask "does X win?" at the split depth, and one
 	// task, rootQuestion, "does O win?" at the root (solve_questions.go).
 	questions bool
+	leaves    []uint8 // "does X win?" by task, as decoded so far (xAnswers)
 }
 
 func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, error) {
@@ -524,16 +525,19 @@ func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
 	v := values[0][0]
 	rep.Value = valueWord(v)
 
+	// The principal variation: the first move (row-major) that keeps the
+	// value at each ply of the top, then the line of the task reached.
+	pv, err := sp.topLine(pvs, func(d, i, j int) bool { return -values[d+1][j] == values[d][i] })
+	if err != nil {
+		return nil, fmt.Errorf("principal variation: %w", err)
+	}
+	rep.PV = pv
 	if sp.split == 0 {
 		// One task at the root proves the value and one best first move,
 		// the first of its principal variation; the others are not
 		// searched (--root-moves splits at the first moves).
-		if pv := pvs[0]; len(pv) > 0 {
-			rep.BestMoves = append(rep.BestMoves, cellRC(pv[0]))
-			rep.BestMovesPartial = true
-		}
-		for _, c := range pvs[0] {
-			rep.PV = append(rep.PV, cellRC(c))
+		if len(pv) > 0 {
+			rep.BestMoves, rep.BestMovesPartial = append(rep.BestMoves, pv[0]), true
 		}
 		return rep, nil
 	}
@@ -560,38 +564,45 @@ func (sp *solvePlan) solveReport(sum tasks.Summary) (*SolveReport, error) {
 		}
 	}
 
-	// The principal variation: the first move (row-major) that keeps the
-	// value at each ply of the top, then the line of the task reached,
-	// carried over from its canonical frame.
+	return rep, nil
+}
+
+// topLine is a line from the empty board down the top of the tree: at
+// each ply the first move (row-major) into a child j of node i of layer d
+// for which keeps(d, i, j) holds, then at the split depth the line of the
+// task reached (lines[task], in its canonical frame) carried over to the
+// frame of the game.
+func (sp *solvePlan) topLine(lines [][]int, keeps func(d, i, j int) bool) ([][2]int, error) {
+	g := sp.g
+	line := [][2]int{}
 	p, d, i := mnk.Position{}, 0, 0
 	for sp.layers[d][i].res == mnk.Ongoing {
 		if d == sp.split {
 			n := sp.layers[d][i]
-			for _, c := range mapCells(g, n.pos, p, pvs[n.task]) {
-				rep.PV = append(rep.PV, cellRC(c))
+			for _, c := range mapCells(g, n.pos, p, lines[n.task]) {
+				line = append(line, cellRC(c))
 			}
 			break
 		}
-		nextIndex := map[mnk.Position]int{}
+		next := map[mnk.Position]int{}
 		for j, n := range sp.layers[d+1] {
-			nextIndex[n.pos] = j
+			next[n.pos] = j
 		}
 		moved := false
 		for e := g.Empty(p); e != 0 && !moved; e &= e - 1 {
 			c := bits.TrailingZeros64(e)
 			q, _ := g.Play(p, c)
 			cq, _ := g.Canonical(q)
-			j := nextIndex[cq]
-			if -values[d+1][j] == values[d][i] {
-				rep.PV = append(rep.PV, cellRC(c))
+			if j := next[cq]; keeps(d, i, j) {
+				line = append(line, cellRC(c))
 				p, d, i, moved = q, d+1, j, true
 			}
 		}
 		if !moved {
-			return nil, fmt.Errorf("principal variation: no move of %s keeps its value", g.String(p))
+			return nil, fmt.Errorf("no move of %s keeps its value", g.String(p))
 		}
 	}
-	return rep, nil
+	return line, nil
 }
 
 // toMove names the side to move in p.

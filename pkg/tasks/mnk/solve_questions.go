@@ -76,10 +76,13 @@ const (
 // xAnswers decides "does X win?" over the top of the tree from the tasks
 // merged so far: a leaf by its task (or the game's end), an X-to-move node
 // when a move wins or every move fails, an O-to-move node when a move
-// holds X off or every move loses. It returns the answers by layer and the
-// decoded results by task index (nil where not merged).
-func (sp *solvePlan) xAnswers() ([][]uint8, []*solveResult, error) {
-	res := make([]*solveResult, len(sp.tasks))
+// holds X off or every move loses. It returns the answers by layer. Each
+// task's answer is decoded once (sp.leaves): Progress asks again and again
+// while the job runs, and a merged result never changes.
+func (sp *solvePlan) xAnswers() ([][]uint8, error) {
+	if sp.leaves == nil {
+		sp.leaves = make([]uint8, len(sp.tasks))
+	}
 	ans := make([][]uint8, len(sp.layers))
 	for d, layer := range sp.layers {
 		ans[d] = make([]uint8, len(layer))
@@ -93,19 +96,23 @@ func (sp *solvePlan) xAnswers() ([][]uint8, []*solveResult, error) {
 		}
 	}
 	for ti, t := range sp.tasks {
-		data, ok := sp.Result(t.ID)
-		if !ok {
-			continue
+		if sp.leaves[ti] == xOpen {
+			data, ok := sp.Result(t.ID)
+			if !ok {
+				continue
+			}
+			var r struct {
+				Wins bool `json:"wins"`
+			}
+			if err := json.Unmarshal(data, &r); err != nil {
+				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+			}
+			sp.leaves[ti] = xNotWins
+			if r.Wins {
+				sp.leaves[ti] = xWon
+			}
 		}
-		var r solveResult
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, nil, fmt.Errorf("result of task %s: %w", t.ID, err)
-		}
-		res[ti] = &r
-		ans[sp.split][sp.where[ti]] = xNotWins
-		if r.Wins {
-			ans[sp.split][sp.where[ti]] = xWon
-		}
+		ans[sp.split][sp.where[ti]] = sp.leaves[ti]
 	}
 	for d := len(sp.layers) - 2; d >= 0; d-- {
 		xMoves := d%2 == 0
@@ -134,7 +141,7 @@ func (sp *solvePlan) xAnswers() ([][]uint8, []*solveResult, error) {
 			ans[d][i] = a
 		}
 	}
-	return ans, res, nil
+	return ans, nil
 }
 
 // questionReport is the report of a job of questions: the value from the
@@ -146,16 +153,22 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 		Value: "unknown", BestMoves: [][2]int{}, PV: [][2]int{},
 		SplitDepth: sp.split, TaskDetails: []SolveTaskDetail{}, Questions: true,
 	}
-	ans, res, err := sp.xAnswers()
+	ans, err := sp.xAnswers()
 	if err != nil {
 		return nil, err
 	}
 	last := sp.layers[sp.split]
+	lines := make([][]int, len(sp.tasks)) // the tasks' lines, of wins
 	for ti, t := range sp.tasks {
-		r := res[ti]
-		if r == nil {
+		data, ok := sp.Result(t.ID)
+		if !ok {
 			continue
 		}
+		var r solveResult
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
+		}
+		lines[ti] = r.PV
 		n := last[sp.where[ti]]
 		rep.Nodes += r.Nodes
 		rep.addTaskTime(sum, t.ID, r.Seconds)
@@ -195,9 +208,11 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 				rep.BestMoves = append(rep.BestMoves, cellRC(c))
 			}
 		}
-		pv, err := sp.winLine(ans, res)
+		// X's first winning move (row-major) and O's first move down the
+		// top, then the line of the task reached.
+		pv, err := sp.topLine(lines, func(d, _, j int) bool { return ans[d+1][j] == xWon })
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("line of the win: %w", err)
 		}
 		rep.PV = pv
 	case ans[0][0] == xNotWins && root != nil && root.Wins:
@@ -216,42 +231,6 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 	return rep, nil
 }
 
-// winLine is the line of a win: down the top of the tree, X's first
-// winning move (row-major) and O's first move, then the line of the task
-// reached, carried over from its canonical frame.
-func (sp *solvePlan) winLine(ans [][]uint8, res []*solveResult) ([][2]int, error) {
-	g := sp.g
-	var line [][2]int
-	p, d, i := mnk.Position{}, 0, 0
-	for sp.layers[d][i].res == mnk.Ongoing {
-		if d == sp.split {
-			n := sp.layers[d][i]
-			for _, c := range mapCells(g, n.pos, p, res[n.task].PV) {
-				line = append(line, cellRC(c))
-			}
-			break
-		}
-		next := map[mnk.Position]int{}
-		for j, n := range sp.layers[d+1] {
-			next[n.pos] = j
-		}
-		moved := false
-		for e := g.Empty(p); e != 0 && !moved; e &= e - 1 {
-			c := bits.TrailingZeros64(e)
-			q, _ := g.Play(p, c)
-			cq, _ := g.Canonical(q)
-			if j := next[cq]; ans[d+1][j] == xWon {
-				line = append(line, cellRC(c))
-				p, d, i, moved = q, d+1, j, true
-			}
-		}
-		if !moved {
-			return nil, fmt.Errorf("line of the win: no move of %s keeps it", g.String(p))
-		}
-	}
-	return line, nil
-}
-
 // answerWord says what a question task found.
 func answerWord(side string, wins bool) string {
 	if wins {
@@ -264,7 +243,7 @@ func answerWord(side string, wins bool) string {
 // moves (up to symmetry), from the tasks merged so far: the progress of a
 // job of questions.
 func (sp *solvePlan) firstMovesProgress() (string, error) {
-	ans, _, err := sp.xAnswers()
+	ans, err := sp.xAnswers()
 	if err != nil {
 		return "", err
 	}

@@ -614,7 +614,7 @@ func (c *Counter) solve(p mnk.Position, ply int) uint64 {
 	for e := g.Empty(p); e != 0; e &= e - 1 {
 		cell := bits.TrailingZeros64(e)
 		_, r := g.Place(p, cell, xToMove)
-		q := g.ChildCanonical(&im, nsym, cell, xToMove)
+		q, _ := g.ChildCanonical(&im, nsym, cell, xToMove)
 		i := 0
 		for i < n && kids[i].p != q {
 			i++

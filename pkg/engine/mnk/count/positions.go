@@ -162,7 +162,7 @@ func (w *walker) visit(p mnk.Position, ply, orbit int, res mnk.Result) {
 	for e := g.Empty(p); e != 0; e &= e - 1 {
 		cell := bits.TrailingZeros64(e)
 		_, r := g.Place(p, cell, xToMove)
-		q := g.ChildCanonical(&im, nsym, cell, xToMove)
+		q, _ := g.ChildCanonical(&im, nsym, cell, xToMove)
 		if par, _ := g.CanonicalSym(parent(g, q, ply+1, r == mnk.XWin || r == mnk.OWin)); par != p {
 			continue
 		}

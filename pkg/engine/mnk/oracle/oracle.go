@@ -160,7 +160,8 @@ func (o *Oracle) Moves(ctx context.Context, p mnk.Position, buf []Perfect) ([]Pe
 		case mnk.Draw:
 			s = 0
 		default:
-			s = back(o.eval(g.ChildCanonical(&im, nsym, c, xToMove), ply+1))
+			q, _ := g.ChildCanonical(&im, nsym, c, xToMove)
+			s = back(o.eval(q, ply+1))
 			if o.abort {
 				return buf[:0], o.nodes - n0, ctx.Err()
 			}
@@ -300,7 +301,8 @@ func (o *Oracle) eval(p mnk.Position, ply int) int8 {
 	best := -cells
 	for m := moves; m != 0; m &= m - 1 {
 		c := bits.TrailingZeros64(m)
-		s := back(o.eval(g.ChildCanonical(&im, nsym, c, xToMove), ply+1))
+		q, _ := g.ChildCanonical(&im, nsym, c, xToMove)
+		s := back(o.eval(q, ply+1))
 		if o.abort {
 			return 0
 		}

@@ -212,17 +212,12 @@ func (t *Table) probeZone(x, o uint64, attX bool) (phi, delta uint32, move int, 
 
 // store records the numbers of the question attX about (x, o), the best
 // move (canonical frame, or -1) and the work just spent on it, added to the
-// work already recorded. A proven result is never replaced by numbers of
-// the same position (another solver of the table may have proven it
-// meanwhile).
-func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work uint64) {
-	t.storeZone(x, o, attX, phi, delta, move, work, 0, false)
-}
-
-// storeZone is store with the relevance zone (canonical frame) of a
-// position proven for the defender, if zoned. A zone already recorded for
-// the position is kept (either is sound).
-func (t *Table) storeZone(x, o uint64, attX bool, phi, delta uint32, move int, work uint64, zone uint64, zoned bool) {
+// work already recorded, and, if zoned, the relevance zone (canonical
+// frame) of a position proven for the defender. A proven result is never
+// replaced by numbers of the same position (another solver of the table
+// may have proven it meanwhile), and a zone already recorded for it is
+// kept (either is sound).
+func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work uint64, zone uint64, zoned bool) {
 	b := t.bucket(x, o, attX)
 	if t.locks != nil {
 		l := &t.locks[b&(proofLocks-1)]
@@ -463,13 +458,10 @@ func (s *Solver) GoalMove(p mnk.Position, xWins bool) int {
 // or -1: the winning move if p is won, a move that keeps the opponent from
 // winning if it is drawn.
 func (s *Solver) bestMove(p mnk.Position) int {
-	best, bs := s.g.CanonicalSym(p)
-	for _, attX := range [2]bool{p.XToMove(), !p.XToMove()} {
-		if phi, _, m, ok := s.tt.probe(best.X, best.O, attX); ok && m >= 0 && phi == 0 {
-			return int(s.g.UnmapCell(bs, m))
-		}
+	if m := s.GoalMove(p, p.XToMove()); m >= 0 {
+		return m
 	}
-	return -1
+	return s.GoalMove(p, !p.XToMove())
 }
 
 func (s *Solver) set(p mnk.Position) {
@@ -547,7 +539,9 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 	empty := g.Mask() &^ (me | them)
 	s.zone[s.ply], s.forced[s.ply] = fullZone, false
 	if empty == 0 {
-		s.zone[s.ply] = 0 // nothing left to place
+		if s.zones {
+			s.zone[s.ply] = 0 // nothing left to place
+		}
 		// A full board is a draw: the attacker has not won.
 		if attMover {
 			return lostPhi, lostDelta, 0
@@ -870,48 +864,36 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 	if s.abort {
 		return 1, 1
 	}
-	s.zone[s.ply] = fullZone
 	start := s.nodes
 	canon, sym := s.canonical()
 	phi, delta, n := s.evaluate(known)
 	if n == 0 {
-		if s.zones && s.zone[s.ply] != fullZone {
-			s.tt.storeZone(canon.X, canon.O, s.attX, phi, delta, -1, 1, s.toFrame(s.zone[s.ply], sym), true)
-		} else {
-			s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1)
-		}
+		// evaluate set the zone of a position it decided for the
+		// defender, fullZone otherwise (and always without zones).
+		z := s.zone[s.ply]
+		s.tt.store(canon.X, canon.O, s.attX, phi, delta, -1, 1, s.toFrame(z, sym), s.zones && z != fullZone)
 		return phi, delta
 	}
 	g, ply := s.g, s.ply
 	moves, cp, cd, seen := &s.moves[ply], &s.phi[ply], &s.delta[ply], &s.seen[ply]
 	xToMove := ply&1 == 0
 	attMover := s.attX == xToMove
-	if !s.zones {
-		for i := range n {
-			c := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
-			var p, d uint32
-			if p, d, _, seen[i] = s.tt.probe(c.X, c.O, s.attX); seen[i] {
-				cp[i], cd[i] = p, d
+	cz, pruned := &s.czone[ply], &s.pruned[ply]
+	for i := range n {
+		c, csym := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
+		var p, d uint32
+		var z uint64
+		var zoned bool
+		cz[i], pruned[i] = fullZone, false
+		if p, d, _, z, zoned, seen[i] = s.tt.probeZone(c.X, c.O, s.attX); seen[i] {
+			cp[i], cd[i] = p, d
+			if zoned && s.zones {
+				cz[i] = s.fromFrame(z, csym)
 			}
 		}
-	} else {
-		cz, pruned := &s.czone[ply], &s.pruned[ply]
-		for i := range n {
-			c, csym := g.ChildCanonicalSym(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
-			var p, d uint32
-			var z uint64
-			var zoned bool
-			cz[i], pruned[i] = fullZone, false
-			if p, d, _, z, zoned, seen[i] = s.tt.probeZone(c.X, c.O, s.attX); seen[i] {
-				cp[i], cd[i] = p, d
-				if zoned {
-					cz[i] = s.fromFrame(z, csym)
-				}
-			}
-		}
-		if attMover {
-			s.skipOutside(n)
-		}
+	}
+	if s.zones && attMover {
+		s.skipOutside(n)
 	}
 	best := 0
 	for {
@@ -970,16 +952,13 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 			}
 		}
 	}
-	move := int(g.MapCell(sym, int(moves[best])))
+	z := uint64(fullZone)
 	if s.zones && (attMover && delta == 0 || !attMover && phi == 0) {
-		z := s.nodeZone(n, attMover, best)
-		s.zone[ply] = z
-		if z != fullZone {
-			s.tt.storeZone(canon.X, canon.O, s.attX, phi, delta, move, s.nodes-start+1, s.toFrame(z, sym), true)
-			return phi, delta
-		}
+		z = s.nodeZone(n, attMover, best)
 	}
-	s.tt.store(canon.X, canon.O, s.attX, phi, delta, move, s.nodes-start+1)
+	s.zone[ply] = z
+	move := int(g.MapCell(sym, int(moves[best])))
+	s.tt.store(canon.X, canon.O, s.attX, phi, delta, move, s.nodes-start+1, s.toFrame(z, sym), z != fullZone)
 	return phi, delta
 }
 

@@ -122,24 +122,21 @@ func (s *Solver) hitZone(z uint64, need int) uint64 {
 
 // toFrame maps a zone by symmetry sym (canonical frame from the position's),
 // and fromFrame back; fullZone stays full.
-func (s *Solver) toFrame(z uint64, sym int) uint64 {
-	if z == fullZone || sym == 0 {
-		return z
-	}
-	var out uint64
-	for ; z != 0; z &= z - 1 {
-		out |= 1 << uint(s.g.MapCell(sym, bits.TrailingZeros64(z)))
-	}
-	return out
-}
+func (s *Solver) toFrame(z uint64, sym int) uint64   { return s.mapZone(z, sym, false) }
+func (s *Solver) fromFrame(z uint64, sym int) uint64 { return s.mapZone(z, sym, true) }
 
-func (s *Solver) fromFrame(z uint64, sym int) uint64 {
+func (s *Solver) mapZone(z uint64, sym int, back bool) uint64 {
 	if z == fullZone || sym == 0 {
 		return z
 	}
 	var out uint64
 	for ; z != 0; z &= z - 1 {
-		out |= 1 << uint(s.g.UnmapCell(sym, bits.TrailingZeros64(z)))
+		c := bits.TrailingZeros64(z)
+		if back {
+			out |= 1 << uint(s.g.UnmapCell(sym, c))
+		} else {
+			out |= 1 << uint(s.g.MapCell(sym, c))
+		}
 	}
 	return out
 }
