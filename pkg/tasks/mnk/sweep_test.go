@@ -39,7 +39,7 @@ var sweepKnown = map[string]string{
 func TestSweepKnownValues(t *testing.T) {
 	rep := runSweep(t, SweepParams{Boards: []string{"4x4", "3x4", "3x3"}, Ks: []int{4, 3}, NodeBudget: 1_000_000}, tasks.Summary{})
 	algs := DefaultSweepAlgorithms()
-	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones"}; !reflect.DeepEqual(algs, want) {
+	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones", "matching"}; !reflect.DeepEqual(algs, want) {
 		t.Fatalf("default rungs %v, want %v", algs, want)
 	}
 	var order []string
@@ -51,7 +51,7 @@ func TestSweepKnownValues(t *testing.T) {
 			t.Errorf("row %s %s: no such cell was asked for", cell, r.Algorithm)
 			continue
 		}
-		mustFinish := cell == "3x3 k3" || cell == "4x4 k4" && slices.Contains([]string{"tt", "symmetry", "solver", "pns", "zones"}, r.Algorithm) ||
+		mustFinish := cell == "3x3 k3" || cell == "4x4 k4" && slices.Contains([]string{"tt", "symmetry", "solver", "pns", "zones", "matching"}, r.Algorithm) ||
 			cell != "4x4 k4" && r.Algorithm != "minimax"
 		switch {
 		case r.Stopped && mustFinish:

@@ -28,6 +28,10 @@
 //     position) pairs it holds.
 //   - zones: pns with relevance zones (pns.Solver.SetZones): an attacker's
 //     move outside the zone of a refuted sibling needs no search.
+//   - matching: zones plus set matching (pns.Solver.SetMatching): where
+//     no pairing is found, disjoint blocks of cells whose small
+//     Maker-Breaker games the defender wins prove the attacker cannot
+//     complete a line.
 //
 // Node counts are deterministic: the same rung on the same board with the
 // same table size and budget counts the same nodes on every machine.
@@ -51,7 +55,7 @@ import (
 
 // Rungs lists the ladder's rungs in order: each adds one idea to the one
 // before.
-var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones"}
+var Rungs = []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones", "matching"}
 
 // ErrUnknownRung is the error of a rung not in Rungs.
 var ErrUnknownRung = errors.New("unknown rung")
@@ -95,9 +99,10 @@ func Run(ctx context.Context, g *mnk.Game, rung string, lim Limits) (Result, err
 	case "solver":
 		s := solve.New(g, ttBytes)
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
-	case "pns", "zones":
+	case "pns", "zones", "matching":
 		s := pns.New(g, ttBytes)
-		s.SetZones(rung == "zones")
+		s.SetZones(rung != "pns")
+		s.SetMatching(rung == "matching")
 		return runExactRung(ctx, s, lim.Nodes, s.Table().Entries)
 	}
 	r := &rungSearch{g: g, ctx: ctx, limit: lim.Nodes}

@@ -314,6 +314,14 @@ type Solver struct {
 	pairs     [32]uint64
 	pairLen   int
 	pairSteps int
+
+	// Set matching (matching.go): on or off; the blocks found (the
+	// matching is blocks[:blockLen]) and the steps taken.
+	matching   bool
+	blocks     [32]uint64
+	blockLen   int
+	matchSteps int
+	block      *blockGame
 }
 
 const (
@@ -625,15 +633,20 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 			}
 		}
 	}
-	if attMover && !seen && s.pairable(them, empty) {
-		if s.zones {
-			z := uint64(0)
-			for _, pr := range s.pairs[:s.pairLen] {
-				z |= pr
+	if attMover && !seen {
+		// The zone of a pairing or a matching is its cells.
+		if s.pairable(them, empty) {
+			if s.zones {
+				s.zone[s.ply] = union(s.pairs[:s.pairLen])
 			}
-			s.zone[s.ply] = z
+			return lostPhi, lostDelta, 0
 		}
-		return lostPhi, lostDelta, 0
+		if s.matching && s.matchable(them, empty) {
+			if s.zones {
+				s.zone[s.ply] = union(s.blocks[:s.blockLen])
+			}
+			return lostPhi, lostDelta, 0
+		}
 	}
 
 	ply := s.ply
@@ -722,26 +735,7 @@ func (s *Solver) pairable(def, empty uint64) bool {
 // and so save nodes and time (BenchmarkProof775).
 func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 	pt, ws := s.tt.pairs, s.g.Windows()
-	best, bestFree, bestD := -1, 65, 0
-	for wi := range pairWords {
-		for m := open[wi]; m != 0; m &= m - 1 {
-			i := wi<<6 | bits.TrailingZeros64(m)
-			f := bits.OnesCount64(ws[i] & s.pairEmpty &^ used)
-			if f > bestFree {
-				continue
-			}
-			d := 0 // the open windows through its free cells
-			for c := ws[i] & s.pairEmpty &^ used; c != 0; c &= c - 1 {
-				cw := &pt.cellWins[bits.TrailingZeros64(c)]
-				for wj := range pairWords {
-					d += bits.OnesCount64(open[wj] & cw[wj])
-				}
-			}
-			if f < bestFree || d > bestD {
-				best, bestFree, bestD = i, f, d
-			}
-		}
-	}
+	best, bestFree := s.pivot(&open, used)
 	if best < 0 {
 		s.pairLen = lv
 		return true

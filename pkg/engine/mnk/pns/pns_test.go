@@ -320,9 +320,16 @@ func benchProof(b *testing.B, m, n, k int, want mnk.Value, ttBytes int) {
 
 // benchProofZones is benchProof with relevance zones on or off.
 func benchProofZones(b *testing.B, m, n, k int, want mnk.Value, ttBytes int, zones bool) {
+	benchProofWith(b, m, n, k, want, ttBytes, zones, false)
+}
+
+// benchProofWith is benchProof with relevance zones and set matching on
+// or off.
+func benchProofWith(b *testing.B, m, n, k int, want mnk.Value, ttBytes int, zones, matching bool) {
 	g := mnk.MustNew(m, n, k)
 	s := New(g, ttBytes)
 	s.SetZones(zones)
+	s.SetMatching(matching)
 	b.ReportAllocs()
 	var nodes uint64
 	for b.Loop() {
@@ -358,18 +365,44 @@ func BenchmarkProof654Zones(b *testing.B) { benchProofZones(b, 6, 5, 4, mnk.Win,
 func BenchmarkProof775Zones(b *testing.B) { benchProofZones(b, 7, 7, 5, mnk.Drawn, 16<<20, true) }
 func BenchmarkProof785Zones(b *testing.B) { benchProofZones(b, 7, 8, 5, mnk.Drawn, 1<<30, true) }
 
+// The same proofs with relevance zones and set matching (matching.go).
+func BenchmarkProof454Matching(b *testing.B) {
+	benchProofWith(b, 4, 5, 4, mnk.Drawn, 64<<20, true, true)
+}
+func BenchmarkProof554Matching(b *testing.B) {
+	benchProofWith(b, 5, 5, 4, mnk.Drawn, 64<<20, true, true)
+}
+func BenchmarkProof654Matching(b *testing.B) { benchProofWith(b, 6, 5, 4, mnk.Win, 64<<20, true, true) }
+func BenchmarkProof775Matching(b *testing.B) {
+	benchProofWith(b, 7, 7, 5, mnk.Drawn, 16<<20, true, true)
+}
+func BenchmarkProof785Matching(b *testing.B) {
+	benchProofWith(b, 7, 8, 5, mnk.Drawn, 1<<30, true, true)
+}
+
 // BenchmarkProof885Budget asks "does X win 8,8,5?" with a budget of 24
 // million nodes (its time is in docs/benchmarks.md), and reports the proof and disproof numbers of the
 // root where the budget stops the search. The question is open at the
 // budget: the figures say how far the search got, the same on every
 // machine. Run it with -benchtime 1x.
-func BenchmarkProof885Budget(b *testing.B) {
+func BenchmarkProof885Budget(b *testing.B) { benchProof885(b, 24_000_000, false, false) }
+
+// BenchmarkProof885Zones and BenchmarkProof885Matching ask the same with
+// a budget of 2 million nodes, with relevance zones, then with set
+// matching too: whether they reach the top of the tree shows in the root's
+// numbers.
+func BenchmarkProof885Zones(b *testing.B)    { benchProof885(b, 2_000_000, true, false) }
+func BenchmarkProof885Matching(b *testing.B) { benchProof885(b, 2_000_000, true, true) }
+
+func benchProof885(b *testing.B, budget uint64, zones, matching bool) {
 	g := mnk.MustNew(8, 8, 5)
 	s := New(g, 1<<30)
+	s.SetZones(zones)
+	s.SetMatching(matching)
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Clear()
-		s.SetNodeLimit(s.Nodes() + 24_000_000)
+		s.SetNodeLimit(s.Nodes() + budget)
 		before := s.Nodes()
 		win, err := s.Prove(context.Background(), mnk.Position{}, true)
 		pn, dn := s.RootNumbers()

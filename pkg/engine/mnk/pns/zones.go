@@ -30,6 +30,8 @@ import "math/bits"
 // whatever the attacker has outside it (zoneFor in evaluate):
 //   - a pairing: its pairs (every window of the attacker still holds one
 //     whole, and the defender answers on it);
+//   - a matching (matching.go): its blocks' cells (every block's game
+//     is unchanged);
 //   - every window of the attacker needing more stones than it has moves
 //     left (or none): the empty cells of those windows (stones elsewhere do
 //     not fill them, and only take moves away);
