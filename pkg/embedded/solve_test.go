@@ -192,13 +192,13 @@ func TestSolveCertificateOutput(t *testing.T) {
 }
 
 // TestSolveCertificateInParts: on a cluster whose NATS server takes
-// messages of 32 KB, a certificate task's result, several times that,
+// messages of 16 KB, a certificate task's result, several times that,
 // reaches the coordinator in parts, and the certificate written to the
 // client's file (as analyze's is: the object store, which writes chunks
 // of 128 KB, would refuse it) is byte for byte what one extraction in this
 // process writes, and verifies.
 func TestSolveCertificateInParts(t *testing.T) {
-	const maxPayload = 32 << 10
+	const maxPayload = 16 << 10
 	c, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir(), Workers: 2, Queue: testQueue(), MaxPayload: maxPayload})
 	if err != nil {
 		t.Fatal(err)

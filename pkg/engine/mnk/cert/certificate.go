@@ -33,6 +33,11 @@ type Certificate struct {
 	Root       mnk.Position
 	Value      mnk.Value // of Root, for the side to move there
 	Strategies []*Strategy
+	// Zones says that a strategy that does not lose leaves out moves of
+	// the other side that Verify's zones answer (see Zones in zones.go,
+	// and Prune): a certificate of version 3, which builds that predate
+	// zones refuse rather than find incomplete.
+	Zones bool
 }
 
 // Strategy is one side's moves.
@@ -96,11 +101,13 @@ func (c *Certificate) Pairings() int {
 }
 
 // The first line of a certificate: version 1 holds moves only, version 2
-// pairings too. WriteTo writes version 1 when there is no pairing, so that
-// builds that know only version 1 read those.
+// pairings too, version 3 relies on zones (Certificate.Zones). WriteTo
+// writes the lowest version that holds the certificate, so that older
+// builds read what they can check.
 const (
 	certificateMagic  = "wopr mnk certificate 1"
 	certificateMagic2 = "wopr mnk certificate 2"
+	certificateMagic3 = "wopr mnk certificate 3"
 )
 
 // WriteTo writes the certificate as text: a header (the game, the root as
@@ -112,7 +119,10 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	cw := &countWriter{w: bw}
 	magic := certificateMagic
-	if c.Pairings() > 0 {
+	switch {
+	case c.Zones:
+		magic = certificateMagic3
+	case c.Pairings() > 0:
 		magic = certificateMagic2
 	}
 	fmt.Fprintf(cw, "%s\ngame %s\nroot %s\nvalue %s\n", magic, c.Game.Spec(), c.Game.String(c.Root), c.Value)
@@ -201,8 +211,8 @@ func Read(r io.Reader) (*Certificate, error) {
 		return v, nil
 	}
 	magic, _ := next()
-	if magic != certificateMagic && magic != certificateMagic2 {
-		return nil, bad("not a wopr mnk certificate (want the line %q or %q)", certificateMagic, certificateMagic2)
+	if magic != certificateMagic && magic != certificateMagic2 && magic != certificateMagic3 {
+		return nil, bad("not a wopr mnk certificate (want the line %q, %q or %q)", certificateMagic, certificateMagic2, certificateMagic3)
 	}
 	spec, err := header("game")
 	if err != nil {
@@ -216,7 +226,7 @@ func Read(r io.Reader) (*Certificate, error) {
 	if err != nil {
 		return nil, bad("game %q: %v", spec, err)
 	}
-	c := &Certificate{Game: g}
+	c := &Certificate{Game: g, Zones: magic == certificateMagic3}
 	board, err := header("root")
 	if err != nil {
 		return nil, err
@@ -324,14 +334,54 @@ var ErrInvalid = errors.New("the certificate does not prove its value")
 // because each window free of the side's stones lacks more stones of the
 // other than it has moves left, or a position where the certificate gives
 // a pairing of the side, which Verify checks to cover every window free of
-// the side's stones. It plays by rules of its own (see rules), not by the
-// engines' that found the strategies, which use package mnk's. It returns
-// the number of positions it visited.
+// the side's stones. A strategy that does not lose need not answer a move
+// of the other side outside the zone of one it answers (Zones, zones.go):
+// Verify computes the zones from the strategy, by its own rules. It plays
+// by rules of its own (see rules), not by the engines' that found the
+// strategies, which use package mnk's. It returns the number of positions
+// it visited.
 func (c *Certificate) Verify(ctx context.Context) (int, error) {
+	n, _, err := c.check(ctx)
+	return n, err
+}
+
+// Prune removes from the strategies the positions that Verify does not
+// reach, those below the moves it need not follow because of the zones,
+// and returns how many it removed; Zones then says whether the
+// certificate relies on them. A certificate that does not verify is left
+// as it was, with Verify's error.
+func (c *Certificate) Prune(ctx context.Context) (int, error) {
+	_, checked, err := c.check(ctx)
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	c.Zones = false
+	for _, v := range checked {
+		for k := range v.st.Moves {
+			if _, ok := v.zones[k]; !ok {
+				delete(v.st.Moves, k)
+				removed++
+			}
+		}
+		for k := range v.st.Pairings {
+			if _, ok := v.zones[k]; !ok {
+				delete(v.st.Pairings, k)
+				removed++
+			}
+		}
+		c.Zones = c.Zones || v.skipped > 0
+	}
+	return removed, nil
+}
+
+// check is Verify, which also returns the verifier of each strategy it
+// checked.
+func (c *Certificate) check(ctx context.Context) (int, []*verifier, error) {
 	g := c.Game
 	r := newRules(g.Rows, g.Cols, g.K)
 	if err := r.root(c.Root); err != nil {
-		return 0, fmt.Errorf("root %s: %v: %w", g.String(c.Root), err, ErrInvalid)
+		return 0, nil, fmt.Errorf("root %s: %v: %w", g.String(c.Root), err, ErrInvalid)
 	}
 	xToMove := c.Root.XToMove()
 	var need []Strategy
@@ -344,6 +394,7 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 		need = []Strategy{{X: true}, {X: false}}
 	}
 	visited := 0
+	var checked []*verifier
 	for _, want := range need {
 		var st *Strategy
 		for _, s := range c.Strategies {
@@ -352,19 +403,20 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 			}
 		}
 		if st == nil {
-			return visited, fmt.Errorf("a value %s needs a strategy of %s to %s, which it lacks: %w", c.Value, want.Side(), want.Goal(), ErrInvalid)
+			return visited, nil, fmt.Errorf("a value %s needs a strategy of %s to %s, which it lacks: %w", c.Value, want.Side(), want.Goal(), ErrInvalid)
 		}
 		if st.Win && len(st.Pairings) > 0 {
-			return visited, fmt.Errorf("the strategy of %s to win holds pairings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+			return visited, nil, fmt.Errorf("the strategy of %s to win holds pairings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
 		}
-		v := verifier{g: g, r: r, st: st, ok: map[mnk.Position]bool{}}
-		err := v.walk(ctx, c.Root, mnk.Ongoing)
+		v := &verifier{g: g, r: r, st: st, zones: map[mnk.Position]uint64{}}
+		_, err := v.walk(ctx, c.Root, mnk.Ongoing)
 		visited += v.visited
 		if err != nil {
-			return visited, err
+			return visited, nil, err
 		}
+		checked = append(checked, v)
 	}
-	return visited, nil
+	return visited, checked, nil
 }
 
 // Lines returns every line of k cells of the rows x cols board, in the
@@ -416,8 +468,9 @@ type verifier struct {
 	g       *mnk.Game // for the text of boards in messages
 	r       *rules
 	st      *Strategy
-	ok      map[mnk.Position]bool // canonical positions already checked
+	zones   map[mnk.Position]uint64 // canonical positions already checked: their zones, in their frame
 	visited int
+	skipped int // moves not followed, outside a zone
 }
 
 // cellName is a cell as "row,col".
@@ -481,69 +534,115 @@ func (v *verifier) checkPairing(p mnk.Position, pairs []Pair) error {
 	return nil
 }
 
-func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) error {
+// walk checks the strategy from p, reached with result r, and returns a
+// zone of p (in p's frame) for a strategy that does not lose: a set of
+// p's empty cells such that the strategy still keeps the other side from
+// completing a line from p with any extra stones of the other side on
+// empty cells outside it (see Zones). Each position is checked once, up to
+// symmetry, and in its canonical frame.
+func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) (uint64, error) {
 	g, st := v.g, v.st
 	switch r {
 	case mnk.XWin, mnk.OWin:
 		if (r == mnk.XWin) == st.X {
-			return nil
+			if st.Win {
+				return 0, nil
+			}
+			return WonZone(v.r.lines, v.def(p), v.r.mask&^(p.X|p.O)), nil
 		}
-		return fmt.Errorf("the strategy of %s to %s loses at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+		return 0, fmt.Errorf("the strategy of %s to %s loses at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
 	case mnk.Draw:
 		if !st.Win {
-			return nil
+			return 0, nil // no empty cell
 		}
-		return fmt.Errorf("the strategy of %s to win draws at %s: %w", st.Side(), g.String(p), ErrInvalid)
+		return 0, fmt.Errorf("the strategy of %s to win draws at %s: %w", st.Side(), g.String(p), ErrInvalid)
 	}
 	key, sym := v.r.canonical(p)
-	if v.ok[key] {
-		return nil
+	if z, ok := v.zones[key]; ok {
+		return v.r.unmap(sym, z), nil
 	}
 	if v.visited++; v.visited&0xffff == 0 {
 		if err := ctx.Err(); err != nil {
-			return err
+			return 0, err
 		}
 	}
+	z, err := v.node(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	v.zones[key] = z
+	return v.r.unmap(sym, z), nil
+}
+
+// def returns the stones of the strategy's side.
+func (v *verifier) def(p mnk.Position) uint64 {
+	if v.st.X {
+		return p.X
+	}
+	return p.O
+}
+
+// node checks the strategy from p, a canonical position of a game not
+// over, and returns p's zone (walk).
+func (v *verifier) node(ctx context.Context, p mnk.Position) (uint64, error) {
+	g, st := v.g, v.st
+	empty := v.r.mask &^ (p.X | p.O)
 	if !st.Win {
 		me, them := p.X, p.O
 		if !st.X {
 			me, them = them, me
 		}
-		if Hopeless(v.r.lines, v.r.k, them, me, v.r.mask&^(p.X|p.O), p.XToMove() != st.X) {
-			v.ok[key] = true
-			return nil
+		if Hopeless(v.r.lines, v.r.k, them, me, empty, p.XToMove() != st.X) {
+			return HopelessZone(v.r.lines, me, empty), nil
 		}
-		if pairs, found := st.Pairings[key]; found {
-			if err := v.checkPairing(key, pairs); err != nil {
-				return err
+		if pairs, found := st.Pairings[p]; found {
+			if err := v.checkPairing(p, pairs); err != nil {
+				return 0, err
 			}
-			v.ok[key] = true
-			return nil
+			var z uint64
+			for _, pr := range pairs {
+				z |= 1<<uint(pr[0]) | 1<<uint(pr[1])
+			}
+			return z, nil
 		}
 	}
 	if p.XToMove() == st.X {
-		m, found := st.Moves[key]
+		m, found := st.Moves[p]
 		if !found {
-			return fmt.Errorf("the strategy of %s to %s has no move at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+			return 0, fmt.Errorf("the strategy of %s to %s has no move at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
 		}
-		cell := v.r.preimage(sym, int(m))
-		if cell < 0 || (p.X|p.O)>>uint(cell)&1 != 0 {
-			return fmt.Errorf("the strategy of %s to %s plays on a taken or missing cell at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
+		cell := int(m)
+		if cell < 0 || cell > 63 || empty>>uint(cell)&1 == 0 {
+			return 0, fmt.Errorf("the strategy of %s to %s plays on a taken or missing cell at %s: %w", st.Side(), st.Goal(), g.String(p), ErrInvalid)
 		}
 		q, res := v.r.play(p, cell)
-		if err := v.walk(ctx, q, res); err != nil {
-			return err
-		}
-	} else {
-		for e := v.r.mask &^ (p.X | p.O); e != 0; e &= e - 1 {
-			q, res := v.r.play(p, bits.TrailingZeros64(e))
-			if err := v.walk(ctx, q, res); err != nil {
-				return err
-			}
-		}
+		z, err := v.walk(ctx, q, res)
+		return z | 1<<uint(cell), err
 	}
-	v.ok[key] = true
-	return nil
+	// Every move of the other side, in the order of the cells: a move
+	// outside the zone of one already followed needs no play of its own
+	// (Zones); the others are followed. A winning strategy follows them
+	// all.
+	var zone uint64
+	keep := ^uint64(0) // the cells in the zone of every move followed
+	for e := empty; e != 0; e &= e - 1 {
+		c := bits.TrailingZeros64(e)
+		if !st.Win && keep>>uint(c)&1 == 0 {
+			v.skipped++
+			if onSkip != nil {
+				onSkip(p, c, st.X)
+			}
+			continue
+		}
+		q, res := v.r.play(p, c)
+		z, err := v.walk(ctx, q, res)
+		if err != nil {
+			return 0, err
+		}
+		keep &= z
+		zone |= z | 1<<uint(c)
+	}
+	return zone, nil
 }
 
 // New returns the certificate of root's value v with the

@@ -305,3 +305,120 @@ func TestCertificateVersions(t *testing.T) {
 		t.Errorf("pairings under a version 1 header: %v, want an error", err)
 	}
 }
+
+// skips verifies c, and returns the moves of the other side that Verify
+// did not follow because of the zones: the position (canonical), the cell
+// and whether the strategy was X's.
+func skips(t *testing.T, c *cert.Certificate) []skip {
+	t.Helper()
+	var out []skip
+	seen := map[skip]bool{}
+	cert.SetOnSkip(func(p mnk.Position, cell int, x bool) {
+		if s := (skip{p, cell, x}); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	})
+	defer cert.SetOnSkip(nil)
+	if _, err := c.Verify(context.Background()); err != nil {
+		t.Fatalf("%s: %v", c.Game.Spec(), err)
+	}
+	return out
+}
+
+type skip struct {
+	p    mnk.Position
+	cell int
+	x    bool
+}
+
+// unsoundSkips returns how many of the skipped moves (up to most of them,
+// spread over the list) the plain proof-number solver, without zones,
+// finds to win for the side that played them: each is a move that the
+// strategy was not shown to answer.
+func unsoundSkips(t *testing.T, g *mnk.Game, sk []skip, most int) (checked, unsound int) {
+	t.Helper()
+	s := pns.New(g, 16<<20)
+	step := max(1, len(sk)/most)
+	for i := 0; i < len(sk); i += step {
+		q, r := g.Play(sk[i].p, sk[i].cell)
+		checked++
+		if r != mnk.Ongoing {
+			if (r == mnk.XWin) != sk[i].x && r != mnk.Draw {
+				unsound++
+			}
+			continue
+		}
+		// The other side of the strategy played; does it win from here?
+		win, err := s.Prove(context.Background(), q, !sk[i].x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if win {
+			unsound++
+		}
+	}
+	return checked, unsound
+}
+
+// TestZoneCertificates: the proof-number solver's certificates rely on
+// zones (version 3: moves of the other side left out where a zone answers
+// them), are smaller than the same without (which verify too), and every
+// move that Verify leaves out, checked by the plain solver, is one the
+// side that plays it does not win after: the zones are sound where they
+// are used.
+func TestZoneCertificates(t *testing.T) {
+	for _, b := range [][3]int{{4, 5, 4}, {5, 5, 4}, {7, 7, 5}} {
+		g := mnk.MustNew(b[0], b[1], b[2])
+		c := proofCertify(t, g, 16<<20)
+		back, data := text(t, c)
+		if !c.Zones || !back.Zones || !bytes.HasPrefix(data, []byte("wopr mnk certificate 3\n")) {
+			t.Errorf("%s: Zones %v, read back %v, first line %q; want a certificate of version 3", g.Spec(), c.Zones, back.Zones, bytes.SplitN(data, []byte("\n"), 2)[0])
+		}
+		sk := skips(t, back)
+		checked, unsound := unsoundSkips(t, g, sk, 400)
+		if unsound > 0 || checked == 0 {
+			t.Errorf("%s: %d of %d moves left out win for the side that plays them (want none of some)", g.Spec(), unsound, checked)
+		}
+		t.Logf("%s: %d moves, %d pairings, %d bytes; %d moves left out, %d of them checked", g.Spec(), c.Size(), c.Pairings(), len(data), len(sk), checked)
+	}
+
+}
+
+// TestZoneNearMiss: the zone of a position where the strategy's side has
+// completed a line must hold an empty cell of each line free of its
+// stones (WonZone), since the other side's moves left out because of it
+// must not complete one. On 1x8, k = 3, X to move at . . X X O O . .
+// (cells 2, 3 X, 4, 5 O), X wins at once on 1, so "a draw" is false. O's
+// strategy answers X on 0 with 6 (O's line), and X on 6 with 1. Verify
+// refuses it: X's move on 1 is inside the zone of X's move on 0, and is
+// followed. With WonZone empty the zone of X's move on 0 is only 6, X's
+// winning move is left out, and the false certificate verifies.
+func TestZoneNearMiss(t *testing.T) {
+	g := mnk.MustNew(1, 8, 3)
+	root := mnk.Position{X: 1<<2 | 1<<3, O: 1<<4 | 1<<5}
+	c := cert.New(g, root, mnk.Drawn)
+	move := func(st *cert.Strategy, p mnk.Position, cell int) {
+		key, sym := g.CanonicalSym(p)
+		st.Moves[key] = g.MapCell(sym, cell)
+	}
+	for _, st := range c.Strategies {
+		st.Moves = map[mnk.Position]int8{}
+		if st.X {
+			move(st, root, 1)
+			continue
+		}
+		after0, _ := g.Play(root, 0)
+		move(st, after0, 6)
+		after6, _ := g.Play(root, 6)
+		move(st, after6, 1)
+	}
+	if _, err := c.Verify(context.Background()); !errors.Is(err, cert.ErrInvalid) {
+		t.Errorf("a false draw of 1,8,3: %v, want cert.ErrInvalid", err)
+	}
+	cert.SetWonZoneEmpty(true)
+	defer cert.SetWonZoneEmpty(false)
+	if _, err := c.Verify(context.Background()); err != nil {
+		t.Errorf("with WonZone empty: %v; want the false draw to verify (the position would not test the rule)", err)
+	}
+}

@@ -45,6 +45,20 @@ func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositi
 			return nil, err
 		}
 	}
+	return prune(ctx, c)
+}
+
+// prune drops from c the positions below the moves that the verifier's
+// zones answer (cert.Certificate.Prune): a certificate that relies on
+// zones is smaller and quicker to verify. An error is a bug: the
+// extraction wrote a certificate that does not verify.
+func prune(ctx context.Context, c *cert.Certificate) (*cert.Certificate, error) {
+	if _, err := c.Prune(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the certificate written does not verify: %w", err)
+	}
 	return c, nil
 }
 

@@ -73,6 +73,14 @@ func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositi
 			return nil, err
 		}
 	}
+	// The positions below the moves that the verifier's zones answer go
+	// (cert.Certificate.Prune).
+	if _, err := c.Prune(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("the certificate written does not verify: %w", err)
+	}
 	return c, nil
 }
 
