@@ -821,13 +821,22 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	return tasks.Output{Data: data, CacheHits: int64(res.CacheHits)}, nil
 }
 
+// newProofSolver returns a pns.Solver on table with relevance zones on:
+// the same answers (pns.TestZonesAgree), fewer nodes where the proofs are
+// local (7,8,5 from the root: 1,061,506 nodes without, 883,688 with).
+func newProofSolver(table *pns.Table) *pns.Solver {
+	s := table.NewSolver()
+	s.SetZones(true)
+	return s
+}
+
 // runProof solves pos with a pns.Solver on the shared table. The
 // proof-number solver keeps no values in the worker's store of proven
 // positions: it proves one question at a time, and most positions below a
 // task's root get only one answered, a bound rather than a value.
 func (r *solveRunner) runProof(ctx context.Context, table *pns.Table, pos mnk.Position) (tasks.Output, error) {
 	if r.proof == nil || r.proof.Table() != table {
-		r.proof = table.NewSolver()
+		r.proof = newProofSolver(table)
 	}
 	s := r.proof
 	start := time.Now()

@@ -37,7 +37,7 @@ const rootQuestion = "o"
 // about wins.
 func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk.Position, xWins bool) (tasks.Output, error) {
 	if r.proof == nil || r.proof.Table() != table {
-		r.proof = table.NewSolver()
+		r.proof = newProofSolver(table)
 	}
 	s := r.proof
 	start := time.Now()
