@@ -49,12 +49,16 @@ func mnkVerifyCommand() *cli.Command {
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, map[string]any{
 					"file": path, "game": cert.Game.Spec(), "root": cert.Game.String(cert.Root), "value": cert.Value.String(),
-					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "positions": positions,
+					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "matchings": cert.Matchings(), "positions": positions,
 					"seconds": time.Since(start).Seconds(),
 				})
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies, %d moves, %d pairings; %d positions checked in %.2f s)\n",
-				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), cert.Size(), cert.Pairings(), positions, time.Since(start).Seconds())
+			matchings := ""
+			if n := cert.Matchings(); n > 0 {
+				matchings = fmt.Sprintf(", %d matchings", n)
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies, %d moves, %d pairings%s; %d positions checked in %.2f s)\n",
+				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), cert.Size(), cert.Pairings(), matchings, positions, time.Since(start).Seconds())
 			return err
 		},
 	}

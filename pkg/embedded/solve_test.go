@@ -138,7 +138,7 @@ func extractCertificate(t *testing.T, p mnktasks.SolveParams) *bytes.Buffer {
 	var cert *mnkcert.Certificate
 	var err error
 	if p.Method == mnktasks.MethodPNS {
-		cert, err = pns.NewCertificate(context.Background(), pns.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+		cert, err = pns.NewCertificate(context.Background(), mnktasks.CertificateSolver(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 	} else {
 		cert, err = solve.NewCertificate(context.Background(), solve.New(game, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 	}

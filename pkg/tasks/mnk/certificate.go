@@ -75,11 +75,23 @@ type SolveCertificate struct {
 	Strategies int `json:"strategies"`
 	Moves      int `json:"moves"`
 	Pairings   int `json:"pairings"`
+	Matchings  int `json:"matchings"`
 	Bytes      int `json:"bytes"`
 	// Positions is how many positions the report's check (Verify) played.
 	Positions int `json:"positions"`
 	// Seconds is the time the task took to build it.
 	Seconds float64 `json:"seconds"`
+}
+
+// CertificateSolver returns the proof-number solver with which a
+// certificate task of method pns builds its certificate: on a table of
+// ttBytes of its own, with set matching, so that lines end at matchings
+// too where no pairing is found (the k = 4 draws' certificates are a fifth
+// smaller; the k = 5 ones the same).
+func CertificateSolver(g *mnk.Game, ttBytes int) *pns.Solver {
+	s := pns.New(g, ttBytes)
+	s.SetMatching(true)
+	return s
 }
 
 // runCertificate builds the certificate of pos with a solver of t's
@@ -90,8 +102,8 @@ func runCertificate(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveT
 	var err error
 	hint := "a strategy must answer every reply of the other side, and alpha-beta certificates grow fast past 4x5; --method pns gives smaller ones (docs/games.md)"
 	if t.Method == MethodPNS {
-		cert, err = pns.NewCertificate(ctx, pns.New(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
-		hint = "a strategy must answer every reply of the other side until a pairing or the end of the game (docs/games.md)"
+		cert, err = pns.NewCertificate(ctx, CertificateSolver(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
+		hint = "a strategy must answer every reply of the other side until a pairing, a matching or the end of the game (docs/games.md)"
 	} else {
 		cert, err = solve.NewCertificate(ctx, solve.New(g, t.TTMB<<20), pos, t.CertificatePositions, nil)
 	}
@@ -216,7 +228,7 @@ func (sp *solvePlan) certificate(ctx context.Context, sum tasks.Summary, rep *So
 		return err
 	}
 	rep.addTaskTime(sum, certificateTask, r.Seconds)
-	rep.Certificate = &SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(),
+	rep.Certificate = &SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(), Matchings: cert.Matchings(),
 		Bytes: len(text), Positions: positions, Seconds: r.Seconds}
 	return nil
 }

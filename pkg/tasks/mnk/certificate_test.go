@@ -55,7 +55,7 @@ func TestSolveCertificate(t *testing.T) {
 		var cert *mnkcert.Certificate
 		var err error
 		if p.Resolve() == MethodPNS {
-			cert, err = pns.NewCertificate(context.Background(), pns.New(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
+			cert, err = pns.NewCertificate(context.Background(), CertificateSolver(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		} else {
 			cert, err = solve.NewCertificate(context.Background(), solve.New(g, p.TTMB<<20), mnk.Position{}, p.CertificatePositions, nil)
 		}
@@ -75,7 +75,7 @@ func TestSolveCertificate(t *testing.T) {
 		if err != nil || read.Value.String() != c.value || rep.Value != c.value {
 			t.Errorf("%s: verify: %s, %v; report %s; want %s, proven", name, read.Value, err, rep.Value, c.value)
 		}
-		wantDesc := SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(), Bytes: want.Len(), Positions: positions}
+		wantDesc := SolveCertificate{Strategies: len(cert.Strategies), Moves: cert.Size(), Pairings: cert.Pairings(), Matchings: cert.Matchings(), Bytes: want.Len(), Positions: positions}
 		if d := rep.Certificate; d == nil || d.Seconds <= 0 {
 			t.Errorf("%s: report's certificate %+v, want one that took some time", name, d)
 		} else if wantDesc.Seconds = d.Seconds; *d != wantDesc {
@@ -144,7 +144,7 @@ func TestSolveCertificateRefused(t *testing.T) {
 
 	// 4,4,4 is a draw; the certificate task's result is replaced.
 	text := func(rows, cols, k int) string {
-		cert, err := pns.NewCertificate(ctx, pns.New(mnk.MustNew(rows, cols, k), 16<<20), mnk.Position{}, 0, nil)
+		cert, err := pns.NewCertificate(ctx, CertificateSolver(mnk.MustNew(rows, cols, k), 16<<20), mnk.Position{}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -674,8 +674,12 @@ func (r *SolveReport) Text() string {
 	}
 	row("split depth", "%d", r.SplitDepth)
 	if c := r.Certificate; c != nil {
-		row("certificate", "%d strategies, %s moves, %s pairings, %s bytes, in %.1f s; verified (%s positions)",
-			c.Strategies, tasks.Thousands(uint64(c.Moves)), tasks.Thousands(uint64(c.Pairings)), tasks.Thousands(uint64(c.Bytes)),
+		matchings := ""
+		if c.Matchings > 0 {
+			matchings = ", " + tasks.Thousands(uint64(c.Matchings)) + " matchings"
+		}
+		row("certificate", "%d strategies, %s moves, %s pairings%s, %s bytes, in %.1f s; verified (%s positions)",
+			c.Strategies, tasks.Thousands(uint64(c.Moves)), tasks.Thousands(uint64(c.Pairings)), matchings, tasks.Thousands(uint64(c.Bytes)),
 			c.Seconds, tasks.Thousands(uint64(c.Positions)))
 	}
 	var most SolveTaskDetail

@@ -61,6 +61,17 @@ type Strategy struct {
 	// never completes a line. A position with a pairing needs no moves
 	// below it. Nil in a certificate without pairings.
 	Pairings map[mnk.Position][]Pair
+	// Matchings maps canonical positions, with either side to move, to a
+	// set matching of the side (only in a strategy that does not lose):
+	// disjoint blocks of two to eight empty cells, in the canonical
+	// position's frame, such that every window of k cells free of the
+	// side's stones can be given to a block holding two of its empty
+	// cells or more, and in each block the side, answering every move of
+	// the other there with one of its own there, takes a cell of each
+	// window given to it (Verify checks this by playing each block's game
+	// out; see checkMatching). A pairing is a matching of pairs. Nil in a
+	// certificate without matchings.
+	Matchings map[mnk.Position][][]int8
 }
 
 // A Pair is two cells of a pairing strategy.
@@ -91,6 +102,15 @@ func (c *Certificate) Size() int {
 	return n
 }
 
+// Matchings returns the number of matchings the certificate holds.
+func (c *Certificate) Matchings() int {
+	n := 0
+	for _, st := range c.Strategies {
+		n += len(st.Matchings)
+	}
+	return n
+}
+
 // Pairings returns the number of pairings the certificate holds.
 func (c *Certificate) Pairings() int {
 	n := 0
@@ -101,7 +121,8 @@ func (c *Certificate) Pairings() int {
 }
 
 // The first line of a certificate: version 1 holds moves only, version 2
-// pairings too, version 3 relies on zones (Certificate.Zones). WriteTo
+// pairings too, version 3 relies on zones (Certificate.Zones) or holds
+// matchings. WriteTo
 // writes the lowest version that holds the certificate, so that older
 // builds read what they can check.
 const (
@@ -120,7 +141,7 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: bw}
 	magic := certificateMagic
 	switch {
-	case c.Zones:
+	case c.Zones || c.Matchings() > 0:
 		magic = certificateMagic3
 	case c.Pairings() > 0:
 		magic = certificateMagic2
@@ -128,12 +149,15 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(cw, "%s\ngame %s\nroot %s\nvalue %s\n", magic, c.Game.Spec(), c.Game.String(c.Root), c.Value)
 	var line []byte
 	for _, st := range c.Strategies {
-		fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), len(st.Moves)+len(st.Pairings))
-		keys := make([]mnk.Position, 0, len(st.Moves)+len(st.Pairings))
+		fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), len(st.Moves)+len(st.Pairings)+len(st.Matchings))
+		keys := make([]mnk.Position, 0, len(st.Moves)+len(st.Pairings)+len(st.Matchings))
 		for k := range st.Moves {
 			keys = append(keys, k)
 		}
 		for k := range st.Pairings {
+			keys = append(keys, k)
+		}
+		for k := range st.Matchings {
 			keys = append(keys, k)
 		}
 		slices.SortFunc(keys, func(a, b mnk.Position) int {
@@ -149,6 +173,18 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 			if m, ok := st.Moves[k]; ok {
 				line = append(line, ' ')
 				line = strconv.AppendInt(line, int64(m), 10)
+			} else if blocks, ok := st.Matchings[k]; ok {
+				line = append(line, " blocks"...)
+				for _, b := range blocks {
+					for i, c := range b {
+						if i == 0 {
+							line = append(line, ' ')
+						} else {
+							line = append(line, '-')
+						}
+						line = strconv.AppendInt(line, int64(c), 10)
+					}
+				}
 			} else {
 				line = append(line, " pairs"...)
 				for _, pr := range st.Pairings[k] {
@@ -277,11 +313,32 @@ func Read(r io.Reader) (*Certificate, error) {
 				}
 			}
 			if len(f) < 3 || err != nil {
-				return nil, bad("want \"X O cell\" or \"X O pairs a-b ...\" (hexadecimal bitboards, cells), found %q", s)
+				return nil, bad("want \"X O cell\", \"X O pairs a-b ...\" or \"X O blocks a-b-c ...\" (hexadecimal bitboards, cells), found %q", s)
 			}
 			_, dup := st.Moves[p]
-			if _, dupPairs := st.Pairings[p]; dup || dupPairs {
+			_, dupPairs := st.Pairings[p]
+			if _, dupBlocks := st.Matchings[p]; dup || dupPairs || dupBlocks {
 				return nil, bad("a second line for the position %s %s", f[0], f[1])
+			}
+			if f[2] == "blocks" {
+				if magic != certificateMagic3 {
+					return nil, bad("a matching in a certificate of version 1 or 2 (its first line says %q)", magic)
+				}
+				blocks := make([][]int8, len(f)-3)
+				for i, t := range f[3:] {
+					for _, cs := range strings.Split(t, "-") {
+						c, err := strconv.Atoi(cs)
+						if err != nil || c < 0 || c > 63 {
+							return nil, bad("block %q: want cells a-b-c..., each row*8+col", t)
+						}
+						blocks[i] = append(blocks[i], int8(c))
+					}
+				}
+				if st.Matchings == nil {
+					st.Matchings = map[mnk.Position][][]int8{}
+				}
+				st.Matchings[p] = blocks
+				continue
 			}
 			if f[2] != "pairs" {
 				cell, err := strconv.Atoi(f[2])
@@ -370,6 +427,12 @@ func (c *Certificate) Prune(ctx context.Context) (int, error) {
 				removed++
 			}
 		}
+		for k := range v.st.Matchings {
+			if _, ok := v.zones[k]; !ok {
+				delete(v.st.Matchings, k)
+				removed++
+			}
+		}
 		c.Zones = c.Zones || v.skipped > 0
 	}
 	return removed, nil
@@ -405,8 +468,8 @@ func (c *Certificate) check(ctx context.Context) (int, []*verifier, error) {
 		if st == nil {
 			return visited, nil, fmt.Errorf("a value %s needs a strategy of %s to %s, which it lacks: %w", c.Value, want.Side(), want.Goal(), ErrInvalid)
 		}
-		if st.Win && len(st.Pairings) > 0 {
-			return visited, nil, fmt.Errorf("the strategy of %s to win holds pairings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+		if st.Win && len(st.Pairings)+len(st.Matchings) > 0 {
+			return visited, nil, fmt.Errorf("the strategy of %s to win holds pairings or matchings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
 		}
 		v := &verifier{g: g, r: r, st: st, zones: map[mnk.Position]uint64{}}
 		_, err := v.walk(ctx, c.Root, mnk.Ongoing)
@@ -604,6 +667,9 @@ func (v *verifier) node(ctx context.Context, p mnk.Position) (uint64, error) {
 				z |= 1<<uint(pr[0]) | 1<<uint(pr[1])
 			}
 			return z, nil
+		}
+		if blocks, found := st.Matchings[p]; found {
+			return v.checkMatching(p, blocks)
 		}
 	}
 	if p.XToMove() == st.X {

@@ -136,3 +136,28 @@ func TestRules(t *testing.T) {
 		}
 	}
 }
+
+// The verifier's block game: the five cells a to e with edges {a,b},
+// {a,c,d}, {b,c,e} are a win for Breaker (the smallest matching that no
+// pairing gives); a path {a,b}, {b,c} and an edge of one cell are Maker's;
+// disjoint pairs are Breaker's; taking a cell out of the five-cell block's
+// edge {a,c,d} gives Maker the game.
+func TestBlockGame(t *testing.T) {
+	const a, b, c, d, e = 1, 2, 4, 8, 16
+	for _, tc := range []struct {
+		edges []uint64
+		free  uint64
+		want  bool
+	}{
+		{[]uint64{a | b, a | c | d, b | c | e}, 31, true},
+		{[]uint64{a | b, a | c, b | c | e}, 31, false},
+		{[]uint64{a | b, b | c}, 7, false},
+		{[]uint64{a}, 3, false},
+		{[]uint64{a | b, c | d}, 15, true},
+		{nil, 3, true},
+	} {
+		if got := breakerWins(tc.edges, tc.free); got != tc.want {
+			t.Errorf("edges %b on %b: Breaker wins %v, want %v", tc.edges, tc.free, got, tc.want)
+		}
+	}
+}

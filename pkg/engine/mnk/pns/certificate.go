@@ -36,6 +36,7 @@ func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositi
 		st.Moves = map[mnk.Position]int8{}
 		if !st.Win {
 			st.Pairings = map[mnk.Position][]cert.Pair{}
+			st.Matchings = map[mnk.Position][][]int8{}
 		}
 		// The question the solver answers for this strategy: does the
 		// winner win, or does the other side of a strategy that does not
@@ -124,6 +125,16 @@ func (x *proofExtractor) walk(p mnk.Position, r mnk.Result) error {
 				out[i] = cert.Pair{g.MapCell(sym, a), g.MapCell(sym, b)}
 			}
 			st.Pairings[key] = out
+			return nil
+		}
+		if blocks, ok := x.s.matchingOf(p, st.X); ok {
+			out := make([][]int8, len(blocks))
+			for i, b := range blocks {
+				for c := b; c != 0; c &= c - 1 {
+					out[i] = append(out[i], g.MapCell(sym, bits.TrailingZeros64(c)))
+				}
+			}
+			st.Matchings[key] = out
 			return nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/bits"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +141,56 @@ func BenchmarkProofCertificate775(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes")
 	b.ReportMetric(write.Seconds()/float64(b.N), "write-s/op")
 	b.ReportMetric(verify.Seconds()/float64(b.N), "verify-s/op")
+}
+
+// Certificates of a solver with set matching end lines at matchings where
+// no pairing is found; they verify after a round trip through text (a
+// certificate of version 3), and are smaller than without; a matching
+// with a cell taken out of a block is refused, naming the position.
+func TestProofCertificateMatchings(t *testing.T) {
+	for _, b := range [][3]int{{4, 5, 4}, {5, 5, 4}} {
+		g := mnk.MustNew(b[0], b[1], b[2])
+		s := New(g, 16<<20)
+		s.SetMatching(true)
+		c, err := NewCertificate(context.Background(), s, mnk.Position{}, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := proofCertify(t, g, 16<<20)
+		back, data := text(t, c)
+		n, err := back.Verify(context.Background())
+		if err != nil || c.Matchings() == 0 || !bytes.HasPrefix(data, []byte("wopr mnk certificate 3\n")) {
+			t.Fatalf("%s: %d matchings, %v; want some, a certificate of version 3 that verifies", g.Spec(), c.Matchings(), err)
+		}
+		t.Logf("%s: %d moves, %d pairings, %d matchings, %d bytes, %d positions verified; without matchings %d moves, %d pairings",
+			g.Spec(), c.Size(), c.Pairings(), c.Matchings(), len(data), n, plain.Size(), plain.Pairings())
+		// A block with a taken cell, and a matching without blocks, are
+		// refused, naming the position.
+		for _, corrupt := range []func(p mnk.Position, blocks [][]int8) [][]int8{
+			func(p mnk.Position, blocks [][]int8) [][]int8 {
+				taken := int8(bitIndex(p.X | p.O))
+				return append([][]int8{append([]int8{taken}, blocks[0]...)}, blocks[1:]...)
+			},
+			func(mnk.Position, [][]int8) [][]int8 { return nil },
+		} {
+			back, _ := text(t, c)
+			var at mnk.Position
+			for _, st := range back.Strategies {
+				for k := range st.Matchings {
+					if k.X|k.O != 0 && (at == mnk.Position{} || k.X < at.X || k.X == at.X && k.O < at.O) {
+						at = k
+					}
+				}
+			}
+			for _, st := range back.Strategies {
+				if blocks, ok := st.Matchings[at]; ok {
+					st.Matchings[at] = corrupt(at, blocks)
+				}
+			}
+			_, err := back.Verify(context.Background())
+			if !errors.Is(err, cert.ErrInvalid) || !strings.Contains(err.Error(), "the matching of") || !strings.Contains(err.Error(), g.String(at)) {
+				t.Errorf("%s: the matching at %s corrupted: %v, want it refused, naming the position", g.Spec(), g.String(at), err)
+			}
+		}
+	}
 }
