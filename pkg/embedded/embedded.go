@@ -276,7 +276,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	c.Worker, err = worker.Start(worker.Config{
 		Name: worker.TokenName(fmt.Sprintf("%s-embedded-%d", host, os.Getpid())), Concurrency: o.Workers,
 		Source: source, Results: workerBroker.Work(), Jobs: workerBroker.Jobs(), Objects: workerBroker.Objects(), Conn: workerBroker,
-		Cache: workerDB, Log: o.Log, Metrics: wm, Alone: true, Presence: workerBroker.Workers(),
+		Cache: workerDB, Dir: filepath.Join(o.Dir, "worker-tables"), Log: o.Log, Metrics: wm, Alone: true, Presence: workerBroker.Workers(),
 	})
 	if err != nil {
 		return nil, err

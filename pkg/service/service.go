@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -134,7 +135,7 @@ func RunWorker(cfg WorkerConfig) error {
 	// Requests for tasks run out on their own (in a second) when the worker
 	// stops: one cut short could lose a task for a whole AckWait.
 	w, err := worker.Start(worker.Config{Name: cfg.Name, Concurrency: cfg.Concurrency, Source: source, Results: b.Work(), Jobs: b.Jobs(),
-		Objects: b.Objects(), Conn: b, Cache: db,
+		Objects: b.Objects(), Conn: b, Cache: db, Dir: filepath.Join(cfg.Data, "tables"),
 		Log: cfg.Log, FetchWait: time.Second, Metrics: obs.worker(), Presence: b.Workers()})
 	if err != nil {
 		db.Close()

@@ -345,6 +345,11 @@ type Env struct {
 	// embedded default): its runners may prepare the tasks that follow
 	// theirs, which on a cluster mostly go to other workers.
 	Alone bool
+	// Dir is a directory of the worker's own on disk, for state too large
+	// for Cache that a task interrupted by a restart needs to go on (the
+	// proof-number table of mnk.solve: a kind uses a subdirectory named
+	// after it), or "" when the worker has none.
+	Dir string
 }
 
 // Process holds the values that the runners of one worker process share

@@ -92,6 +92,9 @@ type Config struct {
 	Metrics Metrics
 	// Alone tells that the worker is the cluster's only one (tasks.Env).
 	Alone bool
+	// Dir is the worker's directory for the kinds' large state
+	// (tasks.Env.Dir), or "".
+	Dir string
 	// Presence, if set, is where the worker announces itself.
 	Presence Presence
 }
@@ -267,7 +270,7 @@ func (w *Worker) slot(i int) {
 	}()
 	defer func() { close(finish); <-finisherDone }()
 	runners := map[string]tasks.Runner{}
-	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Objects, Process: &w.process, Alone: w.cfg.Alone}
+	env := tasks.Env{Cache: w.cfg.Cache, Objects: w.cfg.Objects, Process: &w.process, Alone: w.cfg.Alone, Dir: w.cfg.Dir}
 	backoff := 100 * time.Millisecond
 	for {
 		if w.stopCtx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -726,7 +727,11 @@ const solvePlies = 2
 
 // NewRunner implements tasks.Kind.
 func (Solve) NewRunner(env tasks.Env) tasks.Runner {
-	return &solveRunner{cache: env.Cache, tables: sharedTables.Get(env)}
+	r := &solveRunner{cache: env.Cache, tables: sharedTables.Get(env)}
+	if env.Dir != "" {
+		r.dir = filepath.Join(env.Dir, "mnk.solve")
+	}
+	return r
 }
 
 // sharedTables is the solveTables of a worker process.
@@ -742,11 +747,14 @@ type solveTables struct {
 	params solveTask // the game, table size and method; no position
 	table  *solve.Table
 	proof  *pns.Table
+	// unsaved says that proof may have changed since it was loaded or
+	// saved (table.go).
+	unsaved bool
 }
 
 // get returns the table for t's game, size and method (an alpha-beta or a
 // proof-number table), replacing another's.
-func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
+func (s *solveTables) get(t solveTask, g *mnk.Game, dir string) (*solve.Table, *pns.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
@@ -755,10 +763,12 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
 		s.params, s.table, s.proof = key, nil, nil
 		if t.Method == MethodPNS {
 			s.proof = pns.NewTable(g, t.TTMB<<20)
+			loadTable(s.proof, dir, g, t.TTMB)
 		} else {
 			s.table = solve.NewTable(g, t.TTMB<<20)
 		}
 	}
+	s.unsaved = s.unsaved || s.proof != nil
 	return s.table, s.proof
 }
 
@@ -766,6 +776,7 @@ func (s *solveTables) get(t solveTask, g *mnk.Game) (*solve.Table, *pns.Table) {
 // table.
 type solveRunner struct {
 	cache  tasks.Cache
+	dir    string // where the proof-number table goes across a restart, or ""
 	tables *solveTables
 	solver *solve.Solver
 	proof  *pns.Solver
@@ -790,12 +801,20 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if t.Question != "" && (t.Method != MethodPNS || t.Question != "x" && t.Question != "o") {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: question %q with method %q", t.Question, t.Method))
 	}
-	table, proof := r.tables.get(t, g)
+	table, proof := r.tables.get(t, g, r.dir)
 	if proof != nil {
+		var out tasks.Output
 		if t.Question != "" {
-			return r.runQuestion(ctx, proof, pos, t.Question == "x")
+			out, err = r.runQuestion(ctx, proof, pos, t.Question == "x")
+		} else {
+			out, err = r.runProof(ctx, proof, pos)
 		}
-		return r.runProof(ctx, proof, pos)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: the table goes to disk, for the task's next
+			// run (table.go).
+			r.tables.save(proof, r.dir, g, t.TTMB)
+		}
+		return out, err
 	}
 	if r.solver == nil || r.solver.Table() != table {
 		r.solver = table.NewSolver()

@@ -1,0 +1,66 @@
+package mnk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/tasks"
+)
+
+// TestSolveTableAcrossRestart: a pns task interrupted saves its worker's
+// table in the worker's directory; the next worker process (a new
+// tasks.Process, the old table gone) loads it for the same task, removes
+// the file, and finishes in fewer nodes than the task takes from scratch,
+// with the same value. A file that does not load is removed and the task
+// starts afresh.
+func TestSolveTableAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	task := solveTask{Rows: 7, Cols: 7, K: 5, TTMB: 16, Method: MethodPNS}
+	payload, _ := json.Marshal(task)
+	run := func(ctx context.Context, env tasks.Env) (solveResult, error) {
+		out, err := Solve{}.NewRunner(env).Run(ctx, payload)
+		var res solveResult
+		if err == nil {
+			err = json.Unmarshal(out.Data, &res)
+		}
+		return res, err
+	}
+	whole, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}})
+	if err != nil || whole.Value != mnk.Drawn {
+		t.Fatalf("the whole task: %+v, %v", whole, err)
+	}
+	env := tasks.Env{Process: &tasks.Process{}, Dir: dir}
+	ctx := &stopAfter{Context: context.Background(), n: 2}
+	if _, err := run(ctx, env); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v, want context.Canceled", err)
+	}
+	path := tablePath(filepath.Join(dir, "mnk.solve"), mnk.MustNew(7, 7, 5), 16)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("interrupted: no table saved: %v", err)
+	}
+	resumed, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}, Dir: dir})
+	if err != nil || resumed.Value != mnk.Drawn || resumed.Nodes >= whole.Nodes {
+		t.Errorf("after the restart: %+v, %v; want a draw in fewer than the whole task's %d nodes", resumed, err, whole.Nodes)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the table file is still there after the load: %v", err)
+	}
+	t.Logf("7,7,5 at the root: %d nodes whole, %d after a restart with the table saved at the interruption", whole.Nodes, resumed.Nodes)
+
+	// A damaged file: removed, and the task starts afresh.
+	if err := os.WriteFile(path, []byte("wopr pns table 1 7,7,5 4\nshort"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}, Dir: dir})
+	if err != nil || fresh.Value != mnk.Drawn || fresh.Nodes != whole.Nodes {
+		t.Errorf("with a damaged file: %+v, %v; want the whole task's %d nodes", fresh, err, whole.Nodes)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the damaged file is still there: %v", err)
+	}
+}
