@@ -381,31 +381,11 @@ func union(sets []uint64) uint64 {
 }
 
 // matchingOf returns a matching of the defender (X if defX) at p, where the
-// solver looks for matchings (SetMatching) and no pairing is found, as
-// pairing does: the search on each image of p in turn, the blocks as sets
-// of cells in p's frame; or false.
+// solver looks for matchings (SetMatching), as pairing does a pairing: the
+// blocks as sets of cells in p's frame; or false.
 func (s *Solver) matchingOf(p mnk.Position, defX bool) ([]uint64, bool) {
 	if !s.matching {
 		return nil, false
 	}
-	g := s.g
-	im, n := g.Images(p)
-	for sym := range n {
-		q := im[sym]
-		def := q.O
-		if defX {
-			def = q.X
-		}
-		if !s.matchable(def, g.Empty(q)) {
-			continue
-		}
-		blocks := make([]uint64, s.blockLen)
-		for i, b := range s.blocks[:s.blockLen] {
-			for m := b; m != 0; m &= m - 1 {
-				blocks[i] |= 1 << uint(g.UnmapCell(sym, bits.TrailingZeros64(m)))
-			}
-		}
-		return blocks, true
-	}
-	return nil, false
+	return s.onImages(p, defX, s.matchable, func() []uint64 { return s.blocks[:s.blockLen] })
 }

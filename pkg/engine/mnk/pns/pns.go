@@ -961,6 +961,13 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 // where another fails within the budget: the pairs as sets of two cells in
 // p's frame, or false.
 func (s *Solver) pairing(p mnk.Position, defX bool) ([]uint64, bool) {
+	return s.onImages(p, defX, s.pairable, func() []uint64 { return s.pairs[:s.pairLen] })
+}
+
+// onImages runs find, a search of the defender's (X if defX) stones and
+// the empty cells, on each image of p in turn, and returns what found
+// gives once one succeeds, sets of cells mapped back to p's frame.
+func (s *Solver) onImages(p mnk.Position, defX bool, find func(def, empty uint64) bool, found func() []uint64) ([]uint64, bool) {
 	g := s.g
 	im, n := g.Images(p)
 	for sym := range n {
@@ -969,16 +976,17 @@ func (s *Solver) pairing(p mnk.Position, defX bool) ([]uint64, bool) {
 		if defX {
 			def = q.X
 		}
-		if !s.pairable(def, g.Empty(q)) {
+		if !find(def, g.Empty(q)) {
 			continue
 		}
-		pairs := make([]uint64, s.pairLen)
-		for i, pr := range s.pairs[:s.pairLen] {
-			for m := pr; m != 0; m &= m - 1 {
-				pairs[i] |= 1 << uint(g.UnmapCell(sym, bits.TrailingZeros64(m)))
+		sets := found()
+		out := make([]uint64, len(sets))
+		for i, set := range sets {
+			for m := set; m != 0; m &= m - 1 {
+				out[i] |= 1 << uint(g.UnmapCell(sym, bits.TrailingZeros64(m)))
 			}
 		}
-		return pairs, true
+		return out, true
 	}
 	return nil, false
 }

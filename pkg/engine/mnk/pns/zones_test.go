@@ -11,6 +11,41 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
 )
 
+// agree asks both questions about random positions of g (minPly to
+// maxPly random moves from the empty board) of a plain solver and of
+// other (the solver with the idea named), fails the test where they
+// answer differently, and returns the nodes each took. Positions the plain
+// solver does not decide within 500,000 nodes are not compared.
+func agree(t *testing.T, rng *rand.Rand, g *mnk.Game, positions, minPly, maxPly int, other *Solver, idea string) (plainNodes, otherNodes uint64) {
+	t.Helper()
+	ctx := context.Background()
+	plain := New(g, 16<<20)
+	for i := 0; i < positions; {
+		p, ok := randomPosition(g, rng, minPly+rng.IntN(maxPly-minPly+1))
+		if !ok {
+			continue
+		}
+		i++
+		for _, xWins := range []bool{true, false} {
+			plain.Clear()
+			other.Clear()
+			plain.SetNodeLimit(plain.Nodes() + 500_000)
+			n0, o0 := plain.Nodes(), other.Nodes()
+			want, err := plain.Prove(ctx, p, xWins)
+			if err != nil {
+				continue // too hard for the plain solver: not compared
+			}
+			got, err := other.Prove(ctx, p, xWins)
+			if err != nil || got != want {
+				t.Fatalf("%s at %s: does X (%v) win: with %s %v (%v), without %v", g.Spec(), g.String(p), xWins, idea, got, err, want)
+			}
+			plainNodes += plain.Nodes() - n0
+			otherNodes += other.Nodes() - o0
+		}
+	}
+	return plainNodes, otherNodes
+}
+
 // randomPosition plays plies random moves from the empty board; false if
 // the game ends first.
 func randomPosition(g *mnk.Game, rng *rand.Rand, plies int) (mnk.Position, bool) {
@@ -59,32 +94,9 @@ func TestZonesAgree(t *testing.T) {
 		// their lowest cells too (TestZoneNearMiss's order).
 		hitLowest = bi%2 == 1
 		g := mnk.MustNew(b.m, b.n, b.k)
-		plain, zoned := New(g, 16<<20), New(g, 16<<20)
+		zoned := New(g, 16<<20)
 		zoned.SetZones(true)
-		var plainNodes, zonedNodes uint64
-		for i := 0; i < b.positions; {
-			p, ok := randomPosition(g, rng, b.minPly+rng.IntN(b.maxPly-b.minPly+1))
-			if !ok {
-				continue
-			}
-			i++
-			for _, xWins := range []bool{true, false} {
-				plain.Clear()
-				zoned.Clear()
-				plain.SetNodeLimit(plain.Nodes() + 500_000)
-				n0, z0 := plain.Nodes(), zoned.Nodes()
-				want, err := plain.Prove(ctx, p, xWins)
-				if err != nil {
-					continue // too hard for the plain solver: not compared
-				}
-				got, err := zoned.Prove(ctx, p, xWins)
-				if err != nil || got != want {
-					t.Fatalf("%s at %s: does X (%v) win: zones %v (%v), without %v", g.Spec(), g.String(p), xWins, got, err, want)
-				}
-				plainNodes += plain.Nodes() - n0
-				zonedNodes += zoned.Nodes() - z0
-			}
-		}
+		plainNodes, zonedNodes := agree(t, rng, g, b.positions, b.minPly, b.maxPly, zoned, "zones")
 		t.Logf("%s: %d positions, both questions: %d nodes without zones, %d with", g.Spec(), b.positions, plainNodes, zonedNodes)
 		plainTotal, zonedTotal = plainTotal+plainNodes, zonedTotal+zonedNodes
 	}
