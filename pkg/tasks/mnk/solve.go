@@ -747,9 +747,8 @@ type solveTables struct {
 	params solveTask // the game, table size and method; no position
 	table  *solve.Table
 	proof  *pns.Table
-	// unsaved says that proof may have changed since it was loaded or
-	// saved (table.go).
-	unsaved bool
+	// savedAt is when proof was last saved or loaded (table.go).
+	savedAt time.Time
 }
 
 // get returns the table for t's game, size and method (an alpha-beta or a
@@ -763,12 +762,13 @@ func (s *solveTables) get(t solveTask, g *mnk.Game, dir string) (*solve.Table, *
 		s.params, s.table, s.proof = key, nil, nil
 		if t.Method == MethodPNS {
 			s.proof = pns.NewTable(g, t.TTMB<<20)
-			loadTable(s.proof, dir, g, t.TTMB)
+			if loadTable(s.proof, dir, g, t.TTMB) {
+				s.savedAt = time.Now()
+			}
 		} else {
 			s.table = solve.NewTable(g, t.TTMB<<20)
 		}
 	}
-	s.unsaved = s.unsaved || s.proof != nil
 	return s.table, s.proof
 }
 
@@ -803,6 +803,8 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	}
 	table, proof := r.tables.get(t, g, r.dir)
 	if proof != nil {
+		stop := r.tables.saveEvery(proof, r.dir, g, t.TTMB)
+		defer stop()
 		var out tasks.Output
 		if t.Question != "" {
 			out, err = r.runQuestion(ctx, proof, pos, t.Question == "x")

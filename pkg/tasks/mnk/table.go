@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
@@ -18,11 +19,20 @@ import (
 // (tasks.Env.Dir, under mnk.solve/), and the first task of the same game
 // and table size that the worker runs next loads it and goes on from the
 // same numbers. The file is removed once loaded: the table in memory is
-// then the newer one, and it is saved again at the next interruption. A
-// file that does not load (another build's, cut short by a crash, or
-// changed: its SHA-256) is removed and the task starts afresh, which is
-// always right. A worker killed without a stop (SIGKILL, a crash) saves
-// nothing: its tasks start again from their roots.
+// then the newer one. While a pns task runs, the table is also saved every
+// tableSaveEvery, so that a worker killed without a stop (SIGKILL, a
+// crash) loses at most that much. A file that does not load (another
+// build's, cut short, or changed: its SHA-256) is removed and the task
+// starts afresh, which is always right.
+
+// tableSaveEvery is how often the table of a running pns task is saved,
+// and minSaveGap the least time between two saves (the slots of a
+// stopping worker are interrupted together: the first saves). Variables,
+// for the tests.
+var (
+	tableSaveEvery = 30 * time.Minute
+	minSaveGap     = time.Minute
+)
 
 // tablePath is where the table of game g of ttMB megabytes is saved.
 func tablePath(dir string, g *mnk.Game, ttMB int) string {
@@ -30,36 +40,60 @@ func tablePath(dir string, g *mnk.Game, ttMB int) string {
 }
 
 // loadTable loads into t, new, the table saved in dir for its game and
-// size, if there is one, and removes the file.
-func loadTable(t *pns.Table, dir string, g *mnk.Game, ttMB int) {
+// size, if there is one, removes the file, and reports whether it loaded.
+func loadTable(t *pns.Table, dir string, g *mnk.Game, ttMB int) bool {
 	if dir == "" {
-		return
+		return false
 	}
 	path := tablePath(dir, g, ttMB)
 	f, err := os.Open(path)
 	if err != nil {
-		return
+		return false
 	}
 	defer os.Remove(path)
 	defer f.Close()
-	_, _ = t.ReadFrom(f) // on an error the table is left empty
+	_, err = t.ReadFrom(f) // on an error the table is left empty
+	return err == nil
 }
 
-// save writes proof, the process's table of g, to dir, if it changed
-// since it was loaded or last saved (the slots of a stopping worker are
-// interrupted together, and the first saves it). Solvers of the table may
-// still be searching (pns.Table.WriteTo). A table that cannot be written
-// is left out: the task starts afresh next time.
+// saveEvery saves proof every tableSaveEvery until the returned function
+// is called, which waits for a save under way.
+func (s *solveTables) saveEvery(proof *pns.Table, dir string, g *mnk.Game, ttMB int) func() {
+	if dir == "" {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(tableSaveEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				s.save(proof, dir, g, ttMB)
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
+}
+
+// save writes proof, the process's table of g, to dir, unless it is no
+// longer the process's table or was saved or loaded within minSaveGap.
+// Solvers of the table may still be searching (pns.Table.WriteTo). A
+// table that cannot be written is left out: the task starts afresh next
+// time.
 func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) {
 	if dir == "" {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proof != proof || !s.unsaved {
+	if s.proof != proof || time.Since(s.savedAt) < minSaveGap {
 		return
 	}
-	s.unsaved = false
+	s.savedAt = time.Now()
 	if err := writeTable(proof, tablePath(dir, g, ttMB)); err != nil {
 		_ = os.Remove(tablePath(dir, g, ttMB))
 	}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -62,5 +64,28 @@ func TestSolveTableAcrossRestart(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the damaged file is still there: %v", err)
+	}
+}
+
+// While a pns task runs, its table is saved every tableSaveEvery (a worker
+// killed without a stop then loses at most that much): a task that runs
+// longer than the interval leaves a table that loads.
+func TestSolveTableSavedWhileRunning(t *testing.T) {
+	every, gap := tableSaveEvery, minSaveGap
+	tableSaveEvery, minSaveGap = 20*time.Millisecond, 0
+	defer func() { tableSaveEvery, minSaveGap = every, gap }()
+	dir := t.TempDir()
+	payload, _ := json.Marshal(solveTask{Rows: 7, Cols: 7, K: 5, TTMB: 16, Method: MethodPNS})
+	if _, err := (Solve{}).NewRunner(tasks.Env{Process: &tasks.Process{}, Dir: dir}).Run(context.Background(), payload); err != nil {
+		t.Fatal(err)
+	}
+	g := mnk.MustNew(7, 7, 5)
+	f, err := os.Open(tablePath(filepath.Join(dir, "mnk.solve"), g, 16))
+	if err != nil {
+		t.Fatalf("no table saved while the task ran: %v", err)
+	}
+	defer f.Close()
+	if _, err := pns.NewTable(g, 16<<20).ReadFrom(f); err != nil {
+		t.Errorf("the table saved while the task ran does not load: %v", err)
 	}
 }
