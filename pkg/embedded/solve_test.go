@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/woprlabs/wopr/internal/broker"
 	"github.com/woprlabs/wopr/pkg/embedded"
@@ -283,9 +284,29 @@ func TestSearchAndMinimaxJobs(t *testing.T) {
 func TestVolatileTasksNotCached(t *testing.T) {
 	c := startCluster(t, t.TempDir(), 1)
 	var published atomic.Int64
-	if err := c.Broker.Work().ObserveTasks(ctxFor(t), func(job.Task) { published.Add(1) }); err != nil {
+	seen := make(chan struct{}, 16)
+	if err := c.Broker.Work().ObserveTasks(ctxFor(t), func(job.Task) {
+		published.Add(1)
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
+	// The observer hears of a task some time after the job that
+	// published it is done: wait until it has heard of n.
+	heard := func(n int64) {
+		t.Helper()
+		for published.Load() < n {
+			select {
+			case <-seen:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the observer heard of %d tasks published, want %d", published.Load(), n)
+			}
+		}
+	}
+	var want int64 // tasks published so far
 	run := func(p mnktasks.SearchParams) (*job.Record, mnktasks.SearchReport) {
 		j := wait(t, c.Broker, submit(t, c.Broker, mnktasks.Search{}.Name(), p))
 		var r struct {
@@ -306,8 +327,14 @@ func TestVolatileTasksNotCached(t *testing.T) {
 		{mnktasks.SearchParams{Rows: 4, Cols: 4, K: 3, Moves: "1,1", Depth: 3}, true},
 	} {
 		_, first := run(tc.p)
+		want++ // each case's first run publishes its one task
+		heard(want)
 		before := published.Load()
 		j, second := run(tc.p)
+		if !tc.cached {
+			want++
+			heard(want)
+		}
 		again := published.Load() - before
 		if tc.cached != (again == 0) || tc.cached != (j.CachedTasks == 1) {
 			t.Errorf("%+v rerun: %d tasks published, %d from the result cache; want cached %v", tc.p, again, j.CachedTasks, tc.cached)
