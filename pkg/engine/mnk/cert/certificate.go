@@ -415,27 +415,23 @@ func (c *Certificate) Prune(ctx context.Context) (int, error) {
 	removed := 0
 	c.Zones = false
 	for _, v := range checked {
-		for k := range v.st.Moves {
-			if _, ok := v.zones[k]; !ok {
-				delete(v.st.Moves, k)
-				removed++
-			}
-		}
-		for k := range v.st.Pairings {
-			if _, ok := v.zones[k]; !ok {
-				delete(v.st.Pairings, k)
-				removed++
-			}
-		}
-		for k := range v.st.Matchings {
-			if _, ok := v.zones[k]; !ok {
-				delete(v.st.Matchings, k)
-				removed++
-			}
-		}
+		removed += keepChecked(v.st.Moves, v.zones) + keepChecked(v.st.Pairings, v.zones) + keepChecked(v.st.Matchings, v.zones)
 		c.Zones = c.Zones || v.skipped > 0
 	}
 	return removed, nil
+}
+
+// keepChecked deletes from m the positions that checked lacks, and
+// returns how many.
+func keepChecked[V any](m map[mnk.Position]V, checked map[mnk.Position]uint64) int {
+	n := 0
+	for k := range m {
+		if _, ok := checked[k]; !ok {
+			delete(m, k)
+			n++
+		}
+	}
+	return n
 }
 
 // check is Verify, which also returns the verifier of each strategy it
@@ -536,6 +532,13 @@ type verifier struct {
 	skipped int // moves not followed, outside a zone
 }
 
+// leafError is the error of the pairing or matching (kind) of the
+// strategy's side at p that the check refuses, saying why.
+func (v *verifier) leafError(kind string, p mnk.Position, format string, args ...any) error {
+	return fmt.Errorf("the %s of %s at %s (a position up to symmetry, cells in its frame) %s: %w",
+		kind, v.st.Side(), v.g.String(p), fmt.Sprintf(format, args...), ErrInvalid)
+}
+
 // cellName is a cell as "row,col".
 func cellName(c int) string { return fmt.Sprintf("%d,%d", c/8, c%8) }
 
@@ -548,16 +551,9 @@ func cellName(c int) string { return fmt.Sprintf("%d,%d", c/8, c%8) }
 // lines), every line the other side could fill holds a cell the side takes
 // first.
 func (v *verifier) checkPairing(p mnk.Position, pairs []Pair) error {
-	g, st := v.g, v.st
-	def := p.O
-	if st.X {
-		def = p.X
-	}
+	def := v.def(p)
 	empty := v.r.mask &^ (p.X | p.O)
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("the pairing of %s at %s (a position up to symmetry, cells in its frame) %s: %w",
-			st.Side(), g.String(p), fmt.Sprintf(format, args...), ErrInvalid)
-	}
+	fail := func(format string, args ...any) error { return v.leafError("pairing", p, format, args...) }
 	var used uint64
 	cells := make([]uint64, len(pairs))
 	for i, pr := range pairs {

@@ -1,7 +1,6 @@
 package cert
 
 import (
-	"fmt"
 	"math/bits"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -24,13 +23,10 @@ const maxBlockCells = 8
 // are given to the blocks by a search that backs up where a block's game
 // is lost.
 func (v *verifier) checkMatching(p mnk.Position, blocks [][]int8) (uint64, error) {
-	g, st := v.g, v.st
+	st := v.st
 	def := v.def(p)
 	empty := v.r.mask &^ (p.X | p.O)
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("the matching of %s at %s (a position up to symmetry, cells in its frame) %s: %w",
-			st.Side(), g.String(p), fmt.Sprintf(format, args...), ErrInvalid)
-	}
+	fail := func(format string, args ...any) error { return v.leafError("matching", p, format, args...) }
 	var used uint64
 	cells := make([]uint64, len(blocks))
 	for i, b := range blocks {

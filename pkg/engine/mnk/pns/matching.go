@@ -47,8 +47,9 @@ import (
 // traces, and so every block's game, are the same whatever the attacker
 // has outside them.
 
-// maxBlock bounds the cells of a block, so that blockGame stays a search
-// of a few hundred positions, and maxBlockEdges its traces.
+// maxBlock bounds the cells of a block, so that blockGame's table holds
+// every position of its game (at most 3^7 = 2,187), and maxBlockEdges its
+// traces.
 const (
 	maxBlock      = 7
 	maxBlockEdges = 16
