@@ -72,6 +72,15 @@ type Strategy struct {
 	// out; see checkMatching). A pairing is a matching of pairs. Nil in a
 	// certificate without matchings.
 	Matchings map[mnk.Position][][]int8
+	// Parts maps canonical positions to strategies of the same side and
+	// goal that play from them: where the strategy reaches a position of
+	// Parts, it goes on as that part, which holds its own moves, pairings
+	// and matchings and is checked on its own (parts hold no parts). A
+	// strategy built by several workers is one in parts: the strategy of
+	// O not to lose from the empty board, for instance, as a part from
+	// each first move of X up to symmetry. Nil in a certificate without
+	// parts.
+	Parts map[mnk.Position]*Strategy
 }
 
 // A Pair is two cells of a pairing strategy.
@@ -95,40 +104,50 @@ func (s *Strategy) Goal() string {
 
 // Size returns the number of moves the certificate holds.
 func (c *Certificate) Size() int {
-	n := 0
-	for _, st := range c.Strategies {
-		n += len(st.Moves)
-	}
-	return n
+	return c.count(func(st *Strategy) int { return len(st.Moves) })
 }
 
 // Matchings returns the number of matchings the certificate holds.
 func (c *Certificate) Matchings() int {
-	n := 0
-	for _, st := range c.Strategies {
-		n += len(st.Matchings)
-	}
-	return n
+	return c.count(func(st *Strategy) int { return len(st.Matchings) })
 }
 
 // Pairings returns the number of pairings the certificate holds.
 func (c *Certificate) Pairings() int {
+	return c.count(func(st *Strategy) int { return len(st.Pairings) })
+}
+
+// Parts returns the number of parts the certificate's strategies hold.
+func (c *Certificate) Parts() int {
 	n := 0
 	for _, st := range c.Strategies {
-		n += len(st.Pairings)
+		n += len(st.Parts)
+	}
+	return n
+}
+
+// count sums f over the strategies and their parts.
+func (c *Certificate) count(f func(*Strategy) int) int {
+	n := 0
+	for _, st := range c.Strategies {
+		n += f(st)
+		for _, part := range st.Parts {
+			n += f(part)
+		}
 	}
 	return n
 }
 
 // The first line of a certificate: version 1 holds moves only, version 2
 // pairings too, version 3 relies on zones (Certificate.Zones) or holds
-// matchings. WriteTo
+// matchings, version 4 holds strategies in parts. WriteTo
 // writes the lowest version that holds the certificate, so that older
 // builds read what they can check.
 const (
 	certificateMagic  = "wopr mnk certificate 1"
 	certificateMagic2 = "wopr mnk certificate 2"
 	certificateMagic3 = "wopr mnk certificate 3"
+	certificateMagic4 = "wopr mnk certificate 4"
 )
 
 // WriteTo writes the certificate as text: a header (the game, the root as
@@ -141,6 +160,8 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: bw}
 	magic := certificateMagic
 	switch {
+	case c.Parts() > 0:
+		magic = certificateMagic4
 	case c.Zones || c.Matchings() > 0:
 		magic = certificateMagic3
 	case c.Pairings() > 0:
@@ -149,59 +170,92 @@ func (c *Certificate) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(cw, "%s\ngame %s\nroot %s\nvalue %s\n", magic, c.Game.Spec(), c.Game.String(c.Root), c.Value)
 	var line []byte
 	for _, st := range c.Strategies {
-		fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), len(st.Moves)+len(st.Pairings)+len(st.Matchings))
-		keys := make([]mnk.Position, 0, len(st.Moves)+len(st.Pairings)+len(st.Matchings))
-		for k := range st.Moves {
-			keys = append(keys, k)
+		if len(st.Parts) == 0 {
+			fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), st.entries())
+		} else {
+			fmt.Fprintf(cw, "strategy %s %s %d parts %d\n", st.Side(), st.Goal(), st.entries(), len(st.Parts))
 		}
-		for k := range st.Pairings {
-			keys = append(keys, k)
-		}
-		for k := range st.Matchings {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b mnk.Position) int {
-			if c := cmp.Compare(a.X, b.X); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.O, b.O)
-		})
-		for _, k := range keys {
-			line = strconv.AppendUint(line[:0], k.X, 16)
-			line = append(line, ' ')
-			line = strconv.AppendUint(line, k.O, 16)
-			if m, ok := st.Moves[k]; ok {
-				line = append(line, ' ')
-				line = strconv.AppendInt(line, int64(m), 10)
-			} else if blocks, ok := st.Matchings[k]; ok {
-				line = append(line, " blocks"...)
-				for _, b := range blocks {
-					for i, c := range b {
-						if i == 0 {
-							line = append(line, ' ')
-						} else {
-							line = append(line, '-')
-						}
-						line = strconv.AppendInt(line, int64(c), 10)
-					}
-				}
-			} else {
-				line = append(line, " pairs"...)
-				for _, pr := range st.Pairings[k] {
-					line = append(line, ' ')
-					line = strconv.AppendInt(line, int64(pr[0]), 10)
-					line = append(line, '-')
-					line = strconv.AppendInt(line, int64(pr[1]), 10)
-				}
-			}
-			line = append(line, '\n')
-			cw.Write(line)
+		line = st.writeEntries(cw, line)
+		for _, k := range sortedKeys(st.Parts) {
+			part := st.Parts[k]
+			fmt.Fprintf(cw, "part %x %x %d\n", k.X, k.O, part.entries())
+			line = part.writeEntries(cw, line)
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
 	return cw.n, cw.err
+}
+
+// entries is the number of lines of the strategy's moves, pairings and
+// matchings.
+func (st *Strategy) entries() int { return len(st.Moves) + len(st.Pairings) + len(st.Matchings) }
+
+// sortedKeys returns the positions of m, sorted.
+func sortedKeys[V any](m map[mnk.Position]V) []mnk.Position {
+	keys := make([]mnk.Position, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, comparePositions)
+	return keys
+}
+
+// comparePositions orders positions by their bitboards, X's first.
+func comparePositions(a, b mnk.Position) int {
+	if c := cmp.Compare(a.X, b.X); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.O, b.O)
+}
+
+// writeEntries writes the strategy's moves, pairings and matchings, one
+// line each sorted by position, with line as a buffer, which it returns.
+func (st *Strategy) writeEntries(cw *countWriter, line []byte) []byte {
+	keys := make([]mnk.Position, 0, st.entries())
+	for k := range st.Moves {
+		keys = append(keys, k)
+	}
+	for k := range st.Pairings {
+		keys = append(keys, k)
+	}
+	for k := range st.Matchings {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, comparePositions)
+	for _, k := range keys {
+		line = strconv.AppendUint(line[:0], k.X, 16)
+		line = append(line, ' ')
+		line = strconv.AppendUint(line, k.O, 16)
+		if m, ok := st.Moves[k]; ok {
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, int64(m), 10)
+		} else if blocks, ok := st.Matchings[k]; ok {
+			line = append(line, " blocks"...)
+			for _, b := range blocks {
+				for i, c := range b {
+					if i == 0 {
+						line = append(line, ' ')
+					} else {
+						line = append(line, '-')
+					}
+					line = strconv.AppendInt(line, int64(c), 10)
+				}
+			}
+		} else {
+			line = append(line, " pairs"...)
+			for _, pr := range st.Pairings[k] {
+				line = append(line, ' ')
+				line = strconv.AppendInt(line, int64(pr[0]), 10)
+				line = append(line, '-')
+				line = strconv.AppendInt(line, int64(pr[1]), 10)
+			}
+		}
+		line = append(line, '\n')
+		cw.Write(line)
+	}
+	return line
 }
 
 type countWriter struct {
@@ -247,8 +301,8 @@ func Read(r io.Reader) (*Certificate, error) {
 		return v, nil
 	}
 	magic, _ := next()
-	if magic != certificateMagic && magic != certificateMagic2 && magic != certificateMagic3 {
-		return nil, bad("not a wopr mnk certificate (want the line %q, %q or %q)", certificateMagic, certificateMagic2, certificateMagic3)
+	if magic != certificateMagic && magic != certificateMagic2 && magic != certificateMagic3 && magic != certificateMagic4 {
+		return nil, bad("not a wopr mnk certificate (want the line %q, %q, %q or %q)", certificateMagic, certificateMagic2, certificateMagic3, certificateMagic4)
 	}
 	spec, err := header("game")
 	if err != nil {
@@ -262,7 +316,7 @@ func Read(r io.Reader) (*Certificate, error) {
 	if err != nil {
 		return nil, bad("game %q: %v", spec, err)
 	}
-	c := &Certificate{Game: g, Zones: magic == certificateMagic3}
+	c := &Certificate{Game: g, Zones: magic == certificateMagic3 || magic == certificateMagic4}
 	board, err := header("root")
 	if err != nil {
 		return nil, err
@@ -290,81 +344,55 @@ func Read(r io.Reader) (*Certificate, error) {
 			break
 		}
 		f := strings.Fields(s)
-		if len(f) != 4 || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
-			return nil, bad("want \"strategy X|O win|not-lose N\", found %q", s)
+		if (len(f) != 4 && (len(f) != 6 || f[4] != "parts")) || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
+			return nil, bad("want \"strategy X|O win|not-lose N\" or \"strategy X|O win|not-lose N parts P\", found %q", s)
 		}
 		n, err := strconv.Atoi(f[3])
 		if err != nil || n < 0 {
 			return nil, bad("strategy size %q", f[3])
 		}
 		st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
-		for range n {
-			s, ok := next()
-			if !ok {
-				return nil, bad("the file ends inside the strategy of %s", st.Side())
+		if err := readEntries(st, n, magic, next, bad); err != nil {
+			return nil, err
+		}
+		if len(f) == 6 {
+			parts, err := strconv.Atoi(f[5])
+			if err != nil || parts < 1 {
+				return nil, bad("number of parts %q", f[5])
 			}
-			f := strings.Fields(s)
-			var p mnk.Position
-			var err error
-			if len(f) >= 3 {
-				p.X, err = strconv.ParseUint(f[0], 16, 64)
-				if err == nil {
-					p.O, err = strconv.ParseUint(f[1], 16, 64)
+			if magic != certificateMagic4 {
+				return nil, bad("a strategy in parts in a certificate of version %s (its first line says %q)", magic[len(magic)-1:], magic)
+			}
+			st.Parts = make(map[mnk.Position]*Strategy, parts)
+			for range parts {
+				s, ok := next()
+				if !ok {
+					return nil, bad("the file ends before part %d of the strategy of %s", len(st.Parts)+1, st.Side())
 				}
-			}
-			if len(f) < 3 || err != nil {
-				return nil, bad("want \"X O cell\", \"X O pairs a-b ...\" or \"X O blocks a-b-c ...\" (hexadecimal bitboards, cells), found %q", s)
-			}
-			_, dup := st.Moves[p]
-			_, dupPairs := st.Pairings[p]
-			if _, dupBlocks := st.Matchings[p]; dup || dupPairs || dupBlocks {
-				return nil, bad("a second line for the position %s %s", f[0], f[1])
-			}
-			if f[2] == "blocks" {
-				if magic != certificateMagic3 {
-					return nil, bad("a matching in a certificate of version 1 or 2 (its first line says %q)", magic)
-				}
-				blocks := make([][]int8, len(f)-3)
-				for i, t := range f[3:] {
-					for _, cs := range strings.Split(t, "-") {
-						c, err := strconv.Atoi(cs)
-						if err != nil || c < 0 || c > 63 {
-							return nil, bad("block %q: want cells a-b-c..., each row*8+col", t)
-						}
-						blocks[i] = append(blocks[i], int8(c))
+				var key mnk.Position
+				var size int
+				f := strings.Fields(s)
+				if len(f) == 4 && f[0] == "part" {
+					key.X, err = strconv.ParseUint(f[1], 16, 64)
+					if err == nil {
+						key.O, err = strconv.ParseUint(f[2], 16, 64)
+					}
+					if err == nil {
+						size, err = strconv.Atoi(f[3])
 					}
 				}
-				if st.Matchings == nil {
-					st.Matchings = map[mnk.Position][][]int8{}
+				if len(f) != 4 || f[0] != "part" || err != nil || size < 0 {
+					return nil, bad("want \"part X O N\" (hexadecimal bitboards, a size), found %q", s)
 				}
-				st.Matchings[p] = blocks
-				continue
-			}
-			if f[2] != "pairs" {
-				cell, err := strconv.Atoi(f[2])
-				if len(f) != 3 || err != nil || cell < 0 || cell > 63 {
-					return nil, bad("want \"X O cell\" (hexadecimal bitboards, a cell), found %q", s)
+				if _, dup := st.Parts[key]; dup {
+					return nil, bad("a second part from the position %s %s", f[1], f[2])
 				}
-				st.Moves[p] = int8(cell)
-				continue
-			}
-			if magic == certificateMagic {
-				return nil, bad("a pairing in a certificate of version 1 (its first line says %q)", magic)
-			}
-			pairs := make([]Pair, len(f)-3)
-			for i, t := range f[3:] {
-				a, b, found := strings.Cut(t, "-")
-				ca, errA := strconv.Atoi(a)
-				cb, errB := strconv.Atoi(b)
-				if !found || errA != nil || errB != nil || ca < 0 || ca > 63 || cb < 0 || cb > 63 {
-					return nil, bad("pair %q: want two cells a-b, each row*8+col", t)
+				part := &Strategy{X: st.X, Win: st.Win, Moves: make(map[mnk.Position]int8)}
+				if err := readEntries(part, size, magic, next, bad); err != nil {
+					return nil, err
 				}
-				pairs[i] = Pair{int8(ca), int8(cb)}
+				st.Parts[key] = part
 			}
-			if st.Pairings == nil {
-				st.Pairings = map[mnk.Position][]Pair{}
-			}
-			st.Pairings[p] = pairs
 		}
 		c.Strategies = append(c.Strategies, st)
 	}
@@ -372,6 +400,129 @@ func Read(r io.Reader) (*Certificate, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// WriteStrategy writes st, which has no parts, as WriteTo writes a
+// strategy of a certificate: its line "strategy X|O win|not-lose N", then
+// its moves, pairings and matchings. A worker sends a part of a strategy
+// (Strategy.Parts) so.
+func WriteStrategy(w io.Writer, st *Strategy) (int64, error) {
+	if len(st.Parts) > 0 {
+		return 0, errors.New("cert.WriteStrategy: a strategy in parts")
+	}
+	bw := bufio.NewWriter(w)
+	cw := &countWriter{w: bw}
+	fmt.Fprintf(cw, "strategy %s %s %d\n", st.Side(), st.Goal(), st.entries())
+	st.writeEntries(cw, nil)
+	if err := bw.Flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, cw.err
+}
+
+// ReadStrategy reads a strategy written by WriteStrategy. Errors name the
+// line.
+func ReadStrategy(r io.Reader) (*Strategy, error) {
+	sc := bufio.NewScanner(r)
+	line := 0
+	next := func() (string, bool) {
+		if !sc.Scan() {
+			return "", false
+		}
+		line++
+		return sc.Text(), true
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
+	}
+	s, _ := next()
+	f := strings.Fields(s)
+	if len(f) != 4 || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
+		return nil, bad("want \"strategy X|O win|not-lose N\", found %q", s)
+	}
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 0 {
+		return nil, bad("strategy size %q", f[3])
+	}
+	st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
+	if err := readEntries(st, n, certificateMagic4, next, bad); err != nil {
+		return nil, err
+	}
+	if s, ok := next(); ok {
+		return nil, bad("want the end of the strategy, found %q", s)
+	}
+	return st, sc.Err()
+}
+
+// readEntries reads the n lines of moves, pairings and matchings of st,
+// with Read's next and bad.
+func readEntries(st *Strategy, n int, magic string, next func() (string, bool), bad func(string, ...any) error) error {
+	for range n {
+		s, ok := next()
+		if !ok {
+			return bad("the file ends inside the strategy of %s", st.Side())
+		}
+		f := strings.Fields(s)
+		var p mnk.Position
+		var err error
+		if len(f) >= 3 {
+			p.X, err = strconv.ParseUint(f[0], 16, 64)
+			if err == nil {
+				p.O, err = strconv.ParseUint(f[1], 16, 64)
+			}
+		}
+		if len(f) < 3 || err != nil {
+			return bad("want \"X O cell\", \"X O pairs a-b ...\" or \"X O blocks a-b-c ...\" (hexadecimal bitboards, cells), found %q", s)
+		}
+		if st.has(p) {
+			return bad("a second line for the position %s %s", f[0], f[1])
+		}
+		switch f[2] {
+		case "blocks":
+			if magic != certificateMagic3 && magic != certificateMagic4 {
+				return bad("a matching in a certificate of version 1 or 2 (its first line says %q)", magic)
+			}
+			blocks := make([][]int8, len(f)-3)
+			for i, t := range f[3:] {
+				for _, cs := range strings.Split(t, "-") {
+					c, err := strconv.Atoi(cs)
+					if err != nil || c < 0 || c > 63 {
+						return bad("block %q: want cells a-b-c..., each row*8+col", t)
+					}
+					blocks[i] = append(blocks[i], int8(c))
+				}
+			}
+			if st.Matchings == nil {
+				st.Matchings = map[mnk.Position][][]int8{}
+			}
+			st.Matchings[p] = blocks
+		case "pairs":
+			if magic == certificateMagic {
+				return bad("a pairing in a certificate of version 1 (its first line says %q)", magic)
+			}
+			pairs := make([]Pair, len(f)-3)
+			for i, t := range f[3:] {
+				a, b, found := strings.Cut(t, "-")
+				ca, errA := strconv.Atoi(a)
+				cb, errB := strconv.Atoi(b)
+				if !found || errA != nil || errB != nil || ca < 0 || ca > 63 || cb < 0 || cb > 63 {
+					return bad("pair %q: want two cells a-b, each row*8+col", t)
+				}
+				pairs[i] = Pair{int8(ca), int8(cb)}
+			}
+			if st.Pairings == nil {
+				st.Pairings = map[mnk.Position][]Pair{}
+			}
+			st.Pairings[p] = pairs
+		default:
+			cell, err := strconv.Atoi(f[2])
+			if len(f) != 3 || err != nil || cell < 0 || cell > 63 {
+				return bad("want \"X O cell\" (hexadecimal bitboards, a cell), found %q", s)
+			}
+			st.Moves[p] = int8(cell)
+		}
+	}
+	return nil
 }
 
 // ErrTooBig is the error of a certificate that would visit more
@@ -398,8 +549,51 @@ var ErrInvalid = errors.New("the certificate does not prove its value")
 // strategies, which use package mnk's. It returns the number of positions
 // it visited.
 func (c *Certificate) Verify(ctx context.Context) (int, error) {
-	n, _, err := c.check(ctx)
+	n, _, err := c.check(ctx, nil)
 	return n, err
+}
+
+// A Chooser makes a strategy's choice at p, a canonical position (see
+// mnk.Game.Canonical) that Build reaches with the game going on and the
+// other side not yet hopeless, and for which st holds nothing: it adds p
+// to st.Moves where st's side is to move, or to st.Pairings or
+// st.Matchings (a strategy that does not lose, either side to move), or,
+// where the other side is to move, may add nothing, and Build then
+// follows the other side's moves. Cells are in p's frame.
+type Chooser func(st *Strategy, p mnk.Position) error
+
+// Build completes the strategies of c (empty ones, from New, or partial)
+// by playing them out as Verify does and asking choose for the choice at
+// each position they reach that they hold none for. As it computes the
+// zones as it goes, it never asks below a move of the other side that the
+// zones answer: the strategies hold only what Verify reaches (Prune would
+// remove nothing), and a solver proves only the positions a certificate
+// needs. It returns the positions visited, and an error where a choice
+// does not keep its strategy's goal (ErrInvalid) or where choose fails.
+// Build checks what Verify checks, but a certificate is trusted once
+// Verify, without a chooser, accepts it.
+func (c *Certificate) Build(ctx context.Context, choose Chooser) (int, error) {
+	n, checked, err := c.check(ctx, choose)
+	if err != nil {
+		return n, err
+	}
+	c.Zones = false
+	for _, v := range checked {
+		c.Zones = c.Zones || v.skipped > 0
+	}
+	return n, nil
+}
+
+// has reports whether st holds a choice at p.
+func (st *Strategy) has(p mnk.Position) bool {
+	if _, ok := st.Moves[p]; ok {
+		return true
+	}
+	if _, ok := st.Pairings[p]; ok {
+		return true
+	}
+	_, ok := st.Matchings[p]
+	return ok
 }
 
 // Prune removes from the strategies the positions that Verify does not
@@ -408,17 +602,36 @@ func (c *Certificate) Verify(ctx context.Context) (int, error) {
 // certificate relies on them. A certificate that does not verify is left
 // as it was, with Verify's error.
 func (c *Certificate) Prune(ctx context.Context) (int, error) {
-	_, checked, err := c.check(ctx)
+	_, checked, err := c.check(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	removed := 0
 	c.Zones = false
 	for _, v := range checked {
-		removed += keepChecked(v.st.Moves, v.zones) + keepChecked(v.st.Pairings, v.zones) + keepChecked(v.st.Matchings, v.zones)
+		removed += v.keepChecked()
 		c.Zones = c.Zones || v.skipped > 0
 	}
 	return removed, nil
+}
+
+// keepChecked deletes from the strategy the positions and parts that v
+// did not check, and returns how many.
+func (v *verifier) keepChecked() int {
+	st := v.st
+	n := keepChecked(st.Moves, v.zones) + keepChecked(st.Pairings, v.zones) + keepChecked(st.Matchings, v.zones)
+	used := map[*Strategy]bool{}
+	for _, pv := range v.parts {
+		used[pv.st] = true
+		n += pv.keepChecked()
+	}
+	for k, part := range st.Parts {
+		if !used[part] {
+			delete(st.Parts, k)
+			n += part.entries()
+		}
+	}
+	return n
 }
 
 // keepChecked deletes from m the positions that checked lacks, and
@@ -435,8 +648,8 @@ func keepChecked[V any](m map[mnk.Position]V, checked map[mnk.Position]uint64) i
 }
 
 // check is Verify, which also returns the verifier of each strategy it
-// checked.
-func (c *Certificate) check(ctx context.Context) (int, []*verifier, error) {
+// checked; with choose, Build.
+func (c *Certificate) check(ctx context.Context, choose Chooser) (int, []*verifier, error) {
 	g := c.Game
 	r := newRules(g.Rows, g.Cols, g.K)
 	if err := r.root(c.Root); err != nil {
@@ -464,11 +677,7 @@ func (c *Certificate) check(ctx context.Context) (int, []*verifier, error) {
 		if st == nil {
 			return visited, nil, fmt.Errorf("a value %s needs a strategy of %s to %s, which it lacks: %w", c.Value, want.Side(), want.Goal(), ErrInvalid)
 		}
-		if st.Win && len(st.Pairings)+len(st.Matchings) > 0 {
-			return visited, nil, fmt.Errorf("the strategy of %s to win holds pairings or matchings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
-		}
-		v := &verifier{g: g, r: r, st: st, zones: map[mnk.Position]uint64{}}
-		_, err := v.walk(ctx, c.Root, mnk.Ongoing)
+		v, err := checkStrategy(ctx, g, r, c.Root, st, choose)
 		visited += v.visited
 		if err != nil {
 			return visited, nil, err
@@ -476,6 +685,30 @@ func (c *Certificate) check(ctx context.Context) (int, []*verifier, error) {
 		checked = append(checked, v)
 	}
 	return visited, checked, nil
+}
+
+// checkStrategy checks st from root, a position r.root accepts, with
+// choose as Build's.
+func checkStrategy(ctx context.Context, g *mnk.Game, r *rules, root mnk.Position, st *Strategy, choose Chooser) (*verifier, error) {
+	v := &verifier{g: g, r: r, st: st, choose: choose, zones: map[mnk.Position]uint64{}}
+	if st.Win && len(st.Pairings)+len(st.Matchings) > 0 {
+		return v, fmt.Errorf("the strategy of %s to win holds pairings or matchings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+	}
+	_, err := v.walk(ctx, root, mnk.Ongoing)
+	return v, err
+}
+
+// CheckStrategy checks st, a strategy of g, from root as Verify checks a
+// certificate's strategies, and returns the positions it visited and
+// whether st relies on zones. With choose, it completes st as Build does.
+// A worker builds a part of a strategy so (see Strategy.Parts).
+func CheckStrategy(ctx context.Context, g *mnk.Game, root mnk.Position, st *Strategy, choose Chooser) (visited int, zones bool, err error) {
+	r := newRules(g.Rows, g.Cols, g.K)
+	if err := r.root(root); err != nil {
+		return 0, false, fmt.Errorf("root %s: %v: %w", g.String(root), err, ErrInvalid)
+	}
+	v, err := checkStrategy(ctx, g, r, root, st, choose)
+	return v.visited, v.skipped > 0, err
 }
 
 // Lines returns every line of k cells of the rows x cols board, in the
@@ -527,9 +760,11 @@ type verifier struct {
 	g       *mnk.Game // for the text of boards in messages
 	r       *rules
 	st      *Strategy
+	choose  Chooser                 // Build's, nil in Verify
 	zones   map[mnk.Position]uint64 // canonical positions already checked: their zones, in their frame
 	visited int
-	skipped int // moves not followed, outside a zone
+	skipped int         // moves not followed, outside a zone
+	parts   []*verifier // of the parts of st it checked
 }
 
 // leafError is the error of the pairing or matching (kind) of the
@@ -620,6 +855,14 @@ func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) (uint
 	if z, ok := v.zones[key]; ok {
 		return v.r.unmap(sym, z), nil
 	}
+	if part, ok := st.Parts[key]; ok {
+		z, err := v.part(ctx, key, part)
+		if err != nil {
+			return 0, err
+		}
+		v.zones[key] = z
+		return v.r.unmap(sym, z), nil
+	}
 	if v.visited++; v.visited&0xffff == 0 {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -631,6 +874,26 @@ func (v *verifier) walk(ctx context.Context, p mnk.Position, r mnk.Result) (uint
 	}
 	v.zones[key] = z
 	return v.r.unmap(sym, z), nil
+}
+
+// part checks the strategy from p, a canonical position of a game not
+// over, as its part from p, with a verifier of the part's own, and
+// returns p's zone.
+func (v *verifier) part(ctx context.Context, p mnk.Position, part *Strategy) (uint64, error) {
+	if part.X != v.st.X || part.Win != v.st.Win || len(part.Parts) > 0 {
+		return 0, fmt.Errorf("the part from %s of the strategy of %s to %s is not one of %s to %s without parts: %w",
+			v.g.String(p), v.st.Side(), v.st.Goal(), part.Side(), part.Goal(), ErrInvalid)
+	}
+	if part.Win && len(part.Pairings)+len(part.Matchings) > 0 {
+		return 0, fmt.Errorf("the part from %s of the strategy of %s to win holds pairings or matchings: %w", v.g.String(p), part.Side(), ErrInvalid)
+	}
+	pv := &verifier{g: v.g, r: v.r, st: part, choose: v.choose, zones: map[mnk.Position]uint64{}}
+	z, err := pv.node(ctx, p)
+	pv.zones[p] = z
+	v.visited += pv.visited + 1
+	v.skipped += pv.skipped
+	v.parts = append(v.parts, pv)
+	return z, err
 }
 
 // def returns the stones of the strategy's side.
@@ -654,6 +917,13 @@ func (v *verifier) node(ctx context.Context, p mnk.Position) (uint64, error) {
 		if Hopeless(v.r.lines, v.r.k, them, me, empty, p.XToMove() != st.X) {
 			return HopelessZone(v.r.lines, me, empty), nil
 		}
+	}
+	if v.choose != nil && !st.has(p) {
+		if err := v.choose(st, p); err != nil {
+			return 0, err
+		}
+	}
+	if !st.Win {
 		if pairs, found := st.Pairings[p]; found {
 			if err := v.checkPairing(p, pairs); err != nil {
 				return 0, err

@@ -2,6 +2,7 @@ package pns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -11,56 +12,69 @@ import (
 
 // NewCertificate extracts, with a proof-number solver of g, the
 // strategies that prove the value of root. Where the side of a strategy
-// that does not lose has a pairing (see cert.Strategy.Pairings) and the other
-// side is to move, or where the other side can no longer complete a line,
-// the strategy stops: that is what keeps the certificates of the k = 5
-// draws small, as the pairings keep the solver's proofs small. Elsewhere
-// it follows every reply of the other side, and at each position of its
-// own side it takes a move that completes a line, else the block of the
-// other side's line, else a move making two threats, else the move with
-// which the solver's table proved the position, else the first move
-// (row-major) whose position the solver proves again. Positions the table lost are proven again, so a small
-// table costs time, not correctness; the certificate is only as good as
-// Verify finds it. Past maxPositions positions visited (0: no limit) it
-// stops with cert.ErrTooBig. progress, if not nil, is called with
-// the number of positions visited now and then.
+// that does not lose has a pairing or a matching (see cert.Strategy) and
+// the other side is to move, or where the other side can no longer
+// complete a line, the strategy stops: that is what keeps the
+// certificates of the k = 5 draws small, as the pairings keep the
+// solver's proofs small. Elsewhere it answers the other side's moves
+// that the verifier's zones do not (cert.Certificate.Build walks the
+// strategies as the verifier will, so no position below a move the zones
+// answer is proven or written), and at each position of its own side it
+// takes a move that completes a line, else the block of the other side's
+// line, else a move making two threats, else the move with which the
+// solver's table proved the position, else the first move (row-major)
+// whose position the solver proves again. Positions the table lost are
+// proven again, so a small table costs time, not correctness; the
+// certificate is only as good as Verify finds it. Past maxPositions
+// positions visited (0: no limit) it stops with cert.ErrTooBig. progress,
+// if not nil, is called with the number of positions visited now and
+// then.
 func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositions int, progress func(positions int)) (*cert.Certificate, error) {
-	g := s.g
 	v, err := s.Solve(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	c := cert.New(g, root, v)
-	x := &proofExtractor{g: g, s: s, ctx: ctx, lines: cert.Lines(g.Rows, g.Cols, g.K), max: maxPositions, progress: progress}
+	c := cert.New(s.g, root, v)
+	x := &proofExtractor{g: s.g, s: s, ctx: ctx, lines: cert.Lines(s.g.Rows, s.g.Cols, s.g.K), max: maxPositions, progress: progress}
 	for _, st := range c.Strategies {
 		st.Moves = map[mnk.Position]int8{}
 		if !st.Win {
 			st.Pairings = map[mnk.Position][]cert.Pair{}
 			st.Matchings = map[mnk.Position][][]int8{}
 		}
-		// The question the solver answers for this strategy: does the
-		// winner win, or does the other side of a strategy that does not
-		// lose win?
-		x.st, x.attX, x.seen = st, st.X == st.Win, map[mnk.Position]bool{}
-		if err := x.walk(root, mnk.Ongoing); err != nil {
-			return nil, err
-		}
 	}
-	return prune(ctx, c)
-}
-
-// prune drops from c the positions below the moves that the verifier's
-// zones answer (cert.Certificate.Prune): a certificate that relies on
-// zones is smaller and quicker to verify. An error is a bug: the
-// extraction wrote a certificate that does not verify.
-func prune(ctx context.Context, c *cert.Certificate) (*cert.Certificate, error) {
-	if _, err := c.Prune(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	if _, err := c.Build(ctx, x.choose); err != nil {
+		if ctx.Err() != nil || errors.Is(err, cert.ErrTooBig) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("the certificate written does not verify: %w", err)
 	}
 	return c, nil
+}
+
+// NewStrategy extracts, with a proof-number solver of g, the strategy of X
+// (x) or O to win (win) or not to lose from root, as NewCertificate
+// extracts a certificate's: a part of a strategy (cert.Strategy.Parts),
+// which a worker builds beside others. ok is false, with no strategy,
+// where the goal does not hold at root.
+func NewStrategy(ctx context.Context, s *Solver, root mnk.Position, x, win bool, maxPositions int, progress func(positions int)) (st *cert.Strategy, ok bool, err error) {
+	attWins, err := s.Prove(ctx, root, x == win)
+	if err != nil || attWins != win {
+		return nil, false, err
+	}
+	st = &cert.Strategy{X: x, Win: win, Moves: map[mnk.Position]int8{}}
+	if !win {
+		st.Pairings = map[mnk.Position][]cert.Pair{}
+		st.Matchings = map[mnk.Position][][]int8{}
+	}
+	x2 := &proofExtractor{g: s.g, s: s, ctx: ctx, lines: cert.Lines(s.g.Rows, s.g.Cols, s.g.K), max: maxPositions, progress: progress}
+	if _, _, err := cert.CheckStrategy(ctx, s.g, root, st, x2.choose); err != nil {
+		if ctx.Err() != nil || errors.Is(err, cert.ErrTooBig) {
+			return nil, false, err
+		}
+		return nil, false, fmt.Errorf("the strategy written does not verify: %w", err)
+	}
+	return st, true, nil
 }
 
 type proofExtractor struct {
@@ -73,7 +87,6 @@ type proofExtractor struct {
 
 	st      *cert.Strategy
 	attX    bool
-	seen    map[mnk.Position]bool
 	visited int
 }
 
@@ -85,16 +98,13 @@ func (x *proofExtractor) sides(p mnk.Position) (me, them uint64) {
 	return p.O, p.X
 }
 
-func (x *proofExtractor) walk(p mnk.Position, r mnk.Result) error {
-	if r != mnk.Ongoing {
-		return nil
-	}
-	g, st := x.g, x.st
-	key, sym := g.CanonicalSym(p)
-	if x.seen[key] {
-		return nil
-	}
-	x.seen[key] = true
+// choose is the cert.Chooser of NewCertificate: the choice of st at p, a
+// canonical position where the game goes on and the other side is not
+// hopeless.
+func (x *proofExtractor) choose(st *cert.Strategy, p mnk.Position) error {
+	// The question the solver answers for this strategy: does the winner
+	// win, or does the other side of a strategy that does not lose win?
+	x.st, x.attX = st, st.X == st.Win
 	if x.visited++; x.max > 0 && x.visited > x.max {
 		return fmt.Errorf("%w: more than %d positions", cert.ErrTooBig, x.max)
 	}
@@ -106,13 +116,7 @@ func (x *proofExtractor) walk(p mnk.Position, r mnk.Result) error {
 			x.progress(x.visited)
 		}
 	}
-	me, them := x.sides(p)
 	toMove := p.XToMove() == st.X
-	if !st.Win {
-		if cert.Hopeless(x.lines, g.K, them, me, g.Empty(p), !toMove) {
-			return nil
-		}
-	}
 	// A pairing is looked for only where the other side is to move, as
 	// the solver does: where the side itself is to move, a search finds
 	// few pairings that the next ply would not, at a cost that dominates
@@ -121,36 +125,30 @@ func (x *proofExtractor) walk(p mnk.Position, r mnk.Result) error {
 		if pairs, ok := x.s.pairing(p, st.X); ok {
 			out := make([]cert.Pair, len(pairs))
 			for i, pr := range pairs {
-				a, b := bits.TrailingZeros64(pr), 63-bits.LeadingZeros64(pr)
-				out[i] = cert.Pair{g.MapCell(sym, a), g.MapCell(sym, b)}
+				out[i] = cert.Pair{int8(bits.TrailingZeros64(pr)), int8(63 - bits.LeadingZeros64(pr))}
 			}
-			st.Pairings[key] = out
+			st.Pairings[p] = out
 			return nil
 		}
 		if blocks, ok := x.s.matchingOf(p, st.X); ok {
 			out := make([][]int8, len(blocks))
 			for i, b := range blocks {
 				for c := b; c != 0; c &= c - 1 {
-					out[i] = append(out[i], g.MapCell(sym, bits.TrailingZeros64(c)))
+					out[i] = append(out[i], int8(bits.TrailingZeros64(c)))
 				}
 			}
-			st.Matchings[key] = out
+			st.Matchings[p] = out
 			return nil
 		}
 	}
-	if toMove {
-		cell, err := x.move(p)
-		if err != nil {
-			return err
-		}
-		st.Moves[key] = g.MapCell(sym, cell)
-		return x.walk(g.Play(p, cell))
+	if !toMove {
+		return nil
 	}
-	for e := g.Empty(p); e != 0; e &= e - 1 {
-		if err := x.walk(g.Play(p, bitIndex(e))); err != nil {
-			return err
-		}
+	cell, err := x.move(p)
+	if err != nil {
+		return err
 	}
+	st.Moves[p] = int8(cell)
 	return nil
 }
 

@@ -194,3 +194,35 @@ func TestProofCertificateMatchings(t *testing.T) {
 		}
 	}
 }
+
+// TestNewStrategy: a strategy is extracted where its goal holds, and
+// verifies from its root on its own; where the goal does not hold there
+// is none.
+func TestNewStrategy(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		m, n, k int
+		x, win  bool
+		ok      bool
+	}{
+		{4, 4, 4, true, true, false}, {4, 4, 4, false, false, true}, {4, 4, 4, true, false, true},
+		{5, 5, 4, false, true, false}, {5, 5, 4, false, false, true},
+		{6, 5, 4, true, true, true}, {6, 5, 4, false, false, false},
+	} {
+		g := mnk.MustNew(c.m, c.n, c.k)
+		st, ok, err := NewStrategy(ctx, New(g, 16<<20), mnk.Position{}, c.x, c.win, 0, nil)
+		if err != nil || ok != c.ok || (st != nil) != c.ok {
+			t.Errorf("%s x=%v win=%v: %v, %v, want %v", g.Spec(), c.x, c.win, ok, err, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if st.X != c.x || st.Win != c.win {
+			t.Errorf("%s: a strategy of %s to %s", g.Spec(), st.Side(), st.Goal())
+		}
+		if n, _, err := cert.CheckStrategy(ctx, g, mnk.Position{}, st, nil); err != nil || n == 0 {
+			t.Errorf("%s: the strategy of %s to %s: %d positions, %v", g.Spec(), st.Side(), st.Goal(), n, err)
+		}
+	}
+}
