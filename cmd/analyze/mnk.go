@@ -188,7 +188,7 @@ func mnkSolveCommand() *cli.Command {
 			&cli.IntFlag{Name: "tt-mb", Value: solveDefaults.TTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
-			&cli.IntFlag{Name: "certificate-positions", Value: mnktasks.DefaultCertificatePositions, Usage: "give up a certificate past `N` positions (about 100 bytes of memory each, more with pairings)"},
+			&cli.IntFlag{Name: "certificate-positions", Value: mnktasks.DefaultCertificatePositions, Usage: "give up a certificate, or a part of one, past `N` positions (about 100 bytes of memory each, more with pairings)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
 			rows, cols, k, err := board(c, mnk.MaxSide)
@@ -229,8 +229,12 @@ func certificateWritten(stderr io.Writer, quiet bool, path string, report []byte
 		stderr = os.Stderr
 	}
 	c := rep.Certificate
-	_, err := fmt.Fprintf(stderr, "certificate: %s: %d strategies, %d moves, %d pairings, in %.1f s; check it with analyze mnk verify %s\n",
-		path, c.Strategies, c.Moves, c.Pairings, c.Seconds, path)
+	parts := ""
+	if c.Parts > 0 {
+		parts = fmt.Sprintf(" in %d parts", c.Parts)
+	}
+	_, err := fmt.Fprintf(stderr, "certificate: %s: %d strategies%s, %d moves, %d pairings, in %.1f s; check it with analyze mnk verify %s\n",
+		path, c.Strategies, parts, c.Moves, c.Pairings, c.Seconds, path)
 	return err
 }
 

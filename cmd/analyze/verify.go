@@ -49,7 +49,7 @@ func mnkVerifyCommand() *cli.Command {
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, map[string]any{
 					"file": path, "game": cert.Game.Spec(), "root": cert.Game.String(cert.Root), "value": cert.Value.String(),
-					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "matchings": cert.Matchings(), "positions": positions,
+					"proven": true, "strategies": len(cert.Strategies), "moves": cert.Size(), "pairings": cert.Pairings(), "matchings": cert.Matchings(), "parts": cert.Parts(), "positions": positions,
 					"seconds": time.Since(start).Seconds(),
 				})
 			}
@@ -57,8 +57,12 @@ func mnkVerifyCommand() *cli.Command {
 			if n := cert.Matchings(); n > 0 {
 				matchings = fmt.Sprintf(", %d matchings", n)
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies, %d moves, %d pairings%s; %d positions checked in %.2f s)\n",
-				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), cert.Size(), cert.Pairings(), matchings, positions, time.Since(start).Seconds())
+			parts := ""
+			if n := cert.Parts(); n > 0 {
+				parts = fmt.Sprintf(" in %d parts", n)
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "%s: %s from %s: %s, proven (%d strategies%s, %d moves, %d pairings%s; %d positions checked in %.2f s)\n",
+				path, cert.Game.Spec(), cert.Game.String(cert.Root), cert.Value, len(cert.Strategies), parts, cert.Size(), cert.Pairings(), matchings, positions, time.Since(start).Seconds())
 			return err
 		},
 	}

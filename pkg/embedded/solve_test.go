@@ -192,6 +192,45 @@ func TestSolveCertificateOutput(t *testing.T) {
 	}
 }
 
+// TestSolveCertificateBuiltInParts: a pns job split at the first moves
+// builds its certificate in parts, a task each; on clusters of one and of
+// two workers it writes the same bytes, which verify and prove the value
+// the job found; a rerun takes every part from the result cache.
+func TestSolveCertificateBuiltInParts(t *testing.T) {
+	p := mnktasks.SolveParams{Rows: 5, Cols: 5, K: 4, SplitDepth: 1, TTMB: 64, Method: mnktasks.MethodPNS,
+		Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
+	var first string
+	for _, workers := range []int{1, 2} {
+		c := startCluster(t, t.TempDir(), workers)
+		for run := range 2 {
+			var rep solveReport
+			j := runJob(t, c.Broker, "mnk.solve", p, &rep)
+			got := download(t, c.Broker, j, "certificate")
+			if first == "" {
+				first = got
+			} else if got != first {
+				t.Errorf("%d workers, run %d: a certificate of %d bytes, not the %d bytes of the first run", workers, run, len(got), len(first))
+			}
+			read, err := mnkcert.Read(strings.NewReader(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := read.Verify(context.Background()); err != nil || rep.Value != "draw" || read.Value.String() != rep.Value || read.Parts() != 6 {
+				t.Errorf("%d workers: verify %v, value %s in %d parts, report %s; want a draw proven in 6 parts", workers, err, read.Value, read.Parts(), rep.Value)
+			}
+			if rep.Certificate == nil || rep.Certificate.Parts != 6 || rep.Certificate.Bytes != len(got) {
+				t.Errorf("%d workers: report's certificate %+v, want 6 parts of %d bytes", workers, rep.Certificate, len(got))
+			}
+			if run == 1 && rep.CachedTasks != rep.Tasks {
+				t.Errorf("%d workers, rerun: %d of %d tasks from the result cache, want every task", workers, rep.CachedTasks, rep.Tasks)
+			}
+		}
+		if err := c.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestSolveCertificateInParts: on a cluster whose NATS server takes
 // messages of 16 KB, a certificate task's result, several times that,
 // reaches the coordinator in parts, and the certificate written to the

@@ -217,3 +217,80 @@ func TestSolveCertificateParams(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveCertificateBuiltInParts: a pns job split below the root builds
+// its certificate in parts, a task for the root and one for each first
+// move up to symmetry, beside the same solve tasks as without it; the
+// parts put together verify and prove the value the solve tasks found,
+// the same bytes every run; the progress line counts the parts built; a
+// part that is not its position's, or not of the goal its position asks
+// for, is refused when it arrives, naming its task.
+func TestSolveCertificateBuiltInParts(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		m, n, k int
+		value   string
+		parts   int
+	}{
+		{3, 3, 3, "draw", 3}, {4, 4, 3, "win", 1}, {6, 5, 4, "win", 1}, {5, 5, 4, "draw", 6}, {7, 7, 5, "draw", 10},
+	} {
+		name := fmt.Sprintf("%d,%d,%d", c.m, c.n, c.k)
+		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: 1, TTMB: 16, Method: MethodPNS, Certificate: true, CertificatePositions: DefaultCertificatePositions}
+		rep, got := certificateJob(t, p, tasks.Env{}, tasks.Summary{})
+		read, err := mnkcert.Read(bytes.NewReader(got))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		positions, err := read.Verify(ctx)
+		if err != nil || read.Value.String() != c.value || rep.Value != c.value || read.Parts() != c.parts {
+			t.Errorf("%s: %s in %d parts, %v; report %s; want %s proven in %d parts", name, read.Value, read.Parts(), err, rep.Value, c.value, c.parts)
+		}
+		if d := rep.Certificate; d == nil || d.Parts != c.parts || d.Positions != positions || d.Bytes != len(got) || d.Moves != read.Size() {
+			t.Errorf("%s: report's certificate %+v, want %d parts, %d positions, %d bytes", name, d, c.parts, positions, len(got))
+		}
+		if _, again := certificateJob(t, p, tasks.Env{}, tasks.Summary{}); !bytes.Equal(again, got) {
+			t.Errorf("%s: a second run wrote another certificate", name)
+		}
+
+		plan, _ := Solve{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
+		sp := plan.(*solvePlan)
+		p.Certificate, p.CertificatePositions = false, 0
+		plain, _ := Solve{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
+		all := plan.Tasks()
+		if n := len(all) - len(plain.Tasks()); n != len(sp.certParts) || all[0].ID != certificateTask || !sameTasks(plain.Tasks(), all[n:]) {
+			t.Errorf("%s: %d tasks with a certificate in %d parts, %d without: want the parts' first, then the same tasks", name, len(all), len(sp.certParts), len(plain.Tasks()))
+		}
+		t.Logf("%s: %d parts, %d moves, %d pairings, %d bytes, %d positions verified", name, read.Parts(), read.Size(), read.Pairings(), len(got), positions)
+	}
+
+	// 5,5,4: the parts' results checked as they arrive.
+	p := SolveParams{Rows: 5, Cols: 5, K: 4, SplitDepth: 1, TTMB: 16, Method: MethodPNS, Certificate: true, CertificatePositions: DefaultCertificatePositions}
+	plan, _ := Solve{}.Plan(ctx, mustJSON(p), tasks.PlanEnv{})
+	sp := plan.(*solvePlan)
+	r := Solve{}.NewRunner(tasks.Env{})
+	results := map[string][]byte{}
+	for i, cp := range sp.certParts {
+		if want := fmt.Sprintf("certificate: %d of %d parts built", i, len(sp.certParts)); !strings.HasSuffix(sp.Progress(), want) {
+			t.Errorf("progress %q, want it to end %q", sp.Progress(), want)
+		}
+		out, err := r.Run(ctx, plan.Tasks()[i].Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Check(cp.id, out.Data); err != nil {
+			t.Fatalf("part %s: %v", cp.id, err)
+		}
+		results[cp.id] = out.Data
+		sp.Merge(cp.id, out.Data)
+	}
+	first, second := sp.certParts[1], sp.certParts[2]
+	if err := sp.Check(first.id, results[second.id]); err == nil || !strings.Contains(err.Error(), "the part from") || !strings.Contains(err.Error(), "task "+first.id) {
+		t.Errorf("another first move's part: %v, want an error naming the part's position and task", err)
+	}
+	if err := sp.Check(first.id, results[certificateTask]); err == nil || !strings.Contains(err.Error(), "a strategy of X to not-lose") {
+		t.Errorf("a strategy of the root's goal for a first move: %v, want an error naming the goal", err)
+	}
+	if err := sp.Check(first.id, []byte(`{"bytes": 5, "text": "AAAA"}`)); err == nil || !strings.Contains(err.Error(), "result of task "+first.id) {
+		t.Errorf("a damaged part: %v, want an error naming the task", err)
+	}
+}

@@ -230,6 +230,10 @@ type solveTask struct {
 	TTMB                 int    `json:"tt_mb"`
 	Method               string `json:"method,omitempty"`
 	CertificatePositions int    `json:"certificate_positions,omitempty"`
+	// CertificatePart, with CertificatePositions, builds a part of a
+	// certificate in parts (certificate.go) from the task's position
+	// instead of the whole certificate.
+	CertificatePart bool `json:"certificate_part,omitempty"`
 	// Question, with the pns method, asks one question instead of the
 	// value: "x" does X win from the position, "o" does O (see
 	// solve_questions.go).
@@ -277,6 +281,11 @@ type solvePlan struct {
 	where  []int        // task index -> node in the last layer
 	// verified is the certificate task's result as Check verified it.
 	verified *verifiedCertificate
+	// certParts are the tasks of a certificate in parts, the root's
+	// first, and checked their results as Check verified them
+	// (certificate.go).
+	certParts []certPart
+	checked   map[string]*checkedPart
 	// questions: the tasks ask "does X win?" at the split depth, and one
 	// task, rootQuestion, "does O win?" at the root (solve_questions.go).
 	questions bool
@@ -327,7 +336,10 @@ func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, 
 	if p.Resolve() == MethodPNS {
 		method = MethodPNS
 	}
-	if p.Certificate {
+	switch {
+	case p.Certificate && method == MethodPNS && sp.split >= 1:
+		sp.planCertificateParts(ttmb)
+	case p.Certificate:
 		// First: it proves the root again, about as long as the whole
 		// solve on one worker, and the longest task.
 		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, CertificatePositions: p.CertificatePositions})
@@ -679,8 +691,12 @@ func (r *SolveReport) Text() string {
 		if c.Matchings > 0 {
 			matchings = ", " + tasks.Thousands(uint64(c.Matchings)) + " matchings"
 		}
-		row("certificate", "%d strategies, %s moves, %s pairings%s, %s bytes, in %.1f s; verified (%s positions)",
-			c.Strategies, tasks.Thousands(uint64(c.Moves)), tasks.Thousands(uint64(c.Pairings)), matchings, tasks.Thousands(uint64(c.Bytes)),
+		parts := ""
+		if c.Parts > 0 {
+			parts = fmt.Sprintf(" (%d parts)", c.Parts)
+		}
+		row("certificate", "%d strategies%s, %s moves, %s pairings%s, %s bytes, in %.1f s; verified (%s positions)",
+			c.Strategies, parts, tasks.Thousands(uint64(c.Moves)), tasks.Thousands(uint64(c.Pairings)), matchings, tasks.Thousands(uint64(c.Bytes)),
 			c.Seconds, tasks.Thousands(uint64(c.Positions)))
 	}
 	var most SolveTaskDetail

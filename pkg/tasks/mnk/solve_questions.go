@@ -263,6 +263,24 @@ func (sp *solvePlan) firstMovesProgress() (string, error) {
 // symmetry) are decided, from the tasks merged so far; "" for a job of one
 // task at the root.
 func (sp *solvePlan) Progress() string {
+	s := sp.solveProgress()
+	if len(sp.certParts) == 0 {
+		return s
+	}
+	built := 0
+	for _, cp := range sp.certParts {
+		if _, ok := sp.Result(cp.id); ok {
+			built++
+		}
+	}
+	if s != "" {
+		s += "; "
+	}
+	return s + fmt.Sprintf("certificate: %d of %d parts built", built, len(sp.certParts))
+}
+
+// solveProgress is Progress of the solve tasks.
+func (sp *solvePlan) solveProgress() string {
 	if sp.split == 0 {
 		return ""
 	}
