@@ -277,18 +277,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // Read parses a certificate written by WriteTo. Errors name the
 // line.
 func Read(r io.Reader) (*Certificate, error) {
-	sc := bufio.NewScanner(r)
-	line := 0
-	next := func() (string, bool) {
-		if !sc.Scan() {
-			return "", false
-		}
-		line++
-		return sc.Text(), true
-	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
-	}
+	lr := &lineReader{sc: bufio.NewScanner(r)}
+	next, bad := lr.next, lr.bad
 	header := func(name string) (string, error) {
 		s, ok := next()
 		if !ok {
@@ -343,26 +333,11 @@ func Read(r io.Reader) (*Certificate, error) {
 		if !ok {
 			break
 		}
-		f := strings.Fields(s)
-		if (len(f) != 4 && (len(f) != 6 || f[4] != "parts")) || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
-			return nil, bad("want \"strategy X|O win|not-lose N\" or \"strategy X|O win|not-lose N parts P\", found %q", s)
-		}
-		n, err := strconv.Atoi(f[3])
-		if err != nil || n < 0 {
-			return nil, bad("strategy size %q", f[3])
-		}
-		st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
-		if err := readEntries(st, n, magic, next, bad); err != nil {
+		st, parts, err := lr.strategy(s, magic, true)
+		if err != nil {
 			return nil, err
 		}
-		if len(f) == 6 {
-			parts, err := strconv.Atoi(f[5])
-			if err != nil || parts < 1 {
-				return nil, bad("number of parts %q", f[5])
-			}
-			if magic != certificateMagic4 {
-				return nil, bad("a strategy in parts in a certificate of version %s (its first line says %q)", magic[len(magic)-1:], magic)
-			}
+		if parts > 0 {
 			st.Parts = make(map[mnk.Position]*Strategy, parts)
 			for range parts {
 				s, ok := next()
@@ -388,7 +363,7 @@ func Read(r io.Reader) (*Certificate, error) {
 					return nil, bad("a second part from the position %s %s", f[1], f[2])
 				}
 				part := &Strategy{X: st.X, Win: st.Win, Moves: make(map[mnk.Position]int8)}
-				if err := readEntries(part, size, magic, next, bad); err != nil {
+				if err := lr.entries(part, size, magic); err != nil {
 					return nil, err
 				}
 				st.Parts[key] = part
@@ -396,7 +371,7 @@ func Read(r io.Reader) (*Certificate, error) {
 		}
 		c.Strategies = append(c.Strategies, st)
 	}
-	if err := sc.Err(); err != nil {
+	if err := lr.sc.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -423,40 +398,71 @@ func WriteStrategy(w io.Writer, st *Strategy) (int64, error) {
 // ReadStrategy reads a strategy written by WriteStrategy. Errors name the
 // line.
 func ReadStrategy(r io.Reader) (*Strategy, error) {
-	sc := bufio.NewScanner(r)
-	line := 0
-	next := func() (string, bool) {
-		if !sc.Scan() {
-			return "", false
-		}
-		line++
-		return sc.Text(), true
-	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
-	}
+	lr := &lineReader{sc: bufio.NewScanner(r)}
+	next, bad := lr.next, lr.bad
 	s, _ := next()
-	f := strings.Fields(s)
-	if len(f) != 4 || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
-		return nil, bad("want \"strategy X|O win|not-lose N\", found %q", s)
-	}
-	n, err := strconv.Atoi(f[3])
-	if err != nil || n < 0 {
-		return nil, bad("strategy size %q", f[3])
-	}
-	st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
-	if err := readEntries(st, n, certificateMagic4, next, bad); err != nil {
+	st, _, err := lr.strategy(s, certificateMagic4, false)
+	if err != nil {
 		return nil, err
 	}
 	if s, ok := next(); ok {
 		return nil, bad("want the end of the strategy, found %q", s)
 	}
-	return st, sc.Err()
+	return st, lr.sc.Err()
 }
 
-// readEntries reads the n lines of moves, pairings and matchings of st,
-// with Read's next and bad.
-func readEntries(st *Strategy, n int, magic string, next func() (string, bool), bad func(string, ...any) error) error {
+// lineReader reads the lines of a certificate, counting them for its
+// errors.
+type lineReader struct {
+	sc   *bufio.Scanner
+	line int
+}
+
+func (lr *lineReader) next() (string, bool) {
+	if !lr.sc.Scan() {
+		return "", false
+	}
+	lr.line++
+	return lr.sc.Text(), true
+}
+
+// bad is an error at the current line.
+func (lr *lineReader) bad(format string, args ...any) error {
+	return fmt.Errorf("line %d: %s", lr.line, fmt.Sprintf(format, args...))
+}
+
+// strategy reads a strategy from its line s, "strategy X|O win|not-lose
+// N" or, if parts are allowed, "strategy X|O win|not-lose N parts P",
+// and its N lines; it returns the strategy and P (its parts are left to
+// read).
+func (lr *lineReader) strategy(s, magic string, parts bool) (*Strategy, int, error) {
+	f := strings.Fields(s)
+	if (len(f) != 4 && (!parts || len(f) != 6 || f[4] != "parts")) || f[0] != "strategy" || (f[1] != "X" && f[1] != "O") || (f[2] != "win" && f[2] != "not-lose") {
+		if !parts {
+			return nil, 0, lr.bad("want \"strategy X|O win|not-lose N\", found %q", s)
+		}
+		return nil, 0, lr.bad("want \"strategy X|O win|not-lose N\" or \"strategy X|O win|not-lose N parts P\", found %q", s)
+	}
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n < 0 {
+		return nil, 0, lr.bad("strategy size %q", f[3])
+	}
+	p := 0
+	if len(f) == 6 {
+		if p, err = strconv.Atoi(f[5]); err != nil || p < 1 {
+			return nil, 0, lr.bad("number of parts %q", f[5])
+		}
+		if magic != certificateMagic4 {
+			return nil, 0, lr.bad("a strategy in parts in a certificate of version %s (its first line says %q)", magic[len(magic)-1:], magic)
+		}
+	}
+	st := &Strategy{X: f[1] == "X", Win: f[2] == "win", Moves: make(map[mnk.Position]int8)}
+	return st, p, lr.entries(st, n, magic)
+}
+
+// entries reads the n lines of moves, pairings and matchings of st.
+func (lr *lineReader) entries(st *Strategy, n int, magic string) error {
+	next, bad := lr.next, lr.bad
 	for range n {
 		s, ok := next()
 		if !ok {
