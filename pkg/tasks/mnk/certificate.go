@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -102,12 +103,12 @@ func CertificateSolver(g *mnk.Game, ttBytes int) *pns.Solver {
 
 // runCertificate builds the certificate of pos with a solver of t's
 // method on a table of its own.
-func runCertificate(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask) (tasks.Output, error) {
+func runCertificate(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask, dir string) (tasks.Output, error) {
 	if t.CertificatePart {
 		if t.Method != MethodPNS {
 			return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: a part of a certificate with method %q", t.Method))
 		}
-		return runCertificatePart(ctx, g, pos, t)
+		return runCertificatePart(ctx, g, pos, t, dir)
 	}
 	start := time.Now()
 	var cert *mnkcert.Certificate
@@ -358,9 +359,32 @@ func partGoals(pos mnk.Position) (win, notLose mnkcert.Strategy) {
 }
 
 // runCertificatePart builds the part of a certificate in parts from pos.
-func runCertificatePart(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask) (tasks.Output, error) {
+// With dir, its table is kept there across an interruption as a solve
+// task's is (table.go), in a file of the part's own: a part resumed so
+// may take other moves than one built at once, and is verified all the
+// same.
+func runCertificatePart(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask, dir string) (tasks.Output, error) {
 	start := time.Now()
 	s := CertificateSolver(g, t.TTMB<<20)
+	path := ""
+	if dir != "" {
+		path = partTablePath(dir, g, t.TTMB, pos)
+		loadTableFile(s.Table(), path)
+	}
+	stop := savePartEvery(s.Table(), path)
+	defer stop()
+	out, err := buildPart(ctx, g, s, pos, t, start)
+	if err != nil && ctx.Err() != nil && path != "" {
+		if werr := writeTable(s.Table(), path); werr != nil {
+			_ = os.Remove(path)
+		}
+	}
+	return out, err
+}
+
+// buildPart proves the goal of the part from pos with s and extracts its
+// strategy.
+func buildPart(ctx context.Context, g *mnk.Game, s *pns.Solver, pos mnk.Position, t solveTask, start time.Time) (tasks.Output, error) {
 	win, notLose := partGoals(pos)
 	st, ok, err := pns.NewStrategy(ctx, s, pos, win.X, true, t.CertificatePositions, nil)
 	if err == nil && !ok {

@@ -812,7 +812,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
 	}
 	if t.CertificatePositions > 0 {
-		return runCertificate(ctx, g, pos, t)
+		return runCertificate(ctx, g, pos, t, r.dir)
 	}
 	if t.Question != "" && (t.Method != MethodPNS || t.Question != "x" && t.Question != "o") {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: question %q with method %q", t.Question, t.Method))

@@ -39,13 +39,25 @@ func tablePath(dir string, g *mnk.Game, ttMB int) string {
 	return filepath.Join(dir, fmt.Sprintf("pns-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB))
 }
 
+// partTablePath is where the table of the certificate part from pos
+// (certificate.go), of ttMB megabytes, is saved: each part has a table of
+// its own.
+func partTablePath(dir string, g *mnk.Game, ttMB int, pos mnk.Position) string {
+	return filepath.Join(dir, fmt.Sprintf("pns-%dx%dk%d-%dmb-part-%x-%x.table", g.Rows, g.Cols, g.K, ttMB, pos.X, pos.O))
+}
+
 // loadTable loads into t, new, the table saved in dir for its game and
 // size, if there is one, removes the file, and reports whether it loaded.
 func loadTable(t *pns.Table, dir string, g *mnk.Game, ttMB int) bool {
 	if dir == "" {
 		return false
 	}
-	path := tablePath(dir, g, ttMB)
+	return loadTableFile(t, tablePath(dir, g, ttMB))
+}
+
+// loadTableFile loads into t, new, the table saved at path, if there is
+// one, removes the file, and reports whether it loaded.
+func loadTableFile(t *pns.Table, path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -97,6 +109,32 @@ func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) 
 	if err := writeTable(proof, tablePath(dir, g, ttMB)); err != nil {
 		_ = os.Remove(tablePath(dir, g, ttMB))
 	}
+}
+
+// savePartEvery saves t, the table of a certificate part, to path every
+// tableSaveEvery until the returned function is called, which waits for
+// a save under way; with path "", it does nothing.
+func savePartEvery(t *pns.Table, path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(tableSaveEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if err := writeTable(t, path); err != nil {
+					_ = os.Remove(path)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // writeTable writes t to path through a temporary file, renamed into

@@ -89,3 +89,57 @@ func TestSolveTableSavedWhileRunning(t *testing.T) {
 		t.Errorf("the table saved while the task ran does not load: %v", err)
 	}
 }
+
+// TestCertificatePartAcrossRestart: a certificate part interrupted saves
+// its own table (a file of the part's own, beside the solve tasks'); the
+// part run again loads it, removes the file, and builds a part that
+// verifies. While a part runs its table is also saved every
+// tableSaveEvery.
+func TestCertificatePartAcrossRestart(t *testing.T) {
+	g := mnk.MustNew(7, 7, 5)
+	p := SolveParams{Rows: 7, Cols: 7, K: 5, SplitDepth: 1, TTMB: 16, Method: MethodPNS, Certificate: true, CertificatePositions: DefaultCertificatePositions}
+	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := plan.(*solvePlan)
+	// The part of the ninth first move up to symmetry (c8): 0.4 s, and 4
+	// polls of its context.
+	part := sp.certParts[9]
+	payload := plan.Tasks()[9].Payload
+	dir := t.TempDir()
+	path := partTablePath(filepath.Join(dir, "mnk.solve"), g, 16, part.pos)
+
+	ctx := &stopAfter{Context: context.Background(), n: 2}
+	if _, err := (Solve{}).NewRunner(tasks.Env{Process: &tasks.Process{}, Dir: dir}).Run(ctx, payload); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("interrupted: no table saved: %v", err)
+	}
+	out, err := (Solve{}).NewRunner(tasks.Env{Process: &tasks.Process{}, Dir: dir}).Run(context.Background(), payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.Check(part.id, out.Data); err != nil {
+		t.Errorf("the part resumed: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the table file is still there after the load: %v", err)
+	}
+
+	every := tableSaveEvery
+	tableSaveEvery = 20 * time.Millisecond
+	defer func() { tableSaveEvery = every }()
+	if _, err := (Solve{}).NewRunner(tasks.Env{Process: &tasks.Process{}, Dir: dir}).Run(context.Background(), payload); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no table saved while the part ran: %v", err)
+	}
+	defer f.Close()
+	if _, err := pns.NewTable(g, 16<<20).ReadFrom(f); err != nil {
+		t.Errorf("the table saved while the part ran: %v", err)
+	}
+}
