@@ -35,21 +35,32 @@ func NewCertificate(ctx context.Context, s *Solver, root mnk.Position, maxPositi
 		return nil, err
 	}
 	c := cert.New(s.g, root, v)
-	x := &proofExtractor{g: s.g, s: s, ctx: ctx, lines: cert.Lines(s.g.Rows, s.g.Cols, s.g.K), max: maxPositions, progress: progress}
 	for _, st := range c.Strategies {
-		st.Moves = map[mnk.Position]int8{}
-		if !st.Win {
-			st.Pairings = map[mnk.Position][]cert.Pair{}
-			st.Matchings = map[mnk.Position][][]int8{}
-		}
+		initMaps(st)
 	}
-	if _, err := c.Build(ctx, x.choose); err != nil {
-		if ctx.Err() != nil || errors.Is(err, cert.ErrTooBig) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("the certificate written does not verify: %w", err)
+	if _, err := c.Build(ctx, newExtractor(ctx, s, maxPositions, progress).choose); err != nil {
+		return nil, extractionError(ctx, err)
 	}
 	return c, nil
+}
+
+// initMaps gives st the empty maps that its choices go to.
+func initMaps(st *cert.Strategy) {
+	st.Moves = map[mnk.Position]int8{}
+	if !st.Win {
+		st.Pairings = map[mnk.Position][]cert.Pair{}
+		st.Matchings = map[mnk.Position][][]int8{}
+	}
+}
+
+// extractionError is the error of an extraction that failed with err:
+// interrupted, too big, or a bug (what the solver proved does not
+// verify).
+func extractionError(ctx context.Context, err error) error {
+	if ctx.Err() != nil || errors.Is(err, cert.ErrTooBig) {
+		return err
+	}
+	return fmt.Errorf("the strategies written do not verify: %w", err)
 }
 
 // NewStrategy extracts, with a proof-number solver of g, the strategy of X
@@ -62,19 +73,16 @@ func NewStrategy(ctx context.Context, s *Solver, root mnk.Position, x, win bool,
 	if err != nil || attWins != win {
 		return nil, false, err
 	}
-	st = &cert.Strategy{X: x, Win: win, Moves: map[mnk.Position]int8{}}
-	if !win {
-		st.Pairings = map[mnk.Position][]cert.Pair{}
-		st.Matchings = map[mnk.Position][][]int8{}
-	}
-	x2 := &proofExtractor{g: s.g, s: s, ctx: ctx, lines: cert.Lines(s.g.Rows, s.g.Cols, s.g.K), max: maxPositions, progress: progress}
-	if _, _, err := cert.CheckStrategy(ctx, s.g, root, st, x2.choose); err != nil {
-		if ctx.Err() != nil || errors.Is(err, cert.ErrTooBig) {
-			return nil, false, err
-		}
-		return nil, false, fmt.Errorf("the strategy written does not verify: %w", err)
+	st = &cert.Strategy{X: x, Win: win}
+	initMaps(st)
+	if _, _, err := cert.CheckStrategy(ctx, s.g, root, st, newExtractor(ctx, s, maxPositions, progress).choose); err != nil {
+		return nil, false, extractionError(ctx, err)
 	}
 	return st, true, nil
+}
+
+func newExtractor(ctx context.Context, s *Solver, maxPositions int, progress func(int)) *proofExtractor {
+	return &proofExtractor{g: s.g, s: s, ctx: ctx, lines: cert.Lines(s.g.Rows, s.g.Cols, s.g.K), max: maxPositions, progress: progress}
 }
 
 type proofExtractor struct {
