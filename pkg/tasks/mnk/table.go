@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -112,8 +113,8 @@ func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) 
 }
 
 // savePartEvery saves t, the table of a certificate part, to path every
-// tableSaveEvery until the returned function is called, which waits for
-// a save under way; with path "", it does nothing.
+// tableSaveEvery until the returned function is first called, which waits
+// for a save under way; with path "", it does nothing.
 func savePartEvery(t *pns.Table, path string) func() {
 	if path == "" {
 		return func() {}
@@ -130,12 +131,19 @@ func savePartEvery(t *pns.Table, path string) func() {
 			case <-tick.C:
 				if err := writeTable(t, path); err != nil {
 					_ = os.Remove(path)
+				} else if partSaved != nil {
+					partSaved(path)
 				}
 			}
 		}
 	}()
-	return func() { close(done); <-exited }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-exited }) }
 }
+
+// partSaved, if set, is called after each save of a part's table while
+// the part runs: for the tests.
+var partSaved func(path string)
 
 // writeTable writes t to path through a temporary file, renamed into
 // place once complete.
