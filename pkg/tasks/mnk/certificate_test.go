@@ -234,6 +234,9 @@ func TestSolveCertificateBuiltInParts(t *testing.T) {
 	}{
 		{3, 3, 3, "draw", 3}, {4, 4, 3, "win", 1}, {6, 5, 4, "win", 1}, {5, 5, 4, "draw", 6}, {7, 7, 5, "draw", 10},
 	} {
+		if testing.Short() && c.m*c.n > 25 {
+			continue // -short: the three smallest
+		}
 		name := fmt.Sprintf("%d,%d,%d", c.m, c.n, c.k)
 		p := SolveParams{Rows: c.m, Cols: c.n, K: c.k, SplitDepth: 1, TTMB: 16, Method: MethodPNS, Certificate: true, CertificatePositions: DefaultCertificatePositions}
 		rep, got := certificateJob(t, p, tasks.Env{}, tasks.Summary{})
