@@ -178,15 +178,8 @@ type verifiedCertificate struct {
 // (tasks.Spec.Verify).
 func (sp *solvePlan) Check(id string, data []byte) error {
 	if cp, ok := sp.certPartOf(id); ok {
-		c, err := sp.checkPart(context.Background(), cp, data)
-		if err != nil {
-			return err
-		}
-		if sp.checked == nil {
-			sp.checked = map[string]*checkedPart{}
-		}
-		sp.checked[id] = c
-		return nil
+		_, err := sp.checkPart(context.Background(), cp, data)
+		return err
 	}
 	if id != certificateTask {
 		return nil
@@ -384,9 +377,7 @@ func runCertificatePart(ctx context.Context, g *mnk.Game, pos mnk.Position, t so
 	switch {
 	case path == "":
 	case err != nil && ctx.Err() != nil:
-		if werr := writeTable(s.Table(), path); werr != nil {
-			_ = os.Remove(path)
-		}
+		saveTable(s.Table(), path)
 	default:
 		// Built (or failed for good): the part's result is what is kept,
 		// and no later task reads its table.
@@ -435,7 +426,7 @@ func (sp *solvePlan) certPartOf(id string) (certPart, bool) {
 
 // checkPart reads and verifies the result of the part task cp: a
 // strategy of the goal partGoals allows, which the verifier accepts from
-// the part's position.
+// the part's position; it keeps it in sp.checked.
 func (sp *solvePlan) checkPart(ctx context.Context, cp certPart, data []byte) (*checkedPart, error) {
 	r, text, err := inflateCertificate(cp.id, data)
 	if err != nil {
@@ -454,7 +445,12 @@ func (sp *solvePlan) checkPart(ctx context.Context, cp certPart, data []byte) (*
 	if err != nil {
 		return nil, fmt.Errorf("certificate: the part from %s (task %s): %w", sp.g.String(cp.pos), cp.id, err)
 	}
-	return &checkedPart{data: data, result: r, st: st, positions: positions}, nil
+	c := &checkedPart{data: data, result: r, st: st, positions: positions}
+	if sp.checked == nil {
+		sp.checked = map[string]*checkedPart{}
+	}
+	sp.checked[cp.id] = c
+	return c, nil
 }
 
 // part returns the checked result of part task cp, checking it if Check
@@ -473,15 +469,7 @@ func (sp *solvePlan) part(ctx context.Context, sum tasks.Summary, cp certPart) (
 	if c := sp.checked[cp.id]; c != nil && bytes.Equal(c.data, data) {
 		return c, nil
 	}
-	c, err := sp.checkPart(ctx, cp, data)
-	if err != nil {
-		return nil, err
-	}
-	if sp.checked == nil {
-		sp.checked = map[string]*checkedPart{}
-	}
-	sp.checked[cp.id] = c
-	return c, nil
+	return sp.checkPart(ctx, cp, data)
 }
 
 // assembleCertificate puts the parts together (see above) and verifies

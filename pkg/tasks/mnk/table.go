@@ -75,21 +75,28 @@ func (s *solveTables) saveEvery(proof *pns.Table, dir string, g *mnk.Game, ttMB 
 	if dir == "" {
 		return func() {}
 	}
+	return every(tableSaveEvery, func() { s.save(proof, dir, g, ttMB) })
+}
+
+// every calls f every period, on a goroutine of its own, until the
+// returned function is first called, which waits for a call under way.
+func every(period time.Duration, f func()) func() {
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
-		tick := time.NewTicker(tableSaveEvery)
+		tick := time.NewTicker(period)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				s.save(proof, dir, g, ttMB)
+				f()
 			}
 		}
 	}()
-	return func() { close(done); <-exited }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-exited }) }
 }
 
 // save writes proof, the process's table of g, to dir, unless it is no
@@ -107,9 +114,7 @@ func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) 
 		return
 	}
 	s.savedAt = time.Now()
-	if err := writeTable(proof, tablePath(dir, g, ttMB)); err != nil {
-		_ = os.Remove(tablePath(dir, g, ttMB))
-	}
+	saveTable(proof, tablePath(dir, g, ttMB))
 }
 
 // savePartEvery saves t, the table of a certificate part, to path every
@@ -119,26 +124,21 @@ func savePartEvery(t *pns.Table, path string) func() {
 	if path == "" {
 		return func() {}
 	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		tick := time.NewTicker(tableSaveEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if err := writeTable(t, path); err != nil {
-					_ = os.Remove(path)
-				} else if partSaved != nil {
-					partSaved(path)
-				}
-			}
+	return every(tableSaveEvery, func() {
+		if saveTable(t, path) && partSaved != nil {
+			partSaved(path)
 		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(done); <-exited }) }
+	})
+}
+
+// saveTable writes t to path, or, if it cannot, removes what is there (a
+// task then starts afresh), and reports whether it wrote it.
+func saveTable(t *pns.Table, path string) bool {
+	if err := writeTable(t, path); err != nil {
+		_ = os.Remove(path)
+		return false
+	}
+	return true
 }
 
 // partSaved, if set, is called after each save of a part's table while

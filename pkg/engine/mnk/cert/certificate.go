@@ -697,11 +697,19 @@ func (c *Certificate) check(ctx context.Context, choose Chooser) (int, []*verifi
 // choose as Build's.
 func checkStrategy(ctx context.Context, g *mnk.Game, r *rules, root mnk.Position, st *Strategy, choose Chooser) (*verifier, error) {
 	v := &verifier{g: g, r: r, st: st, choose: choose, zones: map[mnk.Position]uint64{}}
-	if st.Win && len(st.Pairings)+len(st.Matchings) > 0 {
-		return v, fmt.Errorf("the strategy of %s to win holds pairings or matchings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+	if err := winLeaves(st); err != nil {
+		return v, err
 	}
 	_, err := v.walk(ctx, root, mnk.Ongoing)
 	return v, err
+}
+
+// winLeaves refuses a strategy to win that holds pairings or matchings.
+func winLeaves(st *Strategy) error {
+	if st.Win && len(st.Pairings)+len(st.Matchings) > 0 {
+		return fmt.Errorf("the strategy of %s to win holds pairings or matchings, which only keep the other side from winning: %w", st.Side(), ErrInvalid)
+	}
+	return nil
 }
 
 // CheckStrategy checks st, a strategy of g, from root as Verify checks a
@@ -890,8 +898,8 @@ func (v *verifier) part(ctx context.Context, p mnk.Position, part *Strategy) (ui
 		return 0, fmt.Errorf("the part from %s of the strategy of %s to %s is not one of %s to %s without parts: %w",
 			v.g.String(p), v.st.Side(), v.st.Goal(), part.Side(), part.Goal(), ErrInvalid)
 	}
-	if part.Win && len(part.Pairings)+len(part.Matchings) > 0 {
-		return 0, fmt.Errorf("the part from %s of the strategy of %s to win holds pairings or matchings: %w", v.g.String(p), part.Side(), ErrInvalid)
+	if err := winLeaves(part); err != nil {
+		return 0, fmt.Errorf("the part from %s: %w", v.g.String(p), err)
 	}
 	pv := &verifier{g: v.g, r: v.r, st: part, choose: v.choose, zones: map[mnk.Position]uint64{}}
 	z, err := pv.node(ctx, p)

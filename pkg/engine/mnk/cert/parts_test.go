@@ -89,13 +89,11 @@ func TestCertificateInParts(t *testing.T) {
 		changed := fresh()
 		for _, part := range o(changed).Parts {
 			for p, m := range part.Moves {
-				if q, _ := g.Play(p, int(m)); bits.OnesCount64(q.O) > 0 {
-					// Move to the first other empty cell.
-					for e := g.Empty(p); e != 0; e &= e - 1 {
-						if cell := bits.TrailingZeros64(e); cell != int(m) {
-							part.Moves[p] = int8(cell)
-							break
-						}
+				// Move to the first other empty cell.
+				for e := g.Empty(p); e != 0; e &= e - 1 {
+					if cell := bits.TrailingZeros64(e); cell != int(m) {
+						part.Moves[p] = int8(cell)
+						break
 					}
 				}
 			}
@@ -155,10 +153,7 @@ func twice(lines []string, part int) string {
 // partSize is the last number of a line such as "part X O N".
 func partSize(line string) int {
 	f := strings.Fields(line)
-	n := 0
-	for _, ch := range f[len(f)-1] {
-		n = n*10 + int(ch-'0')
-	}
+	n, _ := strconv.Atoi(f[len(f)-1])
 	return n
 }
 
