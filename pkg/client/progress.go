@@ -32,8 +32,12 @@ type progress struct {
 	stallAfter time.Duration
 	lastDone   int
 	changed    time.Time // when lastDone last changed
-	probed     time.Time // when the workers were last listed
-	note       string    // why the job stalls, or ""
+	// before is the tasks the job had done before this run saw it (a
+	// resumed job's), cached ones not counted: neither they nor the tasks
+	// answered from the result cache say how fast the rest will go.
+	before int
+	probed time.Time // when the workers were last listed
+	note   string    // why the job stalls, or ""
 }
 
 // DefaultStallAfter is how long a job may do no task, while no worker runs
@@ -83,6 +87,9 @@ func isTerminal(w io.Writer) bool {
 
 func (p *progress) update(j *job.Record) {
 	p.mu.Lock()
+	if p.last == nil {
+		p.before = j.Done - j.CachedTasks
+	}
 	if p.last == nil || j.Done != p.lastDone {
 		p.lastDone, p.changed, p.note = j.Done, time.Now(), ""
 	}
@@ -133,14 +140,16 @@ func (p *progress) draw() {
 	j := p.last
 	line := fmt.Sprintf("%s %s: %s", j.ID, j.Spec.Kind, j.State)
 	if j.Tasks > 0 {
-		rate := float64(j.Done) / elapsed.Seconds()
-		line = fmt.Sprintf("%s %s: %d/%d tasks (%.0f%%)%s, %.1f tasks/s", j.ID, j.Spec.Kind, j.Done, j.Tasks, 100*float64(j.Done)/float64(j.Tasks),
-			stageOf(j), rate)
+		line = fmt.Sprintf("%s %s: %d/%d tasks (%.0f%%)%s", j.ID, j.Spec.Kind, j.Done, j.Tasks, 100*float64(j.Done)/float64(j.Tasks), stageOf(j))
+		if j.CachedTasks > 0 {
+			line += fmt.Sprintf(" (%d from the cache)", j.CachedTasks)
+		}
+		rate, eta := rateETA(j, p.before, elapsed)
+		line += fmt.Sprintf(", %.1f tasks/s", rate)
 		if j.Failed > 0 {
 			line += fmt.Sprintf(", %d failed", j.Failed)
 		}
-		if rate > 0 && j.Done < j.Tasks {
-			eta := time.Duration(float64(j.Tasks-j.Done) / rate * float64(time.Second))
+		if eta > 0 {
 			line += ", ETA " + eta.Round(time.Second).String()
 		}
 	}
@@ -169,6 +178,24 @@ func (p *progress) finish() {
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// rateETA returns the rate at which a job computes its tasks, those done
+// in elapsed, less the before done when this run first saw it and those
+// answered from the result cache, and the time the rest will take at that
+// rate: 0 while no task has been computed (a result cache answers tens of
+// tasks in a second, and a job resumed from it would otherwise promise
+// seconds for hours of work) or when every task is done.
+func rateETA(j *job.Record, before int, elapsed time.Duration) (float64, time.Duration) {
+	computed := j.Done - j.CachedTasks - before
+	if computed <= 0 || elapsed <= 0 {
+		return 0, 0
+	}
+	rate := float64(computed) / elapsed.Seconds()
+	if j.Done >= j.Tasks {
+		return rate, 0
+	}
+	return rate, time.Duration(float64(j.Tasks-j.Done) / rate * float64(time.Second))
 }
 
 // stageOf is ", stage s/n" for a job whose tasks run in stages (counted
