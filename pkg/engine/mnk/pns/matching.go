@@ -1,10 +1,6 @@
 package pns
 
-import (
-	"math/bits"
-
-	"github.com/woprlabs/wopr/pkg/engine/mnk"
-)
+import "math/bits"
 
 // Set matching (Solver.SetMatching) is a static draw stronger than a
 // pairing: it proves that the attacker cannot complete a line where no
@@ -78,46 +74,47 @@ func (s *Solver) SetMatching(on bool) {
 // matchable reports whether the defender, whose stones are def, has a
 // matching (above), found within matchBudget steps; the blocks are then
 // s.blocks[:s.blockLen]. A "no" proves nothing.
-func (s *Solver) matchable(def, empty uint64) bool {
+func (s *Solver) matchable(def, empty set) bool {
 	if s.tt.pairs == nil {
 		return false
 	}
 	var open [pairWords]uint64
 	n := 0
 	for i, w := range s.g.Windows() {
-		if w&def != 0 {
+		if !isEmpty(and(w, def)) {
 			continue
 		}
-		if e := w & empty; e&(e-1) == 0 {
+		if atMostOne(and(w, empty)) {
 			return false // fewer than two empty cells: no block covers it
 		}
 		open[i>>6] |= 1 << uint(i&63)
 		n++
 	}
-	if n >= bits.OnesCount64(empty) {
+	if n >= ones(empty) {
 		return false // as pairable: rare, and costly to look for
 	}
 	s.matchSteps, s.pairEmpty = 0, empty
-	return s.matchSearch(0, open, 0)
+	return s.matchSearch(0, open, noCells)
 }
 
 // pivot returns, of the windows open, the one with the fewest empty cells
 // not in used (every solution covers it from those cells), of those the
 // one whose free cells the most open windows need, and its number of free
 // cells; -1 if none is open.
-func (s *Solver) pivot(open *[pairWords]uint64, used uint64) (best, bestFree int) {
+func (s *Solver) pivot(open *[pairWords]uint64, used set) (best, bestFree int) {
 	pt, ws := s.tt.pairs, s.g.Windows()
-	best, bestFree, bestD := -1, 65, 0
+	best, bestFree, bestD := -1, maxCells+1, 0
 	for wi := range pairWords {
 		for m := open[wi]; m != 0; m &= m - 1 {
 			i := wi<<6 | bits.TrailingZeros64(m)
-			f := bits.OnesCount64(ws[i] & s.pairEmpty &^ used)
+			free := andNot(and(ws[i], s.pairEmpty), used)
+			f := ones(free)
 			if f > bestFree {
 				continue
 			}
 			d := 0 // the open windows through its free cells
-			for c := ws[i] & s.pairEmpty &^ used; c != 0; c &= c - 1 {
-				cw := &pt.cellWins[bits.TrailingZeros64(c)]
+			for c := free; !isEmpty(c); c = withoutLowest(c) {
+				cw := &pt.cellWins[lowest(c)]
 				for wj := range pairWords {
 					d += bits.OnesCount64(open[wj] & cw[wj])
 				}
@@ -139,7 +136,7 @@ const matchCandidates = 2 * pairMaxPairs
 // pivot window it tries, for each pair of its free cells, the block grown
 // from the pair (growBlock) where it covers more than the pair, then the
 // pair; the blocks first, those covering the most windows a cell first.
-func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
+func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used set) bool {
 	best, bestFree := s.pivot(&open, used)
 	if best < 0 {
 		s.blockLen = lv
@@ -153,12 +150,12 @@ func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
 		return false
 	}
 	pt := s.tt.pairs
-	free := s.g.Windows()[best] & s.pairEmpty &^ used
-	var cells [matchCandidates]uint64
+	free := andNot(and(s.g.Windows()[best], s.pairEmpty), used)
+	var cells [matchCandidates]set
 	var cover [matchCandidates][pairWords]uint64
 	var score [matchCandidates]int
 	nc := 0
-	add := func(b uint64, cv *[pairWords]uint64, sc int) {
+	add := func(b set, cv *[pairWords]uint64, sc int) {
 		j := nc
 		for j > 0 && score[j-1] < sc {
 			cells[j], cover[j], score[j] = cells[j-1], cover[j-1], score[j-1]
@@ -167,10 +164,10 @@ func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
 		cells[j], cover[j], score[j] = b, *cv, sc
 		nc++
 	}
-	for a := free; a != 0; a &= a - 1 {
-		ca := bits.TrailingZeros64(a)
-		for b := a & (a - 1); b != 0; b &= b - 1 {
-			cb := bits.TrailingZeros64(b)
+	for a := free; !isEmpty(a); a = withoutLowest(a) {
+		ca := lowest(a)
+		for b := withoutLowest(a); !isEmpty(b); b = withoutLowest(b) {
+			cb := lowest(b)
 			pi := pt.index[ca][cb]
 			var pc [pairWords]uint64
 			np := 0
@@ -178,11 +175,11 @@ func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
 				pc[wi] = open[wi] & pt.wins[pi][wi]
 				np += bits.OnesCount64(pc[wi])
 			}
-			pair := uint64(1)<<uint(ca) | 1<<uint(cb)
+			pair := or(bit(ca), bit(cb))
 			// Pairs after blocks, by coverage.
 			add(pair, &pc, np)
 			if blk, bc, nb := s.growBlock(best, pair, &open, used); nb > np {
-				add(blk, &bc, 1<<20+nb<<8/bits.OnesCount64(blk))
+				add(blk, &bc, 1<<20+nb<<8/ones(blk))
 			}
 		}
 	}
@@ -192,7 +189,7 @@ func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
 			next[wi] &^= cover[i][wi]
 		}
 		s.blocks[lv] = cells[i]
-		if s.matchSearch(lv+1, next, used|cells[i]) {
+		if s.matchSearch(lv+1, next, or(used, cells[i])) {
 			return true
 		}
 		if s.matchSteps > matchBudget {
@@ -210,29 +207,29 @@ func (s *Solver) matchSearch(lv int, open [pairWords]uint64, used uint64) bool {
 // every open window with two free cells or more in the block, each kept if
 // the block's game stays a win for the defender with its trace. It returns
 // the number of windows covered, 0 if the block is the pair alone.
-func (s *Solver) growBlock(pivot int, pair uint64, open *[pairWords]uint64, used uint64) (uint64, [pairWords]uint64, int) {
+func (s *Solver) growBlock(pivot int, pair set, open *[pairWords]uint64, used set) (set, [pairWords]uint64, int) {
 	pt, ws := s.tt.pairs, s.g.Windows()
 	var cover [pairWords]uint64
-	avail := s.pairEmpty &^ used
+	avail := andNot(s.pairEmpty, used)
 	blk := pair
-	ca, cb := bits.TrailingZeros64(pair), bits.TrailingZeros64(pair&(pair-1))
+	ca, cb := lowest(pair), lowest(withoutLowest(pair))
 	for wi := range pairWords {
 		for m := open[wi] & (pt.cellWins[ca][wi] ^ pt.cellWins[cb][wi]); m != 0; m &= m - 1 {
-			w := ws[wi<<6|bits.TrailingZeros64(m)] & avail
-			if bits.OnesCount64(w&^pair) <= 2 && bits.OnesCount64(blk|w) <= maxBlock {
-				blk |= w
+			w := and(ws[wi<<6|bits.TrailingZeros64(m)], avail)
+			if ones(andNot(w, pair)) <= 2 && ones(or(blk, w)) <= maxBlock {
+				blk = or(blk, w)
 			}
 		}
 	}
 	if blk == pair {
-		return 0, cover, 0
+		return noCells, cover, 0
 	}
 	// The block's cells in order: local cell i is the i-th set bit.
-	local := func(w uint64) uint8 {
+	local := func(w set) uint8 {
 		var l uint8
 		i := 0
-		for c := blk; c != 0; c &= c - 1 {
-			if w&(c&-c) != 0 {
+		for c := blk; !isEmpty(c); c = withoutLowest(c) {
+			if !isEmpty(and(w, lowestSet(c))) {
 				l |= 1 << uint(i)
 			}
 			i++
@@ -240,20 +237,20 @@ func (s *Solver) growBlock(pivot int, pair uint64, open *[pairWords]uint64, used
 		return l
 	}
 	bg := s.block
-	bg.reset(uint8(1<<uint(bits.OnesCount64(blk)) - 1))
+	bg.reset(uint8(1<<uint(ones(blk)) - 1))
 	try := func(i int) bool {
-		if !bg.add(local(ws[i] & avail)) {
+		if !bg.add(local(and(ws[i], avail))) {
 			return false
 		}
 		cover[i>>6] |= 1 << uint(i&63)
 		return true
 	}
 	if !try(pivot) {
-		return 0, cover, 0
+		return noCells, cover, 0
 	}
 	var through [pairWords]uint64
-	for c := blk; c != 0; c &= c - 1 {
-		cw := &pt.cellWins[bits.TrailingZeros64(c)]
+	for c := blk; !isEmpty(c); c = withoutLowest(c) {
+		cw := &pt.cellWins[lowest(c)]
 		for wi := range pairWords {
 			through[wi] |= cw[wi]
 		}
@@ -373,10 +370,10 @@ func (bg *blockGame) solve(maker, breaker uint8) bool {
 }
 
 // union returns the union of sets of cells.
-func union(sets []uint64) uint64 {
-	var u uint64
+func union(sets []set) set {
+	var u set
 	for _, c := range sets {
-		u |= c
+		u = or(u, c)
 	}
 	return u
 }
@@ -384,9 +381,9 @@ func union(sets []uint64) uint64 {
 // matchingOf returns a matching of the defender (X if defX) at p, where the
 // solver looks for matchings (SetMatching), as pairing does a pairing: the
 // blocks as sets of cells in p's frame; or false.
-func (s *Solver) matchingOf(p mnk.Position, defX bool) ([]uint64, bool) {
+func (s *Solver) matchingOf(p position, defX bool) ([]set, bool) {
 	if !s.matching {
 		return nil, false
 	}
-	return s.onImages(p, defX, s.matchable, func() []uint64 { return s.blocks[:s.blockLen] })
+	return s.onImages(p, defX, s.matchable, func() []set { return s.blocks[:s.blockLen] })
 }

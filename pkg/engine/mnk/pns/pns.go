@@ -12,9 +12,7 @@ import (
 	"sync"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
-	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/exact"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/invariants"
-	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/order"
 )
 
 // The proof-number solver answers two binary questions about a position,
@@ -74,8 +72,8 @@ import (
 // small to keep them never makes a node loop on stale ones.
 
 // MaxCells bounds the boards of the proof-number solver: every board
-// of the package, 8x8.
-const MaxCells = 64
+// of its game package (set.go).
+const MaxCells = maxCells
 
 // proofInf is an infinite proof or disproof number: a result. Sums of
 // numbers saturate at proofInf-1, so infinity is never reached by adding.
@@ -93,7 +91,7 @@ const proofInf = 1 << 31
 // table from NewTable): each bucket is then read and written under one
 // of a fixed set of mutexes.
 type Table struct {
-	g       *mnk.Game
+	g       *game
 	entries []proofEntry
 	mask    uint64 // bucket index mask
 	locks   []sync.Mutex
@@ -107,8 +105,8 @@ type Table struct {
 // defender, won by the side to move if bit 43 is set (the defender is to
 // move), else lost (the attacker is to move); see zones.go.
 type proofEntry struct {
-	x, o uint64
-	pd   uint64 // phi << 32 | delta, or the zone in the canonical frame
+	x, o set
+	pd   set // phi << 32 | delta (packNumbers), or the zone in the canonical frame
 	meta uint64
 }
 
@@ -124,9 +122,10 @@ const (
 
 // numbers returns the entry's proof and disproof numbers, and its zone
 // (canonical frame) if it holds one.
-func (e *proofEntry) numbers() (phi, delta uint32, zone uint64, zoned bool) {
+func (e *proofEntry) numbers() (phi, delta uint32, zone set, zoned bool) {
 	if e.meta&metaZone == 0 {
-		return uint32(e.pd >> 32), uint32(e.pd), 0, false
+		phi, delta = unpackNumbers(e.pd)
+		return phi, delta, noCells, false
 	}
 	if e.meta&metaZoneWon != 0 {
 		return wonPhi, wonDelta, e.pd, true
@@ -136,13 +135,13 @@ func (e *proofEntry) numbers() (phi, delta uint32, zone uint64, zoned bool) {
 
 // NewTable returns an empty table of at most ttBytes bytes (a power of
 // two of buckets, at least one) that solvers may share across goroutines.
-func NewTable(g *mnk.Game, ttBytes int) *Table {
+func NewTable(g *game, ttBytes int) *Table {
 	t := newProofTable(g, ttBytes)
 	t.locks = make([]sync.Mutex, proofLocks)
 	return t
 }
 
-func newProofTable(g *mnk.Game, ttBytes int) *Table {
+func newProofTable(g *game, ttBytes int) *Table {
 	nb := 1
 	for nb*2*proofBucket*proofEntrySize <= ttBytes {
 		nb *= 2
@@ -168,8 +167,8 @@ func (t *Table) Entries() uint64 {
 // Clear empties the table. No solver of the table may be searching.
 func (t *Table) Clear() { clear(t.entries) }
 
-func (t *Table) bucket(x, o uint64, attX bool) uint64 {
-	h := x*0x9e3779b97f4a7c15 ^ o*0xc2b2ae3d27d4eb4f
+func (t *Table) bucket(x, o set, attX bool) uint64 {
+	h := hashPosition(x, o)
 	if attX {
 		h ^= 0x165667b19e3779f9
 	}
@@ -181,14 +180,14 @@ func (t *Table) bucket(x, o uint64, attX bool) uint64 {
 
 // probe returns the numbers and best move (canonical frame, -1 if none) of
 // the question attX about the canonical position (x, o).
-func (t *Table) probe(x, o uint64, attX bool) (phi, delta uint32, move int, ok bool) {
+func (t *Table) probe(x, o set, attX bool) (phi, delta uint32, move int, ok bool) {
 	phi, delta, move, _, _, ok = t.probeZone(x, o, attX)
 	return phi, delta, move, ok
 }
 
 // probeZone is probe with the relevance zone (canonical frame) of a
 // position proven for the defender, if the entry holds one.
-func (t *Table) probeZone(x, o uint64, attX bool) (phi, delta uint32, move int, zone uint64, zoned, ok bool) {
+func (t *Table) probeZone(x, o set, attX bool) (phi, delta uint32, move int, zone set, zoned, ok bool) {
 	b := t.bucket(x, o, attX)
 	if t.locks != nil {
 		l := &t.locks[b&(proofLocks-1)]
@@ -207,7 +206,7 @@ func (t *Table) probeZone(x, o uint64, attX bool) (phi, delta uint32, move int, 
 			return phi, delta, int(e.meta>>32&0xff) - 1, zone, zoned, true
 		}
 	}
-	return 0, 0, -1, 0, false, false
+	return 0, 0, -1, noCells, false, false
 }
 
 // store records the numbers of the question attX about (x, o), the best
@@ -217,7 +216,7 @@ func (t *Table) probeZone(x, o uint64, attX bool) (phi, delta uint32, move int, 
 // replaced by numbers of the same position (another solver of the table
 // may have proven it meanwhile), and a zone already recorded for it is
 // kept (either is sound).
-func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work uint64, zone uint64, zoned bool) {
+func (t *Table) store(x, o set, attX bool, phi, delta uint32, move int, work uint64, zone set, zoned bool) {
 	b := t.bucket(x, o, attX)
 	if t.locks != nil {
 		l := &t.locks[b&(proofLocks-1)]
@@ -258,7 +257,7 @@ func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work 
 		}
 	}
 	meta := want | uint64(move+1)<<32 | min(work, 0xffffffff)
-	pd := uint64(phi)<<32 | uint64(delta)
+	pd := packNumbers(phi, delta)
 	if zoned && (phi == 0 || delta == 0) {
 		meta |= metaZone
 		if phi == 0 {
@@ -273,13 +272,13 @@ func (t *Table) store(x, o uint64, attX bool, phi, delta uint32, move int, work 
 // table across calls. A Solver is not safe for concurrent use;
 // solvers sharing a table (NewTable, Table.NewSolver) are.
 type Solver struct {
-	g    *mnk.Game
+	g    *game
 	k1   int
 	tt   *Table
 	attX bool // the question: does X win (else O)?
 
-	pos mnk.Position
-	im  [8]mnk.Position
+	pos position
+	im  [8]position
 	ply int
 
 	nodes, limit uint64
@@ -289,13 +288,13 @@ type Solver struct {
 	rootPhi      uint32
 	rootDelta    uint32
 
-	moves     [65][64]int8
-	phi       [65][64]uint32
-	delta     [65][64]uint32
-	seen      [65][64]bool // the child is in the table
-	scores    [64]int32
-	cellScore [64]int32
-	threats   [256]uint64 // windows one stone short of a threat, by the side to move: at most all (210 on 8,8,2)
+	moves     [maxCells + 1][maxCells]int8
+	phi       [maxCells + 1][maxCells]uint32
+	delta     [maxCells + 1][maxCells]uint32
+	seen      [maxCells + 1][maxCells]bool // the child is in the table
+	scores    [maxCells]int32
+	cellScore [maxCells]int32
+	threats   []set // windows one stone short of a threat, by the side to move: at most all
 
 	// Relevance zones (zones.go): on or off; the zone of the node at each
 	// ply once it is proven for the defender (fullZone: unknown); whether
@@ -303,22 +302,22 @@ type Solver struct {
 	// children proven for the defender, and the attacker's moves skipped
 	// as outside a refuted sibling's zone.
 	zones  bool
-	zone   [66]uint64
-	forced [65]bool
-	czone  [65][64]uint64
-	pruned [65][64]bool
+	zone   [maxCells + 2]set
+	forced [maxCells + 1]bool
+	czone  [maxCells + 1][maxCells]set
+	pruned [maxCells + 1][maxCells]bool
 
 	// Pairing search state: the empty cells, the pair chosen at each
 	// level (the pairing found is pairs[:pairLen]), the steps taken.
-	pairEmpty uint64
-	pairs     [32]uint64
+	pairEmpty set
+	pairs     [maxCells / 2]set
 	pairLen   int
 	pairSteps int
 
 	// Set matching (matching.go): on or off; the blocks found (the
 	// matching is blocks[:blockLen]) and the steps taken.
 	matching   bool
-	blocks     [32]uint64
+	blocks     [maxCells / 2]set
 	blockLen   int
 	matchSteps int
 	block      *blockGame
@@ -328,7 +327,7 @@ const (
 	// pairWords is the size of the bitsets of windows of the pairing
 	// search: 256 windows, more than any board has (8,8,2 has 210).
 	pairWords    = 4
-	pairMaxPairs = 28 // pairs of a window of 8 cells
+	pairMaxPairs = maxSide * (maxSide - 1) / 2 // pairs of a window of the longest line
 	// pairBudget bounds the steps of one pairing search: the search is
 	// complete within it, and gives up (no pairing found) past it. Most
 	// searches that succeed take a step per pair (15 to 20 on 7x7); a
@@ -341,14 +340,14 @@ const (
 
 // New returns a solver for g with a table of its own of at most
 // ttBytes bytes (see NewTable).
-func New(g *mnk.Game, ttBytes int) *Solver {
+func New(g *game, ttBytes int) *Solver {
 	return newProofTable(g, ttBytes).NewSolver()
 }
 
 // NewSolver returns a solver that consults and fills t.
 func (t *Table) NewSolver() *Solver {
 	g := t.g
-	return &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0)}
+	return &Solver{g: g, k1: g.K - 1, tt: t, limit: ^uint64(0), threats: make([]set, len(g.Windows()))}
 }
 
 // Table returns the solver's table.
@@ -377,7 +376,7 @@ func (s *Solver) RootNumbers() (proof, disproof uint32) { return s.rootPhi, s.ro
 
 // Solve returns the exact value of p for the side to move. p must be valid.
 // It returns ErrNodeLimit or ctx's error if the search stops first.
-func (s *Solver) Solve(ctx context.Context, p mnk.Position) (mnk.Value, error) {
+func (s *Solver) Solve(ctx context.Context, p position) (mnk.Value, error) {
 	switch s.g.Status(p) {
 	case mnk.XWin, mnk.OWin:
 		return mnk.Loss, nil
@@ -402,7 +401,7 @@ func (s *Solver) Solve(ctx context.Context, p mnk.Position) (mnk.Value, error) {
 // Prove answers one binary question: does X (xWins) or O win from p, which
 // must be valid and not over, against every defence? It returns ErrNodeLimit
 // or ctx's error if the search stops first.
-func (s *Solver) Prove(ctx context.Context, p mnk.Position, xWins bool) (bool, error) {
+func (s *Solver) Prove(ctx context.Context, p position, xWins bool) (bool, error) {
 	if st := s.g.Status(p); st != mnk.Ongoing {
 		return st == mnk.XWin && xWins || st == mnk.OWin && !xWins, nil
 	}
@@ -428,32 +427,13 @@ func (s *Solver) Prove(ctx context.Context, p mnk.Position, xWins bool) (bool, e
 	return phi == 0, nil
 }
 
-// MoveValues returns the exact value of every legal move of p (which must
-// be valid and not over), in increasing cell order.
-func (s *Solver) MoveValues(ctx context.Context, p mnk.Position) ([]mnk.MoveValue, error) {
-	return exact.Moves(ctx, s.g, p, s.Solve)
-}
-
-// PV returns a principal variation from p, whose exact value for the side
-// to move is v (see solve.Solver.PV). At each ply it tries first the move with
-// which the table proved the side to move's goal: the line follows the
-// proof, and most of its positions are found proven. Which proof the table
-// holds depends on what its solvers searched before, so another run may
-// give another line of the same value. (The first move in an order fixed
-// by the position that keeps the value would not: but off the proof, the
-// line's positions are proven anew, at several times the cost of the
-// proof.)
-func (s *Solver) PV(ctx context.Context, p mnk.Position, v mnk.Value) ([]int, error) {
-	return exact.PV(ctx, s.g, p, v, s.Solve, s.bestMove)
-}
-
 // GoalMove returns, in p's frame, the move with which the side to move
 // reached its goal in the question xWins ("does X win?", else O) that the
 // table has proven about p: the winning move if the side to move is the
 // attacker, a move after which the attacker does not win if it is the
 // defender. It returns -1 if the table holds no such proof (never asked,
 // not reached, or replaced).
-func (s *Solver) GoalMove(p mnk.Position, xWins bool) int {
+func (s *Solver) GoalMove(p position, xWins bool) int {
 	best, bs := s.g.CanonicalSym(p)
 	if phi, _, m, ok := s.tt.probe(best.X, best.O, xWins); ok && m >= 0 && phi == 0 {
 		return int(s.g.UnmapCell(bs, m))
@@ -465,28 +445,28 @@ func (s *Solver) GoalMove(p mnk.Position, xWins bool) int {
 // reached its goal in one of the questions the table has proven about p,
 // or -1: the winning move if p is won, a move that keeps the opponent from
 // winning if it is drawn.
-func (s *Solver) bestMove(p mnk.Position) int {
+func (s *Solver) bestMove(p position) int {
 	if m := s.GoalMove(p, p.XToMove()); m >= 0 {
 		return m
 	}
 	return s.GoalMove(p, !p.XToMove())
 }
 
-func (s *Solver) set(p mnk.Position) {
+func (s *Solver) set(p position) {
 	s.pos, s.ply = p, p.Ply()
 	im, n := s.g.Images(p)
 	s.im = im
 	for i := n; i < 8; i++ {
-		s.im[i] = mnk.Position{}
+		s.im[i] = position{}
 	}
 }
 
 // canonical returns the least image of the current position and its
 // symmetry.
-func (s *Solver) canonical() (mnk.Position, int) {
+func (s *Solver) canonical() (position, int) {
 	best, bs := s.im[0], 0
 	for i := 1; i < s.g.NumSymmetries(); i++ {
-		if q := s.im[i]; q.X < best.X || q.X == best.X && q.O < best.O {
+		if q := s.im[i]; less(q, best) {
 			best, bs = q, i
 		}
 	}
@@ -496,14 +476,14 @@ func (s *Solver) canonical() (mnk.Position, int) {
 func (s *Solver) make(cell int) {
 	g := s.g
 	if s.ply&1 == 0 {
-		s.pos.X |= 1 << uint(cell)
+		s.pos.X = or(s.pos.X, bit(cell))
 		for i := range g.NumSymmetries() {
-			s.im[i].X |= 1 << uint(g.MapCell(i, cell))
+			s.im[i].X = or(s.im[i].X, bit(int(g.MapCell(i, cell))))
 		}
 	} else {
-		s.pos.O |= 1 << uint(cell)
+		s.pos.O = or(s.pos.O, bit(cell))
 		for i := range g.NumSymmetries() {
-			s.im[i].O |= 1 << uint(g.MapCell(i, cell))
+			s.im[i].O = or(s.im[i].O, bit(int(g.MapCell(i, cell))))
 		}
 	}
 	s.ply++
@@ -513,14 +493,14 @@ func (s *Solver) unmake(cell int) {
 	g := s.g
 	s.ply--
 	if s.ply&1 == 0 {
-		s.pos.X &^= 1 << uint(cell)
+		s.pos.X = andNot(s.pos.X, bit(cell))
 		for i := range g.NumSymmetries() {
-			s.im[i].X &^= 1 << uint(g.MapCell(i, cell))
+			s.im[i].X = andNot(s.im[i].X, bit(int(g.MapCell(i, cell))))
 		}
 	} else {
-		s.pos.O &^= 1 << uint(cell)
+		s.pos.O = andNot(s.pos.O, bit(cell))
 		for i := range g.NumSymmetries() {
-			s.im[i].O &^= 1 << uint(g.MapCell(i, cell))
+			s.im[i].O = andNot(s.im[i].O, bit(int(g.MapCell(i, cell))))
 		}
 	}
 }
@@ -544,11 +524,11 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		me, them = them, me
 	}
 	attMover := s.attX == (s.ply&1 == 0)
-	empty := g.Mask() &^ (me | them)
+	empty := andNot(g.Mask(), or(me, them))
 	s.zone[s.ply], s.forced[s.ply] = fullZone, false
-	if empty == 0 {
+	if isEmpty(empty) {
 		if s.zones {
-			s.zone[s.ply] = 0 // nothing left to place
+			s.zone[s.ply] = noCells // nothing left to place
 		}
 		// A full board is a draw: the attacker has not won.
 		if attMover {
@@ -556,42 +536,42 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		}
 		return wonPhi, wonDelta, 0
 	}
-	var oppThreat, live uint64
+	var oppThreat, live set
 	k1 := s.k1
-	// The fewest stones a window free of the other side lacks: 65 if there
-	// is none, more than any side can still place.
-	meNeed, themNeed := 65, 65
+	// The fewest stones a window free of the other side lacks: more than
+	// any side can still place if there is none.
+	meNeed, themNeed := maxCells+1, maxCells+1
 	nt := 0
 	for _, w := range g.Windows() {
-		a, b := w&me, w&them
-		if b == 0 {
-			live |= w
-			ca := bits.OnesCount64(a)
+		a, b := and(w, me), and(w, them)
+		if isEmpty(b) {
+			live = or(live, w)
+			ca := ones(a)
 			switch ca {
 			case k1:
 				// A line the side to move completes at once: its win, so
 				// its goal (the attacker's win, or the defender's denial
 				// of it) is reached.
 				if s.zones && !attMover {
-					s.zone[s.ply] = s.hitZone(w&^me, 1)
+					s.zone[s.ply] = s.hitZone(andNot(w, me), 1)
 				}
 				return wonPhi, wonDelta, 0
 			case k1 - 1:
-				s.threats[nt] = w &^ me
+				s.threats[nt] = andNot(w, me)
 				nt++
 			}
 			meNeed = min(meNeed, g.K-ca)
 		}
-		if a == 0 {
-			live |= w
-			cb := bits.OnesCount64(b)
+		if isEmpty(a) {
+			live = or(live, w)
+			cb := ones(b)
 			if cb == k1 {
-				oppThreat |= w &^ them
+				oppThreat = or(oppThreat, andNot(w, them))
 			}
 			themNeed = min(themNeed, g.K-cb)
 		}
 	}
-	if oppThreat&(oppThreat-1) != 0 {
+	if !atMostOne(oppThreat) {
 		// Two cells where the opponent completes a line: one block is not
 		// enough, and the side to move has no line to complete first. The
 		// opponent wins, so the side to move's goal fails whichever side
@@ -604,7 +584,7 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 	// The attacker cannot win if it has no window free of the defender's
 	// stones, or if each of them lacks more stones than the attacker will
 	// still place (half the empty cells, rounded up if it is to move).
-	e := bits.OnesCount64(empty)
+	e := ones(empty)
 	attNeed, attMoves := themNeed, e/2
 	if attMover {
 		attNeed, attMoves = meNeed, (e+1)/2
@@ -618,15 +598,15 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 		}
 		return wonPhi, wonDelta, 0
 	}
-	if oppThreat == 0 && nt > 1 {
+	if isEmpty(oppThreat) && nt > 1 {
 		// A move on two windows that each lack only it and one more cell,
 		// two different cells, makes two threats; the opponent, with no
 		// line to complete at once, cannot block both.
 		for i := 1; i < nt; i++ {
 			for j := range i {
-				if s.threats[i]&s.threats[j] != 0 && s.threats[i] != s.threats[j] {
+				if !isEmpty(and(s.threats[i], s.threats[j])) && s.threats[i] != s.threats[j] {
 					if s.zones && !attMover {
-						s.zone[s.ply] = s.hitZone(s.threats[i]|s.threats[j], 2)
+						s.zone[s.ply] = s.hitZone(or(s.threats[i], s.threats[j]), 2)
 					}
 					return wonPhi, wonDelta, 0
 				}
@@ -652,33 +632,32 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 	ply := s.ply
 	moves := &s.moves[ply]
 	cp, cd := &s.phi[ply], &s.delta[ply]
-	if oppThreat != 0 {
+	if !isEmpty(oppThreat) {
 		s.forced[ply] = attMover
-		moves[0] = int8(bits.TrailingZeros64(oppThreat))
+		moves[0] = int8(lowest(oppThreat))
 		cp[0], cd[0] = 1, uint32(e-1)
 		return 0, 0, 1
 	}
 	// A move on a window lacking two stones of the side to move makes a
 	// threat: the reply is forced.
-	var makes uint64
+	var makes set
 	for i := range nt {
-		makes |= s.threats[i]
+		makes = or(makes, s.threats[i])
 	}
 	// A cell on no window free of either side's stones is dead: a stone
 	// there can never be part of a line, so every move to a dead cell leads
 	// to a position of the same value, and one of them is searched.
-	dead := empty &^ live
-	dead &^= dead & -dead
+	dead := withoutLowest(andNot(empty, live))
 	cs := &s.cellScore
-	order.Weights(cs, g.Windows(), me, them, empty, 11, 3)
+	weights(cs, g.Windows(), me, them, empty, 11, 3)
 	sc := &s.scores
-	for m := empty &^ dead; m != 0; m &= m - 1 {
-		c := int8(bits.TrailingZeros64(m))
-		n = order.Insert(moves, sc, n, c, cs[c])
+	for m := andNot(empty, dead); !isEmpty(m); m = withoutLowest(m) {
+		c := int8(lowest(m))
+		n = insert(moves, sc, n, c, cs[c])
 	}
 	for i := range n {
 		cp[i], cd[i] = 1, uint32((e-1)*(4+i)/4)
-		if makes>>uint(moves[i])&1 != 0 {
+		if has(makes, int(moves[i])) {
 			cd[i] = 1
 		}
 	}
@@ -696,7 +675,7 @@ func (s *Solver) evaluate(seen bool) (phi, delta uint32, n int) {
 // only ends the game sooner). The search for pairs is complete within
 // pairBudget steps and gives up after them: a "no" is not a proof of
 // anything and only means the search goes on.
-func (s *Solver) pairable(def, empty uint64) bool {
+func (s *Solver) pairable(def, empty set) bool {
 	pt := s.tt.pairs
 	if pt == nil {
 		return false // too many windows
@@ -704,16 +683,16 @@ func (s *Solver) pairable(def, empty uint64) bool {
 	var open [pairWords]uint64
 	n := 0
 	for i, w := range s.g.Windows() {
-		if w&def != 0 {
+		if !isEmpty(and(w, def)) {
 			continue
 		}
-		if e := w & empty; e&(e-1) == 0 {
+		if atMostOne(and(w, empty)) {
 			return false // fewer than two empty cells: no pair fits
 		}
 		open[i>>6] |= 1 << uint(i&63)
 		n++
 	}
-	if n >= bits.OnesCount64(empty) {
+	if n >= ones(empty) {
 		// At least as many open windows as empty cells: a pairing is
 		// rare there (not impossible), and on 8x8 nearly every such
 		// search would fail after the full budget (BenchmarkProof885Budget).
@@ -721,7 +700,7 @@ func (s *Solver) pairable(def, empty uint64) bool {
 		return false
 	}
 	s.pairSteps, s.pairEmpty = 0, empty
-	return s.pairSearch(0, open, 0)
+	return s.pairSearch(0, open, noCells)
 }
 
 // pairSearch covers the windows open (a set of indexes in g.windows) with
@@ -733,7 +712,7 @@ func (s *Solver) pairable(def, empty uint64) bool {
 // need. The two tie-breaks find within the budget pairings that the first
 // window of fewest free cells, with its pairs by coverage alone, misses,
 // and so save nodes and time (BenchmarkProof775).
-func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
+func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used set) bool {
 	pt, ws := s.tt.pairs, s.g.Windows()
 	best, bestFree := s.pivot(&open, used)
 	if best < 0 {
@@ -747,15 +726,15 @@ func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 	if s.pairSteps > pairBudget || lv == len(s.pairs) {
 		return false
 	}
-	free := ws[best] & s.pairEmpty &^ used
+	free := andNot(and(ws[best], s.pairEmpty), used)
 	var pairs [pairMaxPairs]uint16 // indexes in pt.wins
-	var cells [pairMaxPairs]uint64
+	var cells [pairMaxPairs]set
 	var cover [pairMaxPairs]int
 	np := 0
-	for a := free; a != 0; a &= a - 1 {
-		ca := bits.TrailingZeros64(a)
-		for b := a & (a - 1); b != 0; b &= b - 1 {
-			cb := bits.TrailingZeros64(b)
+	for a := free; !isEmpty(a); a = withoutLowest(a) {
+		ca := lowest(a)
+		for b := withoutLowest(a); !isEmpty(b); b = withoutLowest(b) {
+			cb := lowest(b)
 			pi := pt.index[ca][cb] // both cells are in window best
 			c := 0
 			for wi := range pairWords {
@@ -775,7 +754,7 @@ func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 				pairs[j], cells[j], cover[j] = pairs[j-1], cells[j-1], cover[j-1]
 				j--
 			}
-			pairs[j], cells[j], cover[j] = pi, 1<<uint(ca)|1<<uint(cb), c
+			pairs[j], cells[j], cover[j] = pi, or(bit(ca), bit(cb)), c
 			np++
 		}
 	}
@@ -785,7 +764,7 @@ func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 			next[wi] &^= pt.wins[pairs[i]][wi]
 		}
 		s.pairs[lv] = cells[i]
-		if s.pairSearch(lv+1, next, used|cells[i]) {
+		if s.pairSearch(lv+1, next, or(used, cells[i])) {
 			return true
 		}
 		if s.pairSteps > pairBudget {
@@ -801,36 +780,36 @@ func (s *Solver) pairSearch(lv int, open [pairWords]uint64, used uint64) bool {
 // pairing search costs a few ANDs and popcounts per window instead of a
 // scan of the window list per pair.
 type pairTable struct {
-	index    [64][64]uint16 // index[a][b], a < b: the pair's entry in wins
+	index    [maxCells][maxCells]uint16 // index[a][b], a < b: the pair's entry in wins
 	wins     [][pairWords]uint64
-	cellWins [64][pairWords]uint64
+	cellWins [maxCells][pairWords]uint64
 }
 
 // newPairTable returns the pair table of g, or nil if g has more windows
 // than a bitset holds.
-func newPairTable(g *mnk.Game) *pairTable {
+func newPairTable(g *game) *pairTable {
 	if len(g.Windows()) > pairWords*64 {
 		return nil
 	}
 	pt := &pairTable{wins: make([][pairWords]uint64, 1)} // entry 0: no window
 	for i, w := range g.Windows() {
-		for m := w; m != 0; m &= m - 1 {
-			pt.cellWins[bits.TrailingZeros64(m)][i>>6] |= 1 << uint(i&63)
+		for m := w; !isEmpty(m); m = withoutLowest(m) {
+			pt.cellWins[lowest(m)][i>>6] |= 1 << uint(i&63)
 		}
 	}
-	for a := range 64 {
-		for b := a + 1; b < 64; b++ {
-			var set [pairWords]uint64
+	for a := range maxCells {
+		for b := a + 1; b < maxCells; b++ {
+			var both [pairWords]uint64
 			any := false
 			for i, w := range g.Windows() {
-				if w>>uint(a)&1 != 0 && w>>uint(b)&1 != 0 {
-					set[i>>6] |= 1 << uint(i&63)
+				if has(w, a) && has(w, b) {
+					both[i>>6] |= 1 << uint(i&63)
 					any = true
 				}
 			}
 			if any {
 				pt.index[a][b] = uint16(len(pt.wins))
-				pt.wins = append(pt.wins, set)
+				pt.wins = append(pt.wins, both)
 			}
 		}
 	}
@@ -876,7 +855,7 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 	for i := range n {
 		c, csym := g.ChildCanonical(&s.im, g.NumSymmetries(), int(moves[i]), xToMove)
 		var p, d uint32
-		var z uint64
+		var z set
 		var zoned bool
 		cz[i], pruned[i] = fullZone, false
 		if p, d, _, z, zoned, seen[i] = s.tt.probeZone(c.X, c.O, s.attX); seen[i] {
@@ -946,7 +925,7 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 			}
 		}
 	}
-	z := uint64(fullZone)
+	z := fullZone
 	if s.zones && (attMover && delta == 0 || !attMover && phi == 0) {
 		z = s.nodeZone(n, attMover, best)
 	}
@@ -960,14 +939,14 @@ func (s *Solver) mid(thPhi, thDelta uint32, known bool) (uint32, uint32) {
 // pairing search on each image of p in turn, since an image can succeed
 // where another fails within the budget: the pairs as sets of two cells in
 // p's frame, or false.
-func (s *Solver) pairing(p mnk.Position, defX bool) ([]uint64, bool) {
-	return s.onImages(p, defX, s.pairable, func() []uint64 { return s.pairs[:s.pairLen] })
+func (s *Solver) pairing(p position, defX bool) ([]set, bool) {
+	return s.onImages(p, defX, s.pairable, func() []set { return s.pairs[:s.pairLen] })
 }
 
 // onImages runs find, a search of the defender's (X if defX) stones and
 // the empty cells, on each image of p in turn, and returns what found
 // gives once one succeeds, sets of cells mapped back to p's frame.
-func (s *Solver) onImages(p mnk.Position, defX bool, find func(def, empty uint64) bool, found func() []uint64) ([]uint64, bool) {
+func (s *Solver) onImages(p position, defX bool, find func(def, empty set) bool, found func() []set) ([]set, bool) {
 	g := s.g
 	im, n := g.Images(p)
 	for sym := range n {
@@ -980,10 +959,10 @@ func (s *Solver) onImages(p mnk.Position, defX bool, find func(def, empty uint64
 			continue
 		}
 		sets := found()
-		out := make([]uint64, len(sets))
-		for i, set := range sets {
-			for m := set; m != 0; m &= m - 1 {
-				out[i] |= 1 << uint(g.UnmapCell(sym, bits.TrailingZeros64(m)))
+		out := make([]set, len(sets))
+		for i, cells := range sets {
+			for m := cells; !isEmpty(m); m = withoutLowest(m) {
+				out[i] = or(out[i], bit(int(g.UnmapCell(sym, lowest(m)))))
 			}
 		}
 		return out, true

@@ -1,7 +1,5 @@
 package pns
 
-import "math/bits"
-
 // Relevance zones (Solver.SetZones) let a proof that the attacker does not
 // win from one position stand for positions that differ from it off a set
 // of cells. The rule, as this solver uses it:
@@ -50,8 +48,7 @@ import "math/bits"
 // not know (a position proven before zones, or by a solver without them)
 // is every cell (fullZone): sound, and no move is skipped by it.
 
-// fullZone is the zone of every cell: nothing is known.
-const fullZone = ^uint64(0)
+// fullZone (set.go) is the zone of every cell: nothing is known.
 
 // SetZones turns relevance zones on or off (off by default). On, a search
 // skips the attacker's moves outside the zone of a refuted sibling; the
@@ -62,7 +59,7 @@ func (s *Solver) SetZones(on bool) { s.zones = on }
 
 // sides returns the attacker's and the defender's stones at the current
 // position.
-func (s *Solver) sides() (att, def uint64) {
+func (s *Solver) sides() (att, def set) {
 	if s.attX {
 		return s.pos.X, s.pos.O
 	}
@@ -71,13 +68,13 @@ func (s *Solver) sides() (att, def uint64) {
 
 // liveZone returns the empty cells of the windows free of the defender's
 // stones.
-func (s *Solver) liveZone() uint64 {
+func (s *Solver) liveZone() set {
 	_, def := s.sides()
 	empty := s.g.Empty(s.pos)
-	var z uint64
+	var z set
 	for _, w := range s.g.Windows() {
-		if w&def == 0 {
-			z |= w & empty
+		if isEmpty(and(w, def)) {
+			z = or(z, and(w, empty))
 		}
 	}
 	return z
@@ -87,36 +84,35 @@ func (s *Solver) liveZone() uint64 {
 // empty cells of it added until it holds need of them (or all it has): of
 // a window's cells, the one on the most such windows first, so that one
 // cell serves many windows and the zone stays small.
-func (s *Solver) hitZone(z uint64, need int) uint64 {
+func (s *Solver) hitZone(z set, need int) set {
 	_, def := s.sides()
 	empty := s.g.Empty(s.pos)
-	z &= empty
-	var on [64]uint8
+	z = and(z, empty)
+	var on [maxCells]uint8
 	for _, w := range s.g.Windows() {
-		if w&def == 0 {
-			for e := w & empty; e != 0; e &= e - 1 {
-				on[bits.TrailingZeros64(e)]++
+		if isEmpty(and(w, def)) {
+			for e := and(w, empty); !isEmpty(e); e = withoutLowest(e) {
+				on[lowest(e)]++
 			}
 		}
 	}
 	for _, w := range s.g.Windows() {
-		if w&def != 0 {
+		if !isEmpty(and(w, def)) {
 			continue
 		}
-		e := w & empty
-		for bits.OnesCount64(e&z) < need && e&^z != 0 {
+		e := and(w, empty)
+		for ones(and(e, z)) < need && !isEmpty(andNot(e, z)) {
 			if hitLowest {
-				add := e &^ z
-				z |= add & -add
+				z = or(z, lowestSet(andNot(e, z)))
 				continue
 			}
 			best, most := 0, -1
-			for c := e &^ z; c != 0; c &= c - 1 {
-				if i := bits.TrailingZeros64(c); int(on[i]) > most {
+			for c := andNot(e, z); !isEmpty(c); c = withoutLowest(c) {
+				if i := lowest(c); int(on[i]) > most {
 					best, most = i, int(on[i])
 				}
 			}
-			z |= 1 << uint(best)
+			z = or(z, bit(best))
 		}
 	}
 	return z
@@ -124,20 +120,20 @@ func (s *Solver) hitZone(z uint64, need int) uint64 {
 
 // toFrame maps a zone by symmetry sym (canonical frame from the position's),
 // and fromFrame back; fullZone stays full.
-func (s *Solver) toFrame(z uint64, sym int) uint64   { return s.mapZone(z, sym, false) }
-func (s *Solver) fromFrame(z uint64, sym int) uint64 { return s.mapZone(z, sym, true) }
+func (s *Solver) toFrame(z set, sym int) set   { return s.mapZone(z, sym, false) }
+func (s *Solver) fromFrame(z set, sym int) set { return s.mapZone(z, sym, true) }
 
-func (s *Solver) mapZone(z uint64, sym int, back bool) uint64 {
+func (s *Solver) mapZone(z set, sym int, back bool) set {
 	if z == fullZone || sym == 0 {
 		return z
 	}
-	var out uint64
-	for ; z != 0; z &= z - 1 {
-		c := bits.TrailingZeros64(z)
+	var out set
+	for ; !isEmpty(z); z = withoutLowest(z) {
+		c := lowest(z)
 		if back {
-			out |= 1 << uint(s.g.UnmapCell(sym, c))
+			out = or(out, bit(int(s.g.UnmapCell(sym, c))))
 		} else {
-			out |= 1 << uint(s.g.MapCell(sym, c))
+			out = or(out, bit(int(s.g.MapCell(sym, c))))
 		}
 	}
 	return out
@@ -154,14 +150,14 @@ func (s *Solver) skipOutside(n int) {
 	keep := fullZone
 	for i := range n {
 		if cp[i] == 0 && !pruned[i] {
-			keep &= cz[i]
+			keep = and(keep, cz[i])
 		}
 	}
 	if keep == fullZone {
 		return
 	}
 	for i := range n {
-		if cp[i] != 0 && keep>>uint(moves[i])&1 == 0 {
+		if cp[i] != 0 && !has(keep, int(moves[i])) {
 			cp[i], cd[i], pruned[i] = wonPhi, wonDelta, true
 		}
 	}
@@ -172,16 +168,16 @@ func (s *Solver) skipOutside(n int) {
 // the moves refuted by search (not those skipped), and if it could only
 // block, two empty cells of each of its windows; the defender to move, the
 // cell and zone of its refuting move best.
-func (s *Solver) nodeZone(n int, attMover bool, best int) uint64 {
+func (s *Solver) nodeZone(n int, attMover bool, best int) set {
 	ply := s.ply
 	moves, cz := &s.moves[ply], &s.czone[ply]
 	if !attMover {
 		if cz[best] == fullZone {
 			return fullZone
 		}
-		return cz[best] | 1<<uint(moves[best])
+		return or(cz[best], bit(int(moves[best])))
 	}
-	var z uint64
+	var z set
 	for i := range n {
 		if s.pruned[ply][i] {
 			continue
@@ -189,7 +185,7 @@ func (s *Solver) nodeZone(n int, attMover bool, best int) uint64 {
 		if cz[i] == fullZone {
 			return fullZone
 		}
-		z |= cz[i] | 1<<uint(moves[i])
+		z = or(z, or(cz[i], bit(int(moves[i]))))
 	}
 	if s.forced[ply] && !dropForcedCells {
 		z = s.hitZone(z, 2)
