@@ -1,8 +1,3 @@
-// Package pns is the proof-number solver of m,n,k-games (Solver): the value
-// of a position of any board of package mnk, the value of each move, a
-// principal variation, and a certificate of the value that ends the draws
-// in pairing strategies (NewCertificate). Solvers on several goroutines may
-// share a table (Table).
 package pns
 
 import (
@@ -10,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"unsafe"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/invariants"
@@ -112,7 +108,7 @@ type proofEntry struct {
 
 const (
 	proofBucket    = 4
-	proofEntrySize = 32
+	proofEntrySize = int(unsafe.Sizeof(proofEntry{})) // 32 bytes on 64-bit sets
 	proofLocks     = 1024
 	metaAttX       = 1 << 40
 	metaUsed       = 1 << 41
