@@ -23,6 +23,11 @@ func TestSolveSearchBadInputExitCode2(t *testing.T) {
 		{[]string{"mnk", "solve", "--split-depth", "0", "--root-moves"}, "--root-moves needs a task for each first move"},
 		{[]string{"mnk", "solve", "--tt-mb", "0"}, "--tt-mb 0"},
 		{[]string{"mnk", "solve", "extra"}, "no arguments"},
+		{[]string{"mnk", "solve", "--board", "12x12"}, "rows and columns must be 1 to 11"},
+		{[]string{"mnk", "solve", "--board", "9x9", "--root-moves"}, "--root-moves takes boards of up to 8x8"},
+		{[]string{"mnk", "solve", "--board", "9x9", "--split-depth", "2"}, "splits at the first moves"},
+		{[]string{"mnk", "solve", "--board", "7x7", "--k", "5", "--nodes", "100"}, "--nodes bounds the tasks of a pns job of questions"},
+		{[]string{"mnk", "solve", "--nodes", "many"}, "--nodes"},
 		{[]string{"mnk", "search", "--moves", "1,1 x", "--depth", "2"}, "want row,col"},
 		{[]string{"mnk", "search", "--moves", "1,1 5,5", "--depth", "2"}, "outside the 3x3 board"},
 		{[]string{"mnk", "search", "--moves", "1,1 1,1", "--depth", "2"}, "occupied"},
@@ -120,6 +125,37 @@ func TestSolveMultiProcessEqualsEmbedded(t *testing.T) {
 	}
 	t.Logf("5,5,4: embedded %.2f s (speedup %.2f), multi-process %.2f s (speedup %.2f)",
 		embedded.ElapsedSeconds, embedded.Speedup, multi.ElapsedSeconds, multi.Speedup)
+}
+
+// A board past 8x8 (9,9,3: X wins with every first move) on a real
+// nats-server with two worker processes: the same report as the embedded
+// default.
+func TestSolveWideMultiProcessEqualsEmbedded(t *testing.T) {
+	runsBinaries(t)
+	args := []string{"mnk", "solve", "--board", "9x9", "--k", "3", "--json"}
+	type report struct {
+		mnktasks.SolveReport
+		tasks.Common
+	}
+	var reps []report
+	for _, where := range [][]string{{"--data", t.TempDir()}, {"--nats", startCluster(t).url}} {
+		out, err := run(t, "analyze", append(args, where...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("report %q: %v", out, err)
+		}
+		reps = append(reps, r)
+	}
+	e, m := reps[0], reps[1]
+	if e.Value != "win" || len(e.BestMoves) != 81 || e.Tasks != 16 || !e.Complete {
+		t.Errorf("embedded 9,9,3: %s, %d best moves, %d tasks", e.Value, len(e.BestMoves), e.Tasks)
+	}
+	if m.Value != e.Value || !reflect.DeepEqual(m.BestMoves, e.BestMoves) || m.Tasks != e.Tasks {
+		t.Errorf("multi-process 9,9,3: %s %v in %d tasks; embedded %s %v in %d", m.Value, m.BestMoves, m.Tasks, e.Value, e.BestMoves, e.Tasks)
+	}
 }
 
 // playsOut checks that pv, cells [row, col] from the empty board, is a

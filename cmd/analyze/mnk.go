@@ -15,6 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/levels"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/search"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -41,10 +42,13 @@ func mnkCommand() *cli.Command {
 func boardFlags(maxSide int) []cli.Flag {
 	board := fmt.Sprintf("board as `RxC`: R rows and C columns, 1 to %d each", maxSide)
 	k := "`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C))"
-	if maxSide > mnk.MaxSide {
+	switch {
+	case maxSide > wide.MaxSide:
 		board += fmt.Sprintf(" (gomoku: 15x15 -k %d)", mnktasks.BigDefaultK)
 		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C), at most %d on boards over %d (default: min(R,C), %d over %d)",
 			search.MaxBigK, mnk.MaxSide, mnktasks.BigDefaultK, mnk.MaxSide)
+	case maxSide > mnk.MaxSide:
+		k = fmt.Sprintf("`K` in a row wins, 1 <= K <= max(R,C) (default: min(R,C), at most %d on boards over %d)", mnktasks.BigDefaultK, mnk.MaxSide)
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "board", Value: fmt.Sprintf("%dx%d", mnktasks.DefaultRows, mnktasks.DefaultCols), Usage: board},
@@ -178,25 +182,29 @@ func mnkSolveCommand() *cli.Command {
 		Description: "Examples:\n" +
 			"   analyze mnk solve --board 5x5 --k 4               # a draw\n" +
 			"   analyze mnk solve --board 3x4 --k 3 --root-moves  # the value of every first move\n" +
-			"   analyze mnk solve --board 7x7 --k 5               # a draw, by proof-number search\n\n" +
+			"   analyze mnk solve --board 7x7 --k 5               # a draw, by proof-number search\n" +
+			"   analyze mnk solve --board 9x9 --k 5 --nodes 100000000   # each first move, as far as 10^8 nodes take it\n\n" +
 			"--method auto picks alphabeta for k of 3 or less on boards of up to 36 cells, pns (proof-number\n" +
-			"search) otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 8x8.",
+			"search) otherwise. alphabeta takes boards of up to 36 cells (6x6, 5x7), pns up to 11x11. Past 8x8\n" +
+			"the tasks ask whether X wins after each first move and whether O wins at the root, with no\n" +
+			"certificate, --root-moves or principal variation (docs/games.md).",
 		OnUsageError: onUsageError,
-		Flags: append(append(boardFlags(mnk.MaxSide),
+		Flags: append(append(boardFlags(wide.MaxSide),
 			&cli.StringFlag{Name: "method", Value: solveDefaults.Method, Usage: "`METHOD` of the solver: pns, alphabeta or auto"},
 			&cli.IntFlag{Name: "split-depth", Value: solveDefaults.SplitDepth, Usage: "`PLY` of the tasks, 0 (one task, the root) to 3 (-1: the root for pns up to 7x8 without --root-moves, else the first moves)"},
 			&cli.IntFlag{Name: "tt-mb", Value: solveDefaults.TTMB, Usage: "transposition table of each worker process in `MB` (its slots share it)"},
 			&cli.BoolFlag{Name: "root-moves", Usage: "report the value of every first move"},
 			&cli.StringFlag{Name: "certificate", Usage: "write to `FILE` the strategies that prove the value (with pairings, by --method pns), for analyze mnk verify"},
 			&cli.IntFlag{Name: "certificate-positions", Value: mnktasks.DefaultCertificatePositions, Usage: "give up a certificate, or a part of one, past `N` positions (about 100 bytes of memory each, more with pairings)"},
+			&cli.Uint64Flag{Name: "nodes", Usage: "stop each task of a pns job of questions after `N` nodes and report how far it got (0: no bound)"},
 		), jobFlags()...),
 		Action: func(c *cli.Context) error {
-			rows, cols, k, err := board(c, mnk.MaxSide)
+			rows, cols, k, err := board(c, wide.MaxSide)
 			if err != nil {
 				return err
 			}
 			p := mnktasks.SolveParams{Rows: rows, Cols: cols, K: k, SplitDepth: c.Int("split-depth"), TTMB: c.Int("tt-mb"),
-				RootMoves: c.Bool("root-moves"), Method: c.String("method")}
+				RootMoves: c.Bool("root-moves"), Method: c.String("method"), Nodes: c.Uint64("nodes")}
 			var certify []func(*client.Options)
 			if path := c.String("certificate"); path != "" {
 				p.Certificate, p.CertificatePositions = true, c.Int("certificate-positions")

@@ -85,6 +85,14 @@ func (Solve) Size(raw json.RawMessage) (tasks.Size, error) {
 	if err != nil {
 		return tasks.Size{}, err
 	}
+	if p.isWide() {
+		// A question after each first move up to symmetry, and the root's.
+		wg, err := p.validateWide()
+		if err != nil {
+			return tasks.Size{}, err
+		}
+		return tasks.Size{Tasks: wg.Cells() + 1, Bound: true, By: "the board"}, nil
+	}
 	g, err := p.Validate()
 	if err != nil {
 		return tasks.Size{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
+	widepns "github.com/woprlabs/wopr/pkg/engine/mnk/wide/pns"
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
@@ -113,6 +114,11 @@ type SolveParams struct {
 	// CertificatePositions positions visited.
 	Certificate          bool `json:"certificate,omitempty"`
 	CertificatePositions int  `json:"certificate_positions,omitempty"`
+	// Nodes, in a job of questions (pns, split at depth 1 or more, as every
+	// board past 8x8 is), bounds the nodes of each question task: a task
+	// that reaches it reports how far it got (its proof and disproof
+	// numbers) instead of an answer. 0: no bound.
+	Nodes uint64 `json:"nodes,omitempty"`
 }
 
 // The methods of an "mnk.solve" job.
@@ -156,7 +162,13 @@ func (p SolveParams) Spec() (tasks.Spec, error) {
 	case p.TTMB == 0:
 		return tasks.Spec{}, ttmbError(p.TTMB)
 	}
-	if _, err := p.Validate(); err != nil {
+	var err error
+	if p.isWide() {
+		_, err = p.validateWide()
+	} else {
+		_, err = p.Validate()
+	}
+	if err != nil {
 		return tasks.Spec{}, err
 	}
 	return spec(Solve{}.Name(), p)
@@ -182,13 +194,15 @@ func (p SolveParams) Validate() (*mnk.Game, error) {
 			p.CertificatePositions, tasks.Thousands(MaxCertificatePositions))
 	case !p.Certificate && p.CertificatePositions != 0:
 		return nil, tasks.Invalid("--certificate-positions %d: only with --certificate", p.CertificatePositions)
+	case p.Nodes > 0 && (p.Resolve() != MethodPNS || p.RootMoves || p.Certificate || p.splitDepth() == 0):
+		return nil, tasks.Invalid("--nodes bounds the tasks of a pns job of questions: --split-depth 1 or more (the default past 56 cells), without --root-moves or --certificate")
 	case p.Certificate && p.Resolve() == MethodAlphaBeta && p.Rows*p.Cols > solve.MaxCells:
 		return nil, tasks.Invalid("--certificate with --method alphabeta takes boards of up to %d cells, not %dx%d (--method pns takes 8x8)",
 			solve.MaxCells, p.Rows, p.Cols)
 	case p.Resolve() == MethodPNS:
 		g, err = newGame(p.Rows, p.Cols, p.K, pns.MaxCells, "exact solving", "8x8")
 	default:
-		g, err = newGame(p.Rows, p.Cols, p.K, solve.MaxCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes 8x8")
+		g, err = newGame(p.Rows, p.Cols, p.K, solve.MaxCells, "exact solving with alpha-beta", "6x6, 5x7; the pns method takes up to 11x11")
 	}
 	if err != nil {
 		return nil, err
@@ -238,6 +252,12 @@ type solveTask struct {
 	// value: "x" does X win from the position, "o" does O (see
 	// solve_questions.go).
 	Question string `json:"question,omitempty"`
+	// XHi and OHi are the stones on cells 64 to 127 of a board past 8x8
+	// (package wide), whose cells 0 to 63 are X and O.
+	XHi uint64 `json:"x_hi,omitempty"`
+	OHi uint64 `json:"o_hi,omitempty"`
+	// Nodes bounds a question task's search (SolveParams.Nodes).
+	Nodes uint64 `json:"nodes,omitempty"`
 }
 
 // solveResult is what a task returns: the exact value of its position for
@@ -255,6 +275,12 @@ type solveResult struct {
 	// reached its goal in the question (0: none known).
 	Wins     bool `json:"wins,omitempty"`
 	GoalMove int  `json:"goal_move,omitempty"`
+	// Undecided says that a question task reached its node bound, and
+	// Proof and Disproof are the numbers it left at its root, for the
+	// side asked about: how far it got.
+	Undecided bool   `json:"undecided,omitempty"`
+	Proof     uint32 `json:"proof,omitempty"`
+	Disproof  uint32 `json:"disproof,omitempty"`
 }
 
 // Plan implements tasks.Kind.
@@ -262,6 +288,13 @@ func (Solve) Plan(ctx context.Context, raw json.RawMessage, _ tasks.PlanEnv) (ta
 	var p SolveParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, tasks.Invalid("mnk.solve parameters: %v", err)
+	}
+	if p.isWide() {
+		g, err := p.validateWide()
+		if err != nil {
+			return nil, err
+		}
+		return newWidePlan(g, p), nil
 	}
 	g, err := p.Validate()
 	if err != nil {
@@ -348,14 +381,14 @@ func newSolvePlan(ctx context.Context, g *mnk.Game, p SolveParams) (*solvePlan, 
 	question := ""
 	if sp.questions = method == MethodPNS && sp.split >= 1 && !p.RootMoves; sp.questions {
 		question = "x"
-		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, Question: "o"})
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, TTMB: ttmb, Method: method, Question: "o", Nodes: p.Nodes})
 		sp.all = append(sp.all, tasks.Task{ID: rootQuestion, Payload: payload})
 	}
 	width := len(strconv.Itoa(max(len(sp.where)-1, 0)))
 	for ti, i := range sp.where {
 		n := &last[i]
 		n.task = ti
-		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method, Question: question})
+		payload, _ := json.Marshal(solveTask{Rows: g.Rows, Cols: g.Cols, K: g.K, X: n.pos.X, O: n.pos.O, TTMB: ttmb, Method: method, Question: question, Nodes: p.Nodes})
 		sp.all = append(sp.all, tasks.Task{ID: fmt.Sprintf("s%0*d", width, ti), Payload: payload})
 	}
 	sp.tasks = sp.all[len(sp.all)-len(sp.where):]
@@ -411,6 +444,9 @@ type SolveReport struct {
 	TaskSeconds       float64 `json:"task_seconds"`
 	CachedTaskSeconds float64 `json:"cached_task_seconds"`
 	Speedup           float64 `json:"speedup"`
+	// NodeBound is the job's bound on the nodes of a task (--nodes), 0 if
+	// none.
+	NodeBound uint64 `json:"node_bound,omitempty"`
 }
 
 // addTaskTime adds the time of task id, computed by this job or answered
@@ -451,6 +487,14 @@ type SolveTaskDetail struct {
 	Value    string  `json:"value"`
 	Nodes    uint64  `json:"nodes"`
 	Seconds  float64 `json:"seconds"`
+	// Undecided says that the task reached the job's node bound, and
+	// Proof and Disproof are the numbers it left (2^31: infinite).
+	Undecided bool   `json:"undecided,omitempty"`
+	Proof     uint32 `json:"proof,omitempty"`
+	Disproof  uint32 `json:"disproof,omitempty"`
+	// FirstMoves are the first moves whose positions the task stands for
+	// (a task after a first move of a board past 8x8), [row, col].
+	FirstMoves [][2]int `json:"first_moves,omitempty"`
 }
 
 // Report implements tasks.Plan.
@@ -652,14 +696,23 @@ func (r *SolveReport) Text() string {
 	row := func(label, format string, args ...any) { tasks.Row(&b, label, format, args...) }
 	row("method", "%s", methodName(r.Method))
 	row("value (first player)", "%s", r.Value)
-	if r.BestMovesPartial {
+	wideBoard := r.Rows > mnk.MaxSide || r.Cols > mnk.MaxSide
+	switch {
+	case r.BestMovesPartial && wideBoard:
+		row("best first moves", "%s (one of them)", cellList(r.BestMoves))
+	case r.BestMovesPartial:
 		row("best first moves", "%s (one of them; --root-moves gives every first move's value)", cellList(r.BestMoves))
-	} else {
+	default:
 		row("best first moves", "%s", cellList(r.BestMoves))
 	}
-	if r.Questions && len(r.PV) == 0 {
+	switch {
+	case r.Questions && len(r.PV) == 0 && r.Value == "unknown":
+		row("principal variation", "not computed: the value is not known")
+	case r.Questions && len(r.PV) == 0 && wideBoard:
+		row("principal variation", "not computed on boards past 8x8")
+	case r.Questions && len(r.PV) == 0:
 		row("principal variation", "not computed: the tasks asked whether X wins, and X does not (--split-depth 0 gives one)")
-	} else {
+	default:
 		row("principal variation", "%s", cellList(r.PV))
 	}
 	if r.MoveValues != nil {
@@ -679,6 +732,26 @@ func (r *SolveReport) Text() string {
 				label = "first moves"
 			}
 			row(label, "%-5s %s", k, r.MoveValues[k])
+		}
+	}
+	if r.NodeBound > 0 || wideBoard {
+		// Every task's answer, or how far it got: the frontier.
+		for i, t := range r.TaskDetails {
+			label := ""
+			if i == 0 {
+				label = "tasks"
+			}
+			where := "the root"
+			if len(t.FirstMoves) > 0 {
+				where = "after " + cellList(t.FirstMoves[:1])
+				if n := len(t.FirstMoves) - 1; n > 0 {
+					where += fmt.Sprintf(" (and %d symmetric)", n)
+				}
+			}
+			row(label, "%s %s, %s %s, %s nodes, %.1f s", t.Task, where, t.Question, t.Value, tasks.Thousands(t.Nodes), t.Seconds)
+		}
+		if r.NodeBound > 0 {
+			row("node bound", "%s a task", tasks.Thousands(r.NodeBound))
 		}
 	}
 	row("nodes", "%s", tasks.Thousands(r.Nodes))
@@ -705,7 +778,7 @@ func (r *SolveReport) Text() string {
 			most = t
 		}
 	}
-	if most.Task != "" {
+	if most.Task != "" && r.NodeBound == 0 && !wideBoard { // else every task is listed above
 		row("largest task", "%s %s (%s to move: %s): %s nodes, %.3f s", most.Task, most.Position, most.ToMove, most.Value, tasks.Thousands(most.Nodes), most.Seconds)
 		if r.Questions {
 			row("questions", "does X win? at depth %d, a task a position; does O win? at the root", r.SplitDepth)
@@ -763,6 +836,7 @@ type solveTables struct {
 	params solveTask // the game, table size and method; no position
 	table  *solve.Table
 	proof  *pns.Table
+	wide   *widepns.Table // of a board past 8x8 (solve_wide.go)
 	// savedAt is when proof was last saved or loaded (table.go).
 	savedAt time.Time
 }
@@ -773,9 +847,9 @@ func (s *solveTables) get(t solveTask, g *mnk.Game, dir string) (*solve.Table, *
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
-	key.X, key.O, key.Question = 0, 0, "" // one table answers every question about the game
+	key.X, key.O, key.Question, key.Nodes = 0, 0, "", 0 // one table answers every question about the game
 	if s.params != key || s.table == nil && s.proof == nil {
-		s.params, s.table, s.proof = key, nil, nil
+		s.params, s.table, s.proof, s.wide = key, nil, nil, nil
 		if t.Method == MethodPNS {
 			s.proof = pns.NewTable(g, t.TTMB<<20)
 			if loadTable(s.proof, dir, g, t.TTMB) {
@@ -796,12 +870,16 @@ type solveRunner struct {
 	tables *solveTables
 	solver *solve.Solver
 	proof  *pns.Solver
+	wide   *widepns.Solver
 }
 
 func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, error) {
 	var t solveTask
 	if err := json.Unmarshal(payload, &t); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task: %w", err))
+	}
+	if t.isWide() {
+		return r.runWide(ctx, t)
 	}
 	g, err := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB, Method: t.Method}.Validate()
 	if err != nil {
@@ -823,7 +901,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		defer stop()
 		var out tasks.Output
 		if t.Question != "" {
-			out, err = r.runQuestion(ctx, proof, pos, t.Question == "x")
+			out, err = r.runQuestion(ctx, proof, pos, t.Question == "x", t.Nodes)
 		} else {
 			out, err = r.runProof(ctx, proof, pos)
 		}

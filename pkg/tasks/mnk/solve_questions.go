@@ -3,6 +3,7 @@ package mnk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/bits"
 	"time"
@@ -35,14 +36,22 @@ const rootQuestion = "o"
 // with a pns.Solver on the shared table, with the move that reached the
 // goal of the side to move, and the line of the proof when the side asked
 // about wins.
-func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk.Position, xWins bool) (tasks.Output, error) {
+func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk.Position, xWins bool, budget uint64) (tasks.Output, error) {
 	if r.proof == nil || r.proof.Table() != table {
 		r.proof = newProofSolver(table)
 	}
 	s := r.proof
 	start := time.Now()
 	nodes := s.Nodes()
+	if budget > 0 {
+		s.SetNodeLimit(nodes + budget)
+		defer s.SetNodeLimit(0)
+	}
 	wins, err := s.Prove(ctx, pos, xWins)
+	if errors.Is(err, mnk.ErrNodeLimit) {
+		proof, disproof := s.RootNumbers()
+		return undecided(s.Nodes()-nodes, time.Since(start), proof, disproof)
+	}
 	if err != nil {
 		return tasks.Output{}, err
 	}
@@ -66,11 +75,22 @@ func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk
 	return tasks.Output{Data: data}, nil
 }
 
+// undecided is the output of a question task that reached its node bound
+// after nodes, with the numbers it left at its root.
+func undecided(nodes uint64, took time.Duration, proof, disproof uint32) (tasks.Output, error) {
+	data, err := json.Marshal(solveResult{PV: []int{}, Undecided: true, Proof: proof, Disproof: disproof, Nodes: nodes, Seconds: took.Seconds()})
+	if err != nil {
+		return tasks.Output{}, err
+	}
+	return tasks.Output{Data: data}, nil
+}
+
 // Answers to "does X win?" over the top of the tree.
 const (
-	xOpen    = 0 // not known yet
-	xWon     = 1
-	xNotWins = 2
+	xOpen      = 0 // not known yet
+	xWon       = 1
+	xNotWins   = 2
+	xUndecided = 3 // a task that reached its node bound: open, and decoded
 )
 
 // xAnswers decides "does X win?" over the top of the tree from the tasks
@@ -102,17 +122,23 @@ func (sp *solvePlan) xAnswers() ([][]uint8, error) {
 				continue
 			}
 			var r struct {
-				Wins bool `json:"wins"`
+				Wins      bool `json:"wins"`
+				Undecided bool `json:"undecided"`
 			}
 			if err := json.Unmarshal(data, &r); err != nil {
 				return nil, fmt.Errorf("result of task %s: %w", t.ID, err)
 			}
 			sp.leaves[ti] = xNotWins
-			if r.Wins {
+			switch {
+			case r.Undecided:
+				sp.leaves[ti] = xUndecided
+			case r.Wins:
 				sp.leaves[ti] = xWon
 			}
 		}
-		ans[sp.split][sp.where[ti]] = sp.leaves[ti]
+		if a := sp.leaves[ti]; a != xUndecided {
+			ans[sp.split][sp.where[ti]] = a
+		}
 	}
 	for d := len(sp.layers) - 2; d >= 0; d-- {
 		xMoves := d%2 == 0
@@ -173,7 +199,8 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 		rep.Nodes += r.Nodes
 		rep.addTaskTime(sum, t.ID, r.Seconds)
 		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
-			Task: t.ID, Position: g.String(n.pos), ToMove: toMove(n.pos), Question: "does X win?", Value: answerWord("X", r.Wins), Nodes: r.Nodes, Seconds: r.Seconds,
+			Task: t.ID, Position: g.String(n.pos), ToMove: toMove(n.pos), Question: "does X win?", Value: answerWord("X", &r), Nodes: r.Nodes, Seconds: r.Seconds,
+			Undecided: r.Undecided, Proof: r.Proof, Disproof: r.Disproof,
 		})
 	}
 	var root *solveResult
@@ -185,9 +212,12 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 		rep.Nodes += root.Nodes
 		rep.addTaskTime(sum, rootQuestion, root.Seconds)
 		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
-			Task: rootQuestion, Position: g.String(mnk.Position{}), ToMove: "X", Question: "does O win?", Value: answerWord("O", root.Wins),
-			Nodes: root.Nodes, Seconds: root.Seconds,
+			Task: rootQuestion, Position: g.String(mnk.Position{}), ToMove: "X", Question: "does O win?", Value: answerWord("O", root),
+			Nodes: root.Nodes, Seconds: root.Seconds, Undecided: root.Undecided, Proof: root.Proof, Disproof: root.Disproof,
 		})
+		if root.Undecided {
+			root = nil // no answer
+		}
 	}
 
 	// The first moves, each into an orbit of layer 1.
@@ -231,12 +261,23 @@ func (sp *solvePlan) questionReport(sum tasks.Summary) (*SolveReport, error) {
 	return rep, nil
 }
 
-// answerWord says what a question task found.
-func answerWord(side string, wins bool) string {
-	if wins {
+// answerWord says what a question task about side found.
+func answerWord(side string, r *solveResult) string {
+	switch {
+	case r.Undecided:
+		return fmt.Sprintf("undecided after %s nodes (proof %s, disproof %s)", tasks.Thousands(r.Nodes), proofNumber(r.Proof), proofNumber(r.Disproof))
+	case r.Wins:
 		return side + " wins"
 	}
 	return side + " does not win"
+}
+
+// proofNumber writes a proof or disproof number, "inf" for infinity.
+func proofNumber(n uint32) string {
+	if n >= 1<<31 {
+		return "inf"
+	}
+	return tasks.Thousands(uint64(n))
 }
 
 // firstMovesProgress says how far "does X win?" is decided over the first
@@ -256,7 +297,24 @@ func (sp *solvePlan) firstMovesProgress() (string, error) {
 			refuted++
 		}
 	}
-	return fmt.Sprintf("first moves (up to symmetry): %d of %d refuted, %d won", refuted, len(sp.layers[1]), won), nil
+	undecided := 0
+	for _, a := range sp.leaves {
+		if a == xUndecided {
+			undecided++
+		}
+	}
+	return firstMovesLine(refuted, len(sp.layers[1]), won, undecided), nil
+}
+
+// firstMovesLine is the progress of a job of questions: the first moves
+// (up to symmetry) refuted and won, and the tasks left undecided at their
+// node bound (said only when there are any).
+func firstMovesLine(refuted, of, won, undecided int) string {
+	s := fmt.Sprintf("first moves (up to symmetry): %d of %d refuted, %d won", refuted, of, won)
+	if undecided > 0 {
+		s += ", " + tasks.Count(undecided, "task") + " undecided at the node bound"
+	}
+	return s
 }
 
 // Progress implements tasks.Progresses: how many first moves (up to
