@@ -26,9 +26,10 @@ import (
 // its proof and disproof numbers, how far it got, instead of an answer.
 //
 // What the wide path lacks beside the 8x8 one: certificates, the value of
-// every first move (--root-moves), a principal variation (the value is
-// still exact), and a table saved across a restart: an interrupted task
-// starts again.
+// every first move (--root-moves) and a principal variation (the value is
+// still exact). A task's table is saved across a restart as on 8x8
+// (table.go), under its own name; a node bound counts the nodes of one
+// run, so a task interrupted and resumed may search more in all.
 
 // wideFrom is the side past which a board takes the wide path: package
 // mnk's largest. Tests lower it to run small boards through the wide path
@@ -243,8 +244,9 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 }
 
 // wideTable returns the process's table for a task on a board past 8x8,
-// replacing the table of another game or size.
-func (s *solveTables) wideTable(t solveTask, g *wide.Game) *widepns.Table {
+// replacing the table of another game or size, and loading the one saved
+// at path, if any (table.go).
+func (s *solveTables) wideTable(t solveTask, g *wide.Game, path string) *widepns.Table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := t
@@ -252,6 +254,9 @@ func (s *solveTables) wideTable(t solveTask, g *wide.Game) *widepns.Table {
 	if s.params != key || s.wide == nil {
 		s.params, s.table, s.proof, s.wide = key, nil, nil, nil
 		s.wide = widepns.NewTable(g, t.TTMB<<20)
+		if loadTableFile(s.wide, path) {
+			s.savedAt = time.Now()
+		}
 	}
 	return s.wide
 }
@@ -272,7 +277,10 @@ func (r *solveRunner) runWide(ctx context.Context, t solveTask) (tasks.Output, e
 	if err := g.Valid(pos); err != nil {
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("mnk.solve task position: %w", err))
 	}
-	table := r.tables.wideTable(t, g)
+	path := wideTablePath(r.dir, g, t.TTMB)
+	table := r.tables.wideTable(t, g, path)
+	stop := r.tables.saveFileEvery(table, path)
+	defer stop()
 	if r.wide == nil || r.wide.Table() != table {
 		r.wide = table.NewSolver()
 		r.wide.SetZones(true) // as newProofSolver
@@ -291,6 +299,10 @@ func (r *solveRunner) runWide(ctx context.Context, t solveTask) (tasks.Output, e
 		return undecided(s.Nodes()-nodes, time.Since(start), proof, disproof)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted: the table goes to disk, for the task's next run.
+			r.tables.saveFile(table, path)
+		}
 		return tasks.Output{}, err
 	}
 	data, err := json.Marshal(solveResult{Wins: wins, PV: []int{}, GoalMove: s.GoalMove(pos, xWins) + 1, Nodes: s.Nodes() - nodes, Seconds: time.Since(start).Seconds()})

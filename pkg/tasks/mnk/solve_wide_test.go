@@ -2,11 +2,17 @@ package mnk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
+	widepns "github.com/woprlabs/wopr/pkg/engine/mnk/wide/pns"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -185,5 +191,58 @@ func TestSolveWideRefused(t *testing.T) {
 	_, err = r.Run(context.Background(), mustJSON(solveTask{Rows: 9, Cols: 9, K: 5, TTMB: 16, Method: MethodPNS, Question: "x", X: 3}))
 	if !errors.Is(err, tasks.ErrPermanent) {
 		t.Errorf("a 9x9 task of two X stones and no O: %v", err)
+	}
+}
+
+// A wide task interrupted saves its table (under a name of its own), the
+// next run loads and removes it and takes fewer nodes; a table is also
+// saved while a task runs. (7,7,5's "does X win?", forced through the wide
+// path.)
+func TestSolveWideTableAcrossRestart(t *testing.T) {
+	withWideFrom(t, 3)
+	dir := t.TempDir()
+	payload := mustJSON(solveTask{Rows: 7, Cols: 7, K: 5, TTMB: 16, Method: MethodPNS, Question: "x"})
+	run := func(ctx context.Context, env tasks.Env) (solveResult, error) {
+		out, err := Solve{}.NewRunner(env).Run(ctx, payload)
+		var res solveResult
+		if err == nil {
+			err = json.Unmarshal(out.Data, &res)
+		}
+		return res, err
+	}
+	whole, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}})
+	if err != nil || whole.Wins {
+		t.Fatalf("the whole task: %+v, %v", whole, err)
+	}
+	env := tasks.Env{Process: &tasks.Process{}, Dir: dir}
+	if _, err := run(&stopAfter{Context: context.Background(), n: 2}, env); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v, want context.Canceled", err)
+	}
+	path := wideTablePath(filepath.Join(dir, "mnk.solve"), wide.MustNew(7, 7, 5), 16)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("interrupted: no table saved: %v", err)
+	}
+	resumed, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}, Dir: dir})
+	if err != nil || resumed.Wins || resumed.Nodes >= whole.Nodes {
+		t.Errorf("after the restart: %+v, %v; want X not to win in fewer than the whole task's %d nodes", resumed, err, whole.Nodes)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the table file is still there after the load: %v", err)
+	}
+	t.Logf("7,7,5 does X win, wide: %d nodes whole, %d after a restart", whole.Nodes, resumed.Nodes)
+
+	every, gap := tableSaveEvery, minSaveGap
+	tableSaveEvery, minSaveGap = 20*time.Millisecond, 0
+	defer func() { tableSaveEvery, minSaveGap = every, gap }()
+	if _, err := run(context.Background(), tasks.Env{Process: &tasks.Process{}, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no table saved while the task ran: %v", err)
+	}
+	defer f.Close()
+	if _, err := widepns.NewTable(wide.MustNew(7, 7, 5), 16<<20).ReadFrom(f); err != nil {
+		t.Errorf("the table saved while the task ran does not load: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package mnk
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
+	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
 )
 
 // A pns task of a large game (an 8,8,5 first move) runs for hours, and
@@ -40,6 +42,21 @@ func tablePath(dir string, g *mnk.Game, ttMB int) string {
 	return filepath.Join(dir, fmt.Sprintf("pns-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB))
 }
 
+// wideTablePath is tablePath for a board past 8x8 (solve_wide.go).
+func wideTablePath(dir string, g *wide.Game, ttMB int) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, fmt.Sprintf("pns-wide-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB))
+}
+
+// tableFile is a proof-number table that saves and loads itself: package
+// pns's, or package wide/pns's.
+type tableFile interface {
+	io.WriterTo
+	io.ReaderFrom
+}
+
 // partTablePath is where the table of the certificate part from pos
 // (certificate.go), of ttMB megabytes, is saved: each part has a table of
 // its own.
@@ -58,7 +75,10 @@ func loadTable(t *pns.Table, dir string, g *mnk.Game, ttMB int) bool {
 
 // loadTableFile loads into t, new, the table saved at path, if there is
 // one, removes the file, and reports whether it loaded.
-func loadTableFile(t *pns.Table, path string) bool {
+func loadTableFile(t tableFile, path string) bool {
+	if path == "" {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -75,7 +95,17 @@ func (s *solveTables) saveEvery(proof *pns.Table, dir string, g *mnk.Game, ttMB 
 	if dir == "" {
 		return func() {}
 	}
-	return every(tableSaveEvery, func() { s.save(proof, dir, g, ttMB) })
+	return s.saveFileEvery(proof, tablePath(dir, g, ttMB))
+}
+
+// saveFileEvery saves t, the process's table, to path every
+// tableSaveEvery until the returned function is called; with path "", it
+// does nothing.
+func (s *solveTables) saveFileEvery(t tableFile, path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	return every(tableSaveEvery, func() { s.saveFile(t, path) })
 }
 
 // every calls f every period, on a goroutine of its own, until the
@@ -108,13 +138,23 @@ func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) 
 	if dir == "" {
 		return
 	}
+	s.saveFile(proof, tablePath(dir, g, ttMB))
+}
+
+// saveFile is save of t, package pns's table or package wide/pns's, to
+// path ("": nowhere).
+func (s *solveTables) saveFile(t tableFile, path string) {
+	if path == "" {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proof != proof || time.Since(s.savedAt) < minSaveGap {
+	current := s.proof != nil && tableFile(s.proof) == t || s.wide != nil && tableFile(s.wide) == t
+	if !current || time.Since(s.savedAt) < minSaveGap {
 		return
 	}
 	s.savedAt = time.Now()
-	saveTable(proof, tablePath(dir, g, ttMB))
+	saveTable(t, path)
 }
 
 // savePartEvery saves t, the table of a certificate part, to path every
@@ -133,7 +173,7 @@ func savePartEvery(t *pns.Table, path string) func() {
 
 // saveTable writes t to path, or, if it cannot, removes what is there (a
 // task then starts afresh), and reports whether it wrote it.
-func saveTable(t *pns.Table, path string) bool {
+func saveTable(t tableFile, path string) bool {
 	if err := writeTable(t, path); err != nil {
 		_ = os.Remove(path)
 		return false
@@ -147,7 +187,7 @@ var partSaved func(path string)
 
 // writeTable writes t to path through a temporary file, renamed into
 // place once complete.
-func writeTable(t *pns.Table, path string) error {
+func writeTable(t tableFile, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

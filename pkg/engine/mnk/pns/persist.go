@@ -20,10 +20,8 @@ import (
 // search carried across a restart carries its table: Table.WriteTo saves
 // it, ReadTable loads it, and the search goes on from the same numbers.
 
-// tableMagic starts a saved table (version 1: entries of four
-// little-endian 64-bit words, x, o, pd and meta, as proofEntry holds
-// them).
-const tableMagic = "wopr pns table 1"
+// A saved table starts with tableMagic (set.go): its entries are x, o and
+// pd as appendSet writes a set (little-endian 64-bit words), then meta.
 
 // ErrTableMismatch is the error of a saved table of another game or size.
 var ErrTableMismatch = errors.New("saved table of another game or size")
@@ -48,9 +46,9 @@ func (t *Table) WriteTo(w io.Writer) (int64, error) {
 		}
 		p := buf[:0]
 		for _, e := range t.entries[b*proofBucket : b*proofBucket+proofBucket] {
-			p = binary.LittleEndian.AppendUint64(p, e.x)
-			p = binary.LittleEndian.AppendUint64(p, e.o)
-			p = binary.LittleEndian.AppendUint64(p, e.pd)
+			p = appendSet(p, e.x)
+			p = appendSet(p, e.o)
+			p = appendSet(p, e.pd)
 			p = binary.LittleEndian.AppendUint64(p, e.meta)
 		}
 		if t.locks != nil {
@@ -103,10 +101,10 @@ func (t *Table) ReadFrom(r io.Reader) (int64, error) {
 		read += int64(len(buf))
 		for i := range proofBucket {
 			e, p := &t.entries[b*proofBucket+i], buf[i*proofEntrySize:]
-			e.x = binary.LittleEndian.Uint64(p[0:])
-			e.o = binary.LittleEndian.Uint64(p[8:])
-			e.pd = binary.LittleEndian.Uint64(p[16:])
-			e.meta = binary.LittleEndian.Uint64(p[24:])
+			e.x, p = readSet(p)
+			e.o, p = readSet(p)
+			e.pd, p = readSet(p)
+			e.meta = binary.LittleEndian.Uint64(p)
 		}
 	}
 	var sum [sha256.Size]byte

@@ -1,19 +1,20 @@
 package pns
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/order"
 )
 
-// The solver's source (pns.go, zones.go, matching.go) is written against
-// the names of this file: the board's game and position types, a set of
-// cells, and the operations on sets. Here a set is a 64-bit word, the
-// boards of package mnk; package wide/pns compiles the same three files
-// (copied by go generate) against sets of 128 cells, for boards such as
-// 9x9. Each operation is a leaf the compiler inlines, so the solver on
-// 64-bit words runs the code it ran when it used the operators.
+// The solver's source (pns.go, zones.go, matching.go, persist.go) is
+// written against the names of this file: the board's game and position
+// types, a set of cells, and the operations on sets. Here a set is a
+// 64-bit word, the boards of package mnk; package wide/pns compiles the
+// same files (copied by go generate) against sets of 128 cells, for boards
+// such as 9x9. Each operation is a leaf the compiler inlines, so the
+// solver on 64-bit words runs the code it ran when it used the operators.
 
 type (
 	game     = mnk.Game
@@ -66,3 +67,12 @@ func weights(cs *[maxCells]int32, windows []set, me, them, empty set, attack, de
 func insert(moves *[maxCells]int8, sc *[maxCells]int32, n int, c int8, v int32) int {
 	return order.Insert(moves, sc, n, c, v)
 }
+
+// tableMagic starts a saved table (persist.go): version 1, entries of four
+// little-endian 64-bit words, x, o, pd and meta.
+const tableMagic = "wopr pns table 1"
+
+// appendSet appends a set to a saved table's entry, and readSet reads it
+// back and returns the rest.
+func appendSet(p []byte, a set) []byte { return binary.LittleEndian.AppendUint64(p, a) }
+func readSet(p []byte) (set, []byte)   { return binary.LittleEndian.Uint64(p), p[8:] }

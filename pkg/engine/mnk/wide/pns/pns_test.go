@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
@@ -18,7 +19,7 @@ import (
 // The copies of package mnk/pns's source are current: go generate was run
 // after its last change.
 func TestGeneratedSourceIsCurrent(t *testing.T) {
-	for _, name := range []string{"pns.go", "zones.go", "matching.go"} {
+	for _, name := range []string{"pns.go", "zones.go", "matching.go", "persist.go"} {
 		from := "../../pns/" + name
 		src, err := os.ReadFile(filepath.FromSlash(from))
 		if err != nil {
@@ -133,5 +134,103 @@ func TestWideKnownValues(t *testing.T) {
 		if err != nil || v != tc.want {
 			t.Errorf("%s: %v (%v) in %d nodes, want %v", w.Spec(), v, err, s.Nodes(), tc.want)
 		}
+	}
+}
+
+// benchProof proves m,n,k from the empty board with zones on, as package
+// mnk/pns's BenchmarkProof...Zones do, on a table of as many entries: the
+// same nodes, so the ratio of the two ns/op is the cost of the 128-bit
+// sets. For boards past 8x8, BenchmarkAttempt995 gives the rate there.
+func benchProof(b *testing.B, m, n, k int, want mnk.Value, narrowBytes int) {
+	w := wide.MustNew(m, n, k)
+	s := New(w, narrowBytes/32*proofEntrySize)
+	s.SetZones(true)
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		s.Clear()
+		before := s.Nodes()
+		v, err := s.Solve(context.Background(), wide.Position{})
+		if err != nil || v != want {
+			b.Fatalf("value %v (%v), want %v", v, err, want)
+		}
+		nodes += s.Nodes() - before
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
+
+func BenchmarkProof554Zones(b *testing.B) { benchProof(b, 5, 5, 4, mnk.Drawn, 64<<20) }
+func BenchmarkProof654Zones(b *testing.B) { benchProof(b, 6, 5, 4, mnk.Win, 64<<20) }
+
+// BenchmarkProof775Zones proves 7,7,5 a draw; run it with -benchtime 1x.
+func BenchmarkProof775Zones(b *testing.B) { benchProof(b, 7, 7, 5, mnk.Drawn, 16<<20) }
+
+// BenchmarkAttempt995 asks "does X win?" after X's first move in the
+// centre of 9,9,5 (open) for 100,000 nodes on a cold table: the rate of
+// the search on 9x9, where each node scans 140 windows.
+func BenchmarkAttempt995(b *testing.B) {
+	w := wide.MustNew(9, 9, 5)
+	s := New(w, 256<<20)
+	s.SetZones(true)
+	p, _ := w.Play(wide.Position{}, w.Cell(4, 4))
+	b.ReportAllocs()
+	var nodes uint64
+	for b.Loop() {
+		s.Clear()
+		before := s.Nodes()
+		s.SetNodeLimit(before + 100_000)
+		if _, err := s.Prove(context.Background(), p, true); !errors.Is(err, mnk.ErrNodeLimit) {
+			b.Fatalf("9,9,5 after the centre decided in 100,000 nodes: %v", err)
+		}
+		nodes += s.Nodes() - before
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// A 9,9,4 proof stopped half way, its table saved and loaded into a new
+// one, goes on from where it stopped, as package mnk/pns's tables do; a
+// table of package mnk/pns (another format) is refused.
+func TestWideTableResumes(t *testing.T) {
+	ctx := context.Background()
+	w := wide.MustNew(9, 9, 4)
+	whole := NewTable(w, 64<<20).NewSolver()
+	whole.SetZones(true)
+	if v, err := whole.Solve(ctx, wide.Position{}); err != nil || v != mnk.Win {
+		t.Fatalf("9,9,4: %v (%v), want a win", v, err)
+	}
+	first := NewTable(w, 64<<20)
+	stopped := first.NewSolver()
+	stopped.SetZones(true)
+	stopped.SetNodeLimit(whole.Nodes() / 2)
+	if _, err := stopped.Solve(ctx, wide.Position{}); !errors.Is(err, mnk.ErrNodeLimit) {
+		t.Fatalf("stopped at half: %v", err)
+	}
+	var saved bytes.Buffer
+	if _, err := first.WriteTo(&saved); err != nil {
+		t.Fatal(err)
+	}
+	second := NewTable(w, 64<<20)
+	if _, err := second.ReadFrom(bytes.NewReader(saved.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	for i := range first.entries {
+		if first.entries[i] != second.entries[i] {
+			t.Fatalf("entry %d loaded as %+v, saved %+v", i, second.entries[i], first.entries[i])
+		}
+	}
+	resumed := second.NewSolver()
+	resumed.SetZones(true)
+	if v, err := resumed.Solve(ctx, wide.Position{}); err != nil || v != mnk.Win || resumed.Nodes() > whole.Nodes()*3/4 {
+		t.Errorf("resumed: %v (%v) in %d nodes of %d", v, err, resumed.Nodes(), whole.Nodes())
+	}
+	t.Logf("9,9,4: whole %d nodes; stopped at %d, %d bytes saved; resumed %d nodes", whole.Nodes(), stopped.Nodes(), saved.Len(), resumed.Nodes())
+
+	var narrowSaved bytes.Buffer
+	if _, err := narrow.NewTable(mnk.MustNew(5, 5, 4), 1<<20).WriteTo(&narrowSaved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTable(wide.MustNew(5, 5, 4), 1<<20).ReadFrom(&narrowSaved); err == nil || !strings.Contains(err.Error(), `want "wopr wide-pns table 1"`) {
+		t.Errorf("a package mnk/pns table loaded as a wide one: %v", err)
 	}
 }

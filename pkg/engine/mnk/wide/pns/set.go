@@ -1,6 +1,7 @@
 package pns
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
@@ -101,4 +102,16 @@ func insert(moves *[maxCells]int8, sc *[maxCells]int32, n int, c int8, v int32) 
 	}
 	moves[j], sc[j] = c, v
 	return n + 1
+}
+
+// tableMagic starts a saved table (persist.go): version 1, entries of seven
+// little-endian 64-bit words, x, o and pd low word first, then meta.
+const tableMagic = "wopr wide-pns table 1"
+
+func appendSet(p []byte, a set) []byte {
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(p, a.Lo), a.Hi)
+}
+
+func readSet(p []byte) (set, []byte) {
+	return set{Lo: binary.LittleEndian.Uint64(p), Hi: binary.LittleEndian.Uint64(p[8:])}, p[16:]
 }
