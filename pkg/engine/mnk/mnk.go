@@ -7,6 +7,8 @@
 //   - count: exact counts of the game tree and of the distinct positions;
 //   - solve: the exact alpha-beta solver;
 //   - pns: the proof-number solver;
+//   - wide: boards of up to 128 cells (9x9 to 11x11), and wide/pns, the
+//     proof-number solver compiled for them;
 //   - cert: certificates that prove a value, and their verifier;
 //   - search: depth-limited search, for boards too big to solve, up to
 //     19x19;
