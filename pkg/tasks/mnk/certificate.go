@@ -365,11 +365,8 @@ func partGoals(pos mnk.Position) (win, notLose mnkcert.Strategy) {
 func runCertificatePart(ctx context.Context, g *mnk.Game, pos mnk.Position, t solveTask, dir string) (tasks.Output, error) {
 	start := time.Now()
 	s := CertificateSolver(g, t.TTMB<<20)
-	path := ""
-	if dir != "" {
-		path = partTablePath(dir, g, t.TTMB, pos)
-		loadTableFile(s.Table(), path)
-	}
+	path := partTablePath(dir, g, t.TTMB, pos)
+	loadTableFile(s.Table(), path)
 	stop := savePartEvery(s.Table(), path)
 	defer stop()
 	out, err := buildPart(ctx, g, s, pos, t, start)

@@ -841,18 +841,24 @@ type solveTables struct {
 	savedAt time.Time
 }
 
+// tableKey is t without its position, question and node bound: one table
+// answers every question about the game.
+func (t solveTask) tableKey() solveTask {
+	t.X, t.O, t.XHi, t.OHi, t.Question, t.Nodes = 0, 0, 0, 0, "", 0
+	return t
+}
+
 // get returns the table for t's game, size and method (an alpha-beta or a
 // proof-number table), replacing another's.
 func (s *solveTables) get(t solveTask, g *mnk.Game, dir string) (*solve.Table, *pns.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := t
-	key.X, key.O, key.Question, key.Nodes = 0, 0, "", 0 // one table answers every question about the game
+	key := t.tableKey()
 	if s.params != key || s.table == nil && s.proof == nil {
 		s.params, s.table, s.proof, s.wide = key, nil, nil, nil
 		if t.Method == MethodPNS {
 			s.proof = pns.NewTable(g, t.TTMB<<20)
-			if loadTable(s.proof, dir, g, t.TTMB) {
+			if loadTableFile(s.proof, tablePath(dir, g, t.TTMB)) {
 				s.savedAt = time.Now()
 			}
 		} else {
@@ -897,7 +903,8 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	}
 	table, proof := r.tables.get(t, g, r.dir)
 	if proof != nil {
-		stop := r.tables.saveEvery(proof, r.dir, g, t.TTMB)
+		path := tablePath(r.dir, g, t.TTMB)
+		stop := r.tables.saveFileEvery(proof, path)
 		defer stop()
 		var out tasks.Output
 		if t.Question != "" {
@@ -908,7 +915,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		if err != nil && ctx.Err() != nil {
 			// Interrupted: the table goes to disk, for the task's next
 			// run (table.go).
-			r.tables.save(proof, r.dir, g, t.TTMB)
+			r.tables.saveFile(proof, path)
 		}
 		return out, err
 	}

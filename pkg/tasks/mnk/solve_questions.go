@@ -41,6 +41,34 @@ func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk
 		r.proof = newProofSolver(table)
 	}
 	s := r.proof
+	return ask(ctx, s, pos, xWins, budget, func(res *solveResult) (err error) {
+		// The side asked about wins: the value for the side to move is
+		// known, and the line follows the proof in the table.
+		v := mnk.Win
+		if xWins != pos.XToMove() {
+			v = mnk.Loss
+		}
+		res.PV, err = s.PV(ctx, pos, v)
+		return err
+	})
+}
+
+// prover is a proof-number solver of positions P: package pns's, or
+// package wide/pns's.
+type prover[P any] interface {
+	Nodes() uint64
+	SetNodeLimit(n uint64)
+	Prove(ctx context.Context, p P, xWins bool) (bool, error)
+	RootNumbers() (proof, disproof uint32)
+	GoalMove(p P, xWins bool) int
+}
+
+// ask answers the question xWins about pos with s, within budget nodes (0:
+// no bound), and returns the task's output: the answer and the move that
+// reached the goal of the side to move, completed by line (if not nil)
+// when the side asked about wins; or, at the bound, the numbers left at
+// the root. The nodes counted include line's.
+func ask[P any](ctx context.Context, s prover[P], pos P, xWins bool, budget uint64, line func(*solveResult) error) (tasks.Output, error) {
 	start := time.Now()
 	nodes := s.Nodes()
 	if budget > 0 {
@@ -48,37 +76,26 @@ func (r *solveRunner) runQuestion(ctx context.Context, table *pns.Table, pos mnk
 		defer s.SetNodeLimit(0)
 	}
 	wins, err := s.Prove(ctx, pos, xWins)
-	if errors.Is(err, mnk.ErrNodeLimit) {
-		proof, disproof := s.RootNumbers()
-		return undecided(s.Nodes()-nodes, time.Since(start), proof, disproof)
-	}
-	if err != nil {
+	var res solveResult
+	switch {
+	case errors.Is(err, mnk.ErrNodeLimit):
+		res.Undecided = true
+		res.Proof, res.Disproof = s.RootNumbers()
+	case err != nil:
 		return tasks.Output{}, err
+	default:
+		res.Wins, res.GoalMove = wins, s.GoalMove(pos, xWins)+1
+		if wins && line != nil {
+			if err := line(&res); err != nil {
+				return tasks.Output{}, err
+			}
+		}
 	}
-	res := solveResult{Wins: wins, PV: []int{}, GoalMove: s.GoalMove(pos, xWins) + 1}
-	if wins {
-		// The side asked about wins: the value for the side to move is
-		// known, and the line follows the proof in the table.
-		v := mnk.Win
-		if xWins != pos.XToMove() {
-			v = mnk.Loss
-		}
-		if res.PV, err = s.PV(ctx, pos, v); err != nil {
-			return tasks.Output{}, err
-		}
+	if res.PV == nil {
+		res.PV = []int{}
 	}
 	res.Nodes, res.Seconds = s.Nodes()-nodes, time.Since(start).Seconds()
 	data, err := json.Marshal(res)
-	if err != nil {
-		return tasks.Output{}, err
-	}
-	return tasks.Output{Data: data}, nil
-}
-
-// undecided is the output of a question task that reached its node bound
-// after nodes, with the numbers it left at its root.
-func undecided(nodes uint64, took time.Duration, proof, disproof uint32) (tasks.Output, error) {
-	data, err := json.Marshal(solveResult{PV: []int{}, Undecided: true, Proof: proof, Disproof: disproof, Nodes: nodes, Seconds: took.Seconds()})
 	if err != nil {
 		return tasks.Output{}, err
 	}

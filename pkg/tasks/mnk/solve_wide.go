@@ -179,6 +179,8 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 	if err != nil {
 		return nil, err
 	}
+	// rc is a cell as [row, col].
+	rc := func(c int) [2]int { return [2]int{c / g.Stride, c % g.Stride} }
 	detail := func(id string, pos wide.Position, cells []int, question, side string, r *solveResult) {
 		rep.Nodes += r.Nodes
 		rep.addTaskTime(sum, id, r.Seconds)
@@ -186,16 +188,17 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 		if pos.XToMove() {
 			toMove = "X"
 		}
+		var firsts [][2]int
+		for _, c := range cells {
+			firsts = append(firsts, rc(c))
+		}
 		rep.TaskDetails = append(rep.TaskDetails, SolveTaskDetail{
 			Task: id, Position: g.String(pos), ToMove: toMove, Question: question, Value: answerWord(side, r), Nodes: r.Nodes, Seconds: r.Seconds,
-			Undecided: r.Undecided, Proof: r.Proof, Disproof: r.Disproof,
+			Undecided: r.Undecided, Proof: r.Proof, Disproof: r.Disproof, FirstMoves: firsts,
 		})
-		for _, c := range cells {
-			d := &rep.TaskDetails[len(rep.TaskDetails)-1]
-			d.FirstMoves = append(d.FirstMoves, [2]int{c / g.Stride, c % g.Stride})
-		}
 	}
-	won, refuted := [][2]int{}, 0
+	var won []int // the first moves that win, as cells
+	refuted := 0
 	for _, f := range wp.firsts {
 		r, err := wp.result(f.id)
 		if err != nil {
@@ -208,9 +211,7 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 		switch {
 		case r.Undecided:
 		case r.Wins:
-			for _, c := range f.cells {
-				won = append(won, [2]int{c / g.Stride, c % g.Stride})
-			}
+			won = append(won, f.cells...)
 		default:
 			refuted++
 		}
@@ -221,8 +222,10 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 	switch {
 	case len(won) > 0:
 		rep.Value = "win"
-		slices.SortFunc(won, func(a, b [2]int) int { return (a[0]*g.Cols + a[1]) - (b[0]*g.Cols + b[1]) })
-		rep.BestMoves = won
+		slices.Sort(won) // row-major: a cell is r*Stride+c
+		for _, c := range won {
+			rep.BestMoves = append(rep.BestMoves, rc(c))
+		}
 	case refuted < len(wp.firsts) || root == nil || root.Undecided:
 		// Some question is open: the value is unknown.
 	case root.Wins:
@@ -235,8 +238,7 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 	default:
 		rep.Value = "draw"
 		if root.GoalMove > 0 {
-			c := root.GoalMove - 1
-			rep.BestMoves = append(rep.BestMoves, [2]int{c / g.Stride, c % g.Stride})
+			rep.BestMoves = append(rep.BestMoves, rc(root.GoalMove-1))
 		}
 		rep.BestMovesPartial = true
 	}
@@ -249,8 +251,7 @@ func (wp *widePlan) Report(_ context.Context, sum tasks.Summary) (tasks.Report, 
 func (s *solveTables) wideTable(t solveTask, g *wide.Game, path string) *widepns.Table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := t
-	key.X, key.O, key.XHi, key.OHi, key.Question, key.Nodes = 0, 0, 0, 0, "", 0
+	key := t.tableKey()
 	if s.params != key || s.wide == nil {
 		s.params, s.table, s.proof, s.wide = key, nil, nil, nil
 		s.wide = widepns.NewTable(g, t.TTMB<<20)
@@ -261,8 +262,8 @@ func (s *solveTables) wideTable(t solveTask, g *wide.Game, path string) *widepns
 	return s.wide
 }
 
-// runWide answers a question task on a board past 8x8, as runQuestion
-// does on 8x8, without the line of a win.
+// runWide answers a question task on a board past 8x8 as runQuestion
+// does on 8x8 (ask), without the line of a win.
 func (r *solveRunner) runWide(ctx context.Context, t solveTask) (tasks.Output, error) {
 	p := SolveParams{Rows: t.Rows, Cols: t.Cols, K: t.K, SplitDepth: -1, TTMB: t.TTMB, Method: t.Method}
 	g, err := p.validateWide()
@@ -285,29 +286,10 @@ func (r *solveRunner) runWide(ctx context.Context, t solveTask) (tasks.Output, e
 		r.wide = table.NewSolver()
 		r.wide.SetZones(true) // as newProofSolver
 	}
-	s := r.wide
-	start := time.Now()
-	nodes := s.Nodes()
-	if t.Nodes > 0 {
-		s.SetNodeLimit(nodes + t.Nodes)
-		defer s.SetNodeLimit(0)
+	out, err := ask(ctx, r.wide, pos, t.Question == "x", t.Nodes, nil)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the table goes to disk, for the task's next run.
+		r.tables.saveFile(table, path)
 	}
-	xWins := t.Question == "x"
-	wins, err := s.Prove(ctx, pos, xWins)
-	if errors.Is(err, mnk.ErrNodeLimit) {
-		proof, disproof := s.RootNumbers()
-		return undecided(s.Nodes()-nodes, time.Since(start), proof, disproof)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			// Interrupted: the table goes to disk, for the task's next run.
-			r.tables.saveFile(table, path)
-		}
-		return tasks.Output{}, err
-	}
-	data, err := json.Marshal(solveResult{Wins: wins, PV: []int{}, GoalMove: s.GoalMove(pos, xWins) + 1, Nodes: s.Nodes() - nodes, Seconds: time.Since(start).Seconds()})
-	if err != nil {
-		return tasks.Output{}, err
-	}
-	return tasks.Output{Data: data}, nil
+	return out, err
 }

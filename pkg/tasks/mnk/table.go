@@ -37,17 +37,23 @@ var (
 	minSaveGap     = time.Minute
 )
 
-// tablePath is where the table of game g of ttMB megabytes is saved.
+// tablePath is where the table of game g of ttMB megabytes is saved in
+// dir: "" without a directory, and the functions below then do nothing.
 func tablePath(dir string, g *mnk.Game, ttMB int) string {
-	return filepath.Join(dir, fmt.Sprintf("pns-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB))
+	return tableFileName(dir, "pns-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB)
 }
 
 // wideTablePath is tablePath for a board past 8x8 (solve_wide.go).
 func wideTablePath(dir string, g *wide.Game, ttMB int) string {
+	return tableFileName(dir, "pns-wide-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB)
+}
+
+// tableFileName is the file named by format and args in dir, or "".
+func tableFileName(dir, format string, args ...any) string {
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(dir, fmt.Sprintf("pns-wide-%dx%dk%d-%dmb.table", g.Rows, g.Cols, g.K, ttMB))
+	return filepath.Join(dir, fmt.Sprintf(format, args...))
 }
 
 // tableFile is a proof-number table that saves and loads itself: package
@@ -61,16 +67,7 @@ type tableFile interface {
 // (certificate.go), of ttMB megabytes, is saved: each part has a table of
 // its own.
 func partTablePath(dir string, g *mnk.Game, ttMB int, pos mnk.Position) string {
-	return filepath.Join(dir, fmt.Sprintf("pns-%dx%dk%d-%dmb-part-%x-%x.table", g.Rows, g.Cols, g.K, ttMB, pos.X, pos.O))
-}
-
-// loadTable loads into t, new, the table saved in dir for its game and
-// size, if there is one, removes the file, and reports whether it loaded.
-func loadTable(t *pns.Table, dir string, g *mnk.Game, ttMB int) bool {
-	if dir == "" {
-		return false
-	}
-	return loadTableFile(t, tablePath(dir, g, ttMB))
+	return tableFileName(dir, "pns-%dx%dk%d-%dmb-part-%x-%x.table", g.Rows, g.Cols, g.K, ttMB, pos.X, pos.O)
 }
 
 // loadTableFile loads into t, new, the table saved at path, if there is
@@ -87,15 +84,6 @@ func loadTableFile(t tableFile, path string) bool {
 	defer f.Close()
 	_, err = t.ReadFrom(f) // on an error the table is left empty
 	return err == nil
-}
-
-// saveEvery saves proof every tableSaveEvery until the returned function
-// is called, which waits for a save under way.
-func (s *solveTables) saveEvery(proof *pns.Table, dir string, g *mnk.Game, ttMB int) func() {
-	if dir == "" {
-		return func() {}
-	}
-	return s.saveFileEvery(proof, tablePath(dir, g, ttMB))
 }
 
 // saveFileEvery saves t, the process's table, to path every
@@ -129,20 +117,11 @@ func every(period time.Duration, f func()) func() {
 	return func() { once.Do(func() { close(done); <-exited }) }
 }
 
-// save writes proof, the process's table of g, to dir, unless it is no
-// longer the process's table or was saved or loaded within minSaveGap.
-// Solvers of the table may still be searching (pns.Table.WriteTo). A
-// table that cannot be written is left out: the task starts afresh next
-// time.
-func (s *solveTables) save(proof *pns.Table, dir string, g *mnk.Game, ttMB int) {
-	if dir == "" {
-		return
-	}
-	s.saveFile(proof, tablePath(dir, g, ttMB))
-}
-
-// saveFile is save of t, package pns's table or package wide/pns's, to
-// path ("": nowhere).
+// saveFile writes t, the process's table (package pns's or package
+// wide/pns's), to path ("": nowhere), unless it is no longer the
+// process's table or was saved or loaded within minSaveGap. Solvers of the
+// table may still be searching (pns.Table.WriteTo). A table that cannot be
+// written is left out: the task starts afresh next time.
 func (s *solveTables) saveFile(t tableFile, path string) {
 	if path == "" {
 		return

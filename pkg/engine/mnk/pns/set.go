@@ -72,7 +72,9 @@ func insert(moves *[maxCells]int8, sc *[maxCells]int32, n int, c int8, v int32) 
 // little-endian 64-bit words, x, o, pd and meta.
 const tableMagic = "wopr pns table 1"
 
-// appendSet appends a set to a saved table's entry, and readSet reads it
-// back and returns the rest.
+// appendSet appends a set to a saved table's entry, setBytes bytes, and
+// readSet reads it back and returns the rest.
+const setBytes = 8
+
 func appendSet(p []byte, a set) []byte { return binary.LittleEndian.AppendUint64(p, a) }
 func readSet(p []byte) (set, []byte)   { return binary.LittleEndian.Uint64(p), p[8:] }

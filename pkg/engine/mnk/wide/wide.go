@@ -296,8 +296,10 @@ func (g *Game) Transform(p Position, s int) Position {
 
 func (g *Game) mapSet(x Set, s int) Set {
 	var out Set
-	for ; !x.Empty(); x = x.AndNot(Bit(x.Lowest())) {
-		out = out.Or(Bit(int(g.perm[s][x.Lowest()])))
+	for !x.Empty() {
+		c := x.Lowest()
+		out = out.Or(Bit(int(g.perm[s][c])))
+		x = x.AndNot(Bit(c))
 	}
 	return out
 }

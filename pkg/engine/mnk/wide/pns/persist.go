@@ -23,7 +23,9 @@ import (
 // it, ReadTable loads it, and the search goes on from the same numbers.
 
 // A saved table starts with tableMagic (set.go): its entries are x, o and
-// pd as appendSet writes a set (little-endian 64-bit words), then meta.
+// pd as appendSet writes a set (little-endian 64-bit words), then meta,
+// entryBytes in all.
+const entryBytes = 3*setBytes + 8
 
 // ErrTableMismatch is the error of a saved table of another game or size.
 var ErrTableMismatch = errors.New("saved table of another game or size")
@@ -41,7 +43,7 @@ func (t *Table) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return written, err
 	}
-	var buf [proofBucket * proofEntrySize]byte
+	var buf [proofBucket * entryBytes]byte
 	for b := 0; b <= int(t.mask); b++ {
 		if t.locks != nil {
 			t.locks[b&(proofLocks-1)].Lock()
@@ -94,7 +96,7 @@ func (t *Table) ReadFrom(r io.Reader) (int64, error) {
 		t.Clear()
 		return read, fmt.Errorf("saved table: "+format, args...)
 	}
-	var buf [proofBucket * proofEntrySize]byte
+	var buf [proofBucket * entryBytes]byte
 	for b := 0; b <= int(t.mask); b++ {
 		if _, err := io.ReadFull(br, buf[:]); err != nil {
 			return fail("bucket %d: %w", b, err)
@@ -102,7 +104,7 @@ func (t *Table) ReadFrom(r io.Reader) (int64, error) {
 		h.Write(buf[:])
 		read += int64(len(buf))
 		for i := range proofBucket {
-			e, p := &t.entries[b*proofBucket+i], buf[i*proofEntrySize:]
+			e, p := &t.entries[b*proofBucket+i], buf[i*entryBytes:]
 			e.x, p = readSet(p)
 			e.o, p = readSet(p)
 			e.pd, p = readSet(p)

@@ -2,7 +2,6 @@ package pns
 
 import (
 	"encoding/binary"
-	"math/bits"
 
 	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
 )
@@ -28,20 +27,15 @@ var (
 	fullZone = set{Lo: ^uint64(0), Hi: ^uint64(0)}
 )
 
-func and(a, b set) set    { return set{Lo: a.Lo & b.Lo, Hi: a.Hi & b.Hi} }
-func or(a, b set) set     { return set{Lo: a.Lo | b.Lo, Hi: a.Hi | b.Hi} }
-func andNot(a, b set) set { return set{Lo: a.Lo &^ b.Lo, Hi: a.Hi &^ b.Hi} }
-func isEmpty(a set) bool  { return a.Lo|a.Hi == 0 }
+// Package wide's operations, and those it lacks.
+func and(a, b set) set    { return a.And(b) }
+func or(a, b set) set     { return a.Or(b) }
+func andNot(a, b set) set { return a.AndNot(b) }
+func isEmpty(a set) bool  { return a.Empty() }
+func ones(a set) int      { return a.Len() }
+func lowest(a set) int    { return a.Lowest() }
 func atMostOne(a set) bool {
 	return a.Lo&(a.Lo-1)|a.Hi&(a.Hi-1) == 0 && (a.Lo == 0 || a.Hi == 0)
-}
-func ones(a set) int { return bits.OnesCount64(a.Lo) + bits.OnesCount64(a.Hi) }
-
-func lowest(a set) int {
-	if a.Lo != 0 {
-		return bits.TrailingZeros64(a.Lo)
-	}
-	return 64 + bits.TrailingZeros64(a.Hi)
 }
 
 func lowestSet(a set) set {
@@ -107,6 +101,9 @@ func insert(moves *[maxCells]int8, sc *[maxCells]int32, n int, c int8, v int32) 
 // tableMagic starts a saved table (persist.go): version 1, entries of seven
 // little-endian 64-bit words, x, o and pd low word first, then meta.
 const tableMagic = "wopr wide-pns table 1"
+
+// setBytes is the bytes of a set in a saved table.
+const setBytes = 16
 
 func appendSet(p []byte, a set) []byte {
 	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(p, a.Lo), a.Hi)
