@@ -50,7 +50,7 @@
 //		columns with one place left
 //	AX, BX, DX	scratch
 //	X0-X5	the compare of f and prev at top
-TEXT ·propagateAsm(SB), NOSPLIT, $0-9
+TEXT ·propagateAsm(SB), NOSPLIT, $128-9
 	MOVQ	st+0(FP), DI
 	MOVL	state_todo(DI), R8
 	XORL	R9, R9
@@ -293,10 +293,13 @@ nakedNext:
 	TESTL	R11, R11
 	JNZ	top
 
-	// Column singles, digit by digit of colDirty.
+	// Column singles, digit by digit of colDirty (or all at once in
+	// AVX-512: colVector).
 	MOVL	state_colDirty(DI), R9
 	TESTL	R9, R9
 	JZ	success
+	CMPB	·useColAVX512(SB), $0
+	JNE	colVector
 colDigit:
 	TZCNTL	R9, AX
 	LEAL	(AX)(AX*2), R14
@@ -436,7 +439,11 @@ colSkip:
 	JNZ	colSingle
 colNext:
 	BLSRL	R9, R9
-	JNZ	colDigit
+	JZ	colDone
+	CMPB	·useColAVX512(SB), $0
+	JNE	colVectorNext
+	JMP	colDigit
+colDone:
 	MOVL	R9, state_colDirty(DI)
 	TESTL	R11, R11
 	JNZ	top
@@ -456,6 +463,171 @@ bandFail:
 	ORL	BX, state_colDirty(DI)
 	JMP	fail
 
+colVector:
+	// The column pass of every digit of colDirty at once, digit d in
+	// lane d of 512-bit vectors: W0-W2 (Z2-Z4) its band words, A_b its
+	// columns with a place in band b (Z5-Z7). As the loop above: fail if
+	// a column has no place; the stack permutations (a mini-column
+	// (b, j) of a stack is allowed when band b has a place in column j
+	// and the other two bands have places in the other two columns, one
+	// each: N1(X) and N2(X), X's bits rotated within each stack so that
+	// bit j holds column j+1 or j+2 of the stack, pair them), clearing
+	// the mini-columns outside them; then the columns with one place
+	// left. The clears are written back (VPSCATTERDD) before any
+	// placement; the placements are then made digit by digit by the
+	// loop above (colSingle), which reads the state as each leaves it:
+	// a single whose cell another digit's placement took fails there,
+	// as it would in the loop (found from the state before, a single is
+	// still the column's only place if its cell is still a candidate).
+	// The fixed point is the same as the loop's, and so is the state
+	// that propagate returns; on a contradiction it may differ (the
+	// search drops it).
+	KMOVW	R9, K1
+	VMOVDQU32	state_f(DI), Z0
+	VMOVDQU32	(state_f+64)(DI), Z1
+	VMOVDQU32	colWords0<>(SB), Z2
+	VPERMI2D.Z	Z1, Z0, K1, Z2
+	VMOVDQU32	colWords1<>(SB), Z3
+	VPERMI2D.Z	Z1, Z0, K1, Z3
+	VMOVDQU32	colWords2<>(SB), Z4
+	VPERMI2D.Z	Z1, Z0, K1, Z4
+#define COLSOF(w, a) \
+	VPSRLD	$9, w, a; \
+	VPSRLD	$18, w, Z8; \
+	VPTERNLOGD	$0xfe, Z8, w, a; \
+	VPANDD.BCST	colLow9<>(SB), a, a
+	COLSOF(Z2, Z5)
+	COLSOF(Z3, Z6)
+	COLSOF(Z4, Z7)
+#undef COLSOF
+	VMOVDQA32	Z5, Z8
+	VPTERNLOGD	$0xfe, Z7, Z6, Z8
+	VPCMPUD.BCST	$4, colLow9<>(SB), Z8, K1, K2
+	KORTESTW	K2, K2
+	JNZ	colVectorFail
+
+	// N1 (bit j from j+1) and N2 (bit j from j+2) of A0-A2, in Z8-Z13.
+#define N1(a, r) \
+	VPSLLD	$2, a, r; \
+	VPSRLD	$1, a, Z14; \
+	VPTERNLOGD.BCST	$0xd8, colN1<>(SB), Z14, r
+#define N2(a, r) \
+	VPSRLD	$2, a, r; \
+	VPSLLD	$1, a, Z14; \
+	VPTERNLOGD.BCST	$0xd8, colN2<>(SB), Z14, r
+	N1(Z5, Z8)
+	N2(Z5, Z9)
+	N1(Z6, Z10)
+	N2(Z6, Z11)
+	N1(Z7, Z12)
+	N2(Z7, Z13)
+#undef N1
+#undef N2
+	// The allowed mini-columns: band 0 in Z0, 1 in Z1, 2 in Z14, each
+	// A_b & (N1(A_b1)&N2(A_b2) | N2(A_b1)&N1(A_b2)) (imm 0xa8: C & (A|B)).
+#define ALLOWED(n1a, n2b, n2a, n1b, a, r) \
+	VPANDD	n1a, n2b, r; \
+	VPANDD	n2a, n1b, Z15; \
+	VPTERNLOGD	$0xa8, a, Z15, r
+	ALLOWED(Z10, Z13, Z11, Z12, Z5, Z0)
+	ALLOWED(Z8, Z13, Z9, Z12, Z6, Z1)
+	ALLOWED(Z8, Z11, Z9, Z10, Z7, Z14)
+#undef ALLOWED
+	// A stack without a permutation allows none of band 0's
+	// mini-columns in it.
+	VPSRLD	$1, Z0, Z8
+	VPSRLD	$2, Z0, Z9
+	VPTERNLOGD	$0xfe, Z9, Z0, Z8
+	VPANDD.BCST	colStacks<>(SB), Z8, Z8
+	VPCMPUD.BCST	$4, colStacks<>(SB), Z8, K1, K2
+	KORTESTW	K2, K2
+	JNZ	colVectorFail
+
+	// The mini-columns to clear, A_b &^ allowed_b (imm 0x30: A &^ B), in
+	// Z5-Z7; the digits with any in K3.
+	VPTERNLOGD	$0x30, Z0, Z0, Z5
+	VPTERNLOGD	$0x30, Z1, Z1, Z6
+	VPTERNLOGD	$0x30, Z14, Z14, Z7
+	VMOVDQA32	Z5, Z8
+	VPTERNLOGD	$0xfe, Z7, Z6, Z8
+	VPTESTMD	Z8, Z8, K1, K3
+	KORTESTW	K3, K3
+	JZ	colVectorSingles
+	// W_b &^= the cleared columns in its three rows, written back; the
+	// digits' three words go to todo, and progress is made.
+#define CLEARW(x, w, idx) \
+	VPSLLD	$9, x, Z8; \
+	VPSLLD	$18, x, Z9; \
+	VPTERNLOGD	$0xfe, Z9, Z8, x; \
+	VPANDND	w, x, w; \
+	VMOVDQU32	idx<>(SB), Z8; \
+	KMOVW	K3, K4; \
+	VPSCATTERDD	w, K4, state_f(DI)(Z8*4)
+	CLEARW(Z5, Z2, colWords0)
+	CLEARW(Z6, Z3, colWords1)
+	CLEARW(Z7, Z4, colWords2)
+#undef CLEARW
+	KMOVW	K3, AX
+	MOVL	$0x1249249, BX
+	PDEPL	BX, AX, AX
+	IMUL3L	$7, AX, AX
+	ORL	AX, R8
+	MOVL	$1, R11
+
+colVectorSingles:
+	// Columns with one place in all: ones and twos over the nine rows
+	// (within a band the majority of its three rows, imm 0xe8), less the
+	// columns the digit fills.
+#define TWOS(w, t) \
+	VPSRLD	$9, w, t; \
+	VPSRLD	$18, w, Z8; \
+	VPTERNLOGD	$0xe8, Z8, w, t
+	TWOS(Z2, Z5)
+	TWOS(Z3, Z6)
+	TWOS(Z4, Z7)
+#undef TWOS
+	VPTERNLOGD	$0xfe, Z7, Z6, Z5
+	VMOVDQA32	Z0, Z6
+	VPTERNLOGD	$0xe8, Z14, Z1, Z6
+	VPORD	Z6, Z5, Z5 // twos
+	VMOVDQA32	Z0, Z7
+	VPTERNLOGD	$0xfe, Z14, Z1, Z7 // ones
+#define FILLED(w, off, r) \
+	VPBROADCASTD	(state_unsolved+off)(DI), r; \
+	VPANDND	w, r, r
+	FILLED(Z2, 0, Z8)
+	FILLED(Z3, 4, Z9)
+	FILLED(Z4, 8, Z10)
+#undef FILLED
+	VPTERNLOGD	$0xfe, Z10, Z9, Z8
+	VPSRLD	$9, Z8, Z9
+	VPSRLD	$18, Z8, Z10
+	VPTERNLOGD	$0xfe, Z10, Z9, Z8
+	// one = ones &^ twos &^ filled (imm 0x10: A &^ B &^ C).
+	VPTERNLOGD	$0x10, Z8, Z5, Z7
+	VPTESTMD	Z7, Z7, K1, K3
+	KMOVW	K3, R9
+	TESTL	R9, R9
+	JZ	colVectorEnd
+	// For the loop: the singles (bits 0-8) and the columns with a place,
+	// band by band (bit 9b+c), of each digit, in the frame.
+	VMOVDQU32	Z7, 0(SP)
+	VPSLLD	$9, Z1, Z1
+	VPSLLD	$18, Z14, Z14
+	VPTERNLOGD	$0xfe, Z14, Z1, Z0
+	VMOVDQU32	Z0, 64(SP)
+	VZEROUPPER
+colVectorNext:
+	TZCNTL	R9, AX
+	MOVL	0(SP)(AX*4), CX
+	MOVL	64(SP)(AX*4), R10
+	LEAL	(AX)(AX*2), R14
+	JMP	colSingle
+colVectorEnd:
+	VZEROUPPER
+	JMP	colDone
+colVectorFail:
+	VZEROUPPER
 colFail:
 	MOVL	R9, state_colDirty(DI)
 fail:
@@ -627,3 +799,38 @@ givensFail:
 	MOVB	$0, ret+16(FP)
 	RET
 #undef PLACE
+
+// The tables of colVector: the index of word 3d+b in lane d (band b), and
+// masks of a band's 9-bit column set: all, the bits N1 takes from a right
+// shift (columns 0 and 1 of each stack), those N2 takes from a left shift
+// (columns 1 and 2), and column 0 of each stack.
+#define COLWORDS(name, b) \
+	DATA name<>+0(SB)/4, $(0+b); \
+	DATA name<>+4(SB)/4, $(3+b); \
+	DATA name<>+8(SB)/4, $(6+b); \
+	DATA name<>+12(SB)/4, $(9+b); \
+	DATA name<>+16(SB)/4, $(12+b); \
+	DATA name<>+20(SB)/4, $(15+b); \
+	DATA name<>+24(SB)/4, $(18+b); \
+	DATA name<>+28(SB)/4, $(21+b); \
+	DATA name<>+32(SB)/4, $(24+b); \
+	DATA name<>+36(SB)/4, $(24+b); \
+	DATA name<>+40(SB)/4, $(24+b); \
+	DATA name<>+44(SB)/4, $(24+b); \
+	DATA name<>+48(SB)/4, $(24+b); \
+	DATA name<>+52(SB)/4, $(24+b); \
+	DATA name<>+56(SB)/4, $(24+b); \
+	DATA name<>+60(SB)/4, $(24+b); \
+	GLOBL name<>(SB), RODATA|NOPTR, $64
+COLWORDS(colWords0, 0)
+COLWORDS(colWords1, 1)
+COLWORDS(colWords2, 2)
+#undef COLWORDS
+DATA colLow9<>+0(SB)/4, $0x1ff
+GLOBL colLow9<>(SB), RODATA|NOPTR, $4
+DATA colN1<>+0(SB)/4, $0xdb
+GLOBL colN1<>(SB), RODATA|NOPTR, $4
+DATA colN2<>+0(SB)/4, $0x1b6
+GLOBL colN2<>(SB), RODATA|NOPTR, $4
+DATA colStacks<>+0(SB)/4, $0x49
+GLOBL colStacks<>(SB), RODATA|NOPTR, $4

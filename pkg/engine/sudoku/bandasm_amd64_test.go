@@ -14,17 +14,38 @@ type propDiff struct {
 	t        *testing.T
 	compared int // states compared
 	failed   int // of which propagate found a contradiction
+	vector   int // of which compared with colVector too
 }
 
-// check runs propagate in Go on st and propagateAsm on a copy, fails the
-// test if they disagree, and returns the result.
+// check runs propagate in Go on st and propagateAsm on copies, with the
+// column loop and (where the processor has AVX-512) with colVector, fails
+// the test if they disagree, and returns the result. colVector finds what
+// the loop finds in another order: the same result and, on success, the
+// same state (the fixed point); on a contradiction its state is not
+// compared (the search drops it).
 func (c *propDiff) check(st *state) bool {
 	c.t.Helper()
-	before, a := *st, *st
-	defer func(v bool) { useBandAsm = v }(useBandAsm)
+	before, a, v := *st, *st, *st
+	defer func(band, col bool) { useBandAsm, useColAVX512 = band, col }(useBandAsm, useColAVX512)
 	useBandAsm = false
 	okGo := st.propagate()
+	useColAVX512 = false
 	okAsm := propagateAsm(&a)
+	if haveColAVX512 {
+		useColAVX512 = true
+		okVec := propagateAsm(&v)
+		if okVec && v.unsolved == [4]uint32{} {
+			// Solved: propagate returns before the column pass, with the
+			// digits of the last band updates in colDirty, which differ
+			// with the order of the placements (the search reads a solved
+			// state's grid alone).
+			v.colDirty = st.colDirty
+		}
+		if okVec != okGo || okGo && v != *st {
+			c.t.Fatalf("propagate with colVector differs from state\n%+v\nGo: ok %v\n%+v\ncolVector: ok %v\n%+v", before, okGo, *st, okVec, v)
+		}
+		c.vector++
+	}
 	c.compared++
 	if !okGo {
 		c.failed++
@@ -131,7 +152,10 @@ func TestPropagateAsmCorpora(t *testing.T) {
 		for _, g := range gs {
 			c.solve(g)
 		}
-		t.Logf("%s: %d puzzles, %d states compared (%d contradictions)", tc.name, len(gs), c.compared, c.failed)
+		t.Logf("%s: %d puzzles, %d states compared (%d contradictions; %d with colVector too)", tc.name, len(gs), c.compared, c.failed, c.vector)
+		if c.vector > 0 {
+			markAsmTested(t, "columns")
+		}
 	}
 }
 
@@ -191,39 +215,59 @@ func TestPropagateAsmRandom(t *testing.T) {
 	if c.compared < runs || c.failed == 0 || c.failed == c.compared {
 		t.Fatalf("compared %d states, %d contradictions: want at least %d, and some of each", c.compared, c.failed, runs)
 	}
-	t.Logf("%d states compared (%d contradictions)", c.compared, c.failed)
+	t.Logf("%d states compared (%d contradictions; %d with colVector too)", c.compared, c.failed, c.vector)
+	if c.vector > 0 {
+		markAsmTested(t, "columns")
+	}
 }
 
 // TestPropagateAsmSolver solves corpora with propagate in Go and in
 // assembly and compares solutions, guesses and nodes.
 func TestPropagateAsmSolver(t *testing.T) {
 	requireAsm(t, "band")
-	defer func(v bool) { useBandAsm = v }(useBandAsm)
+	defer func(band, col bool) { useBandAsm, useColAVX512 = band, col }(useBandAsm, useColAVX512)
+	// The Go, the assembly with the column loop, and with colVector
+	// where the processor runs it.
+	modes := []struct {
+		name      string
+		band, col bool
+	}{{"Go", false, false}, {"asm", true, false}}
+	if haveColAVX512 {
+		modes = append(modes, struct {
+			name      string
+			band, col bool
+		}{"asm with colVector", true, true})
+		markAsmTested(t, "columns")
+	}
 	for _, tc := range solverCorpora {
 		if testing.Short() {
 			tc.n /= 10
 		}
 		gs := corpusHead(t, tc.name, tc.n)
 		s := NewSolver()
-		var guesses [2]int
+		guesses := 0
 		for _, g := range gs {
-			var n, gu, nodes [2]int
-			var sol [2][2]Grid
-			for k, on := range []bool{false, true} {
-				useBandAsm = on
-				n[k], gu[k] = s.Solve(&g, 2)
-				nodes[k] = s.Nodes()
-				for j := range min(n[k], 2) {
-					sol[k][j] = s.Solution(j)
+			var want [5]int // solutions, guesses, nodes
+			var wantSol [2]Grid
+			for k, m := range modes {
+				useBandAsm, useColAVX512 = m.band, m.col
+				var got [5]int
+				var sol [2]Grid
+				got[0], got[1] = s.Solve(&g, 2)
+				got[2] = s.Nodes()
+				for j := range min(got[0], 2) {
+					sol[j] = s.Solution(j)
 				}
-				guesses[k] += gu[k]
-			}
-			if n[0] != n[1] || gu[0] != gu[1] || nodes[0] != nodes[1] || sol[0] != sol[1] {
-				t.Fatalf("%s: puzzle %s: asm: %d solutions %v, %d guesses, %d nodes; Go: %d solutions %v, %d guesses, %d nodes",
-					tc.name, g, n[1], sol[1], gu[1], nodes[1], n[0], sol[0], gu[0], nodes[0])
+				if k == 0 {
+					want, wantSol = got, sol
+					guesses += got[1]
+				} else if got != want || sol != wantSol {
+					t.Fatalf("%s: puzzle %s: %s: %d solutions %v, %d guesses, %d nodes; Go: %d solutions %v, %d guesses, %d nodes",
+						tc.name, g, m.name, got[0], sol, got[1], got[2], want[0], wantSol, want[1], want[2])
+				}
 			}
 		}
-		t.Logf("%s: %d puzzles solved alike by both, %.4f guesses a puzzle", tc.name, len(gs), float64(guesses[1])/float64(len(gs)))
+		t.Logf("%s: %d puzzles solved alike by %d paths, %.4f guesses a puzzle", tc.name, len(gs), len(modes), float64(guesses)/float64(len(gs)))
 	}
 }
 

@@ -23,6 +23,7 @@ type asmPath struct {
 // asmPaths are the assembly paths.
 var asmPaths = []asmPath{
 	{"band", "propagation and givens (BMI1, BMI2)", bandAsmISA},
+	{"columns", "column pass in the propagation, AVX-512F", colAVX512ISA},
 	{"triads", "triad scan, " + triadAsmName, triadAsmISA},
 	{"triadsAVX2", "triad scan, AVX2", triadAVX2ISA},
 	{"solution", "solution and check (AVX-512 BW, VL)", solutionAsmISA},
@@ -32,7 +33,7 @@ var asmPaths = []asmPath{
 // A pathSet is the state of the switches that choose the assembly: the
 // use* variables.
 type pathSet struct {
-	band, triads, triadsAVX2, solution, solutionAVX2 bool
+	band, columns, triads, triadsAVX2, solution, solutionAVX2 bool
 }
 
 // production is what this processor takes, read before any test changes
@@ -40,21 +41,23 @@ type pathSet struct {
 var production = currentPaths()
 
 func currentPaths() pathSet {
-	return pathSet{useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
+	return pathSet{useBandAsm, useColAVX512, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
 }
 
 // use sets the switches to p.
 func (p pathSet) use() {
-	useBandAsm, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
+	useBandAsm, useColAVX512, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.columns, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
 }
 
 // runs reports whether path runs under p: an AVX2 kernel only where its
 // AVX-512 sibling is off (triadScan, state.solution and Check ask for
-// AVX-512 first).
+// AVX-512 first), the column pass only inside the band assembly.
 func (p pathSet) runs(path string) bool {
 	switch path {
 	case "band":
 		return p.band
+	case "columns":
+		return p.band && p.columns
 	case "triads":
 		return p.triads
 	case "triadsAVX2":
@@ -151,8 +154,8 @@ type pathConfig struct {
 // Go, production's choice, and each assembly kernel the processor runs.
 func pathConfigs() []pathConfig {
 	cs := []pathConfig{{"Go", pathSet{}}, {"production", production}}
-	if haveBandAsm && haveTriadAsm && haveSolutionAsm {
-		cs = append(cs, pathConfig{"band, triads AVX-512, solution AVX-512", pathSet{band: true, triads: true, solution: true}})
+	if haveColAVX512 && haveTriadAsm && haveSolutionAsm {
+		cs = append(cs, pathConfig{"band, columns, triads AVX-512, solution AVX-512", pathSet{band: true, columns: true, triads: true, solution: true}})
 	}
 	if haveBandAsm && haveTriadAVX2 && haveSolutionAVX2 {
 		cs = append(cs, pathConfig{"band, triads AVX2, solution AVX2", pathSet{band: true, triadsAVX2: true, solutionAVX2: true}})
