@@ -36,6 +36,18 @@ var haveColAVX512 = hostISA.missing(colAVX512ISA) == ""
 // variable, so that the tests can run both.
 var useColAVX512 = haveColAVX512
 
+// colAVX2ISA is what the column pass in AVX2 (colVector2) uses besides
+// the band assembly: AVX2.
+const colAVX2ISA = bandAsmISA | isaAVX2
+
+// haveColAVX2 says whether this processor runs the column pass in AVX2.
+var haveColAVX2 = hostISA.missing(colAVX2ISA) == ""
+
+// useColAVX2 has propagateAsm seek the column singles of digits 0-7 at
+// once in AVX2 (colVector2) where useColAVX512 is off. A variable, so
+// that the tests can run it.
+var useColAVX2 = haveColAVX2
+
 // chooseBandAsm is useBandAsm's rule: the assembly where the processor has
 // its instructions and its PEXT and PDEP are fast (slowPEXT); the Go is the
 // faster path where they are microcoded.

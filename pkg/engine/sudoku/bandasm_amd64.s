@@ -50,7 +50,7 @@
 //		columns with one place left
 //	AX, BX, DX	scratch
 //	X0-X5	the compare of f and prev at top
-TEXT ·propagateAsm(SB), NOSPLIT, $128-9
+TEXT ·propagateAsm(SB), NOSPLIT, $232-9
 	MOVQ	st+0(FP), DI
 	MOVL	state_todo(DI), R8
 	XORL	R9, R9
@@ -293,13 +293,22 @@ nakedNext:
 	TESTL	R11, R11
 	JNZ	top
 
-	// Column singles, digit by digit of colDirty (or all at once in
-	// AVX-512: colVector).
+	// Column singles, digit by digit of colDirty, or all at once in
+	// AVX-512 (colVector), or digits 0-7 at once in AVX2 (colVector2)
+	// and digit 8 by the loop. The frame: the singles of each digit
+	// (bytes 0-63) and its columns with a place (64-127) for the loop
+	// to place, colVector2's band words (128-223), whether the loop
+	// takes its digits from those singles (224: colVectorNext), and
+	// the digits left to the loop once they are done (228).
 	MOVL	state_colDirty(DI), R9
 	TESTL	R9, R9
 	JZ	success
+	MOVB	$0, 224(SP)
+	MOVL	$0, 228(SP)
 	CMPB	·useColAVX512(SB), $0
 	JNE	colVector
+	CMPB	·useColAVX2(SB), $0
+	JNE	colVector2
 colDigit:
 	TZCNTL	R9, AX
 	LEAL	(AX)(AX*2), R14
@@ -439,10 +448,17 @@ colSkip:
 	JNZ	colSingle
 colNext:
 	BLSRL	R9, R9
-	JZ	colDone
-	CMPB	·useColAVX512(SB), $0
+	JZ	colSetDone
+	CMPB	224(SP), $0
 	JNE	colVectorNext
 	JMP	colDigit
+colSetDone:
+	// The digits left to the loop, if any.
+	MOVB	$0, 224(SP)
+	MOVL	228(SP), R9
+	MOVL	$0, 228(SP)
+	TESTL	R9, R9
+	JNZ	colDigit
 colDone:
 	MOVL	R9, state_colDirty(DI)
 	TESTL	R11, R11
@@ -617,6 +633,7 @@ colVectorSingles:
 	VPTERNLOGD	$0xfe, Z14, Z1, Z0
 	VMOVDQU32	Z0, 64(SP)
 	VZEROUPPER
+	MOVB	$1, 224(SP)
 colVectorNext:
 	TZCNTL	R9, AX
 	MOVL	0(SP)(AX*4), CX
@@ -625,7 +642,195 @@ colVectorNext:
 	JMP	colSingle
 colVectorEnd:
 	VZEROUPPER
-	JMP	colDone
+	JMP	colSetDone
+
+colVector2:
+	// colVector in AVX2 for digits 0-7 of colDirty, digit d in lane d
+	// of 256-bit vectors (Y3-Y5 its band words, Y6-Y8 its columns with
+	// a place, Y15 all ones in the lanes of the digits to take); digit
+	// 8 is left to the loop. Without a ternary logic instruction, N1 and
+	// N2 are two masked shifts ORed; without scatter, the words cleared
+	// are written back from the frame one by one (9 in 10 passes clear
+	// nothing). The band words come from f by three VPERMDs and two
+	// blends a band.
+	MOVL	R9, AX
+	ANDL	$0x100, AX
+	MOVL	AX, 228(SP)
+	ANDL	$0xFF, R9
+	JZ	colSetDone
+	VMOVD	R9, X15
+	VPBROADCASTD	X15, Y15
+	VMOVDQU	col2Lanes<>(SB), Y14
+	VPAND	Y14, Y15, Y15
+	VPCMPEQD	Y14, Y15, Y15
+	VMOVDQU	(state_f+0)(DI), Y0
+	VMOVDQU	(state_f+32)(DI), Y1
+	VMOVDQU	(state_f+64)(DI), Y2
+#define WORDS(idx, imm1, imm2, w) \
+	VMOVDQU	idx<>(SB), Y14; \
+	VPERMD	Y0, Y14, w; \
+	VPERMD	Y1, Y14, Y13; \
+	VPBLENDD	$imm1, Y13, w, w; \
+	VPERMD	Y2, Y14, Y13; \
+	VPBLENDD	$imm2, Y13, w, w; \
+	VPAND	Y15, w, w
+	WORDS(col2Words0, 0x38, 0xc0, Y3)
+	WORDS(col2Words1, 0x18, 0xe0, Y4)
+	WORDS(col2Words2, 0x1c, 0xe0, Y5)
+#undef WORDS
+#define COLSOF(w, a) \
+	VPSRLD	$9, w, a; \
+	VPSRLD	$18, w, Y13; \
+	VPOR	w, a, a; \
+	VPOR	Y13, a, a; \
+	VPAND	col2Low9<>(SB), a, a
+	COLSOF(Y3, Y6)
+	COLSOF(Y4, Y7)
+	COLSOF(Y5, Y8)
+#undef COLSOF
+	VPOR	Y6, Y7, Y9
+	VPOR	Y8, Y9, Y9
+	VPCMPEQD	col2Low9<>(SB), Y9, Y9
+	VPANDN	Y15, Y9, Y9
+	VPMOVMSKB	Y9, AX
+	TESTL	AX, AX
+	JNZ	colVectorFail
+
+	// N1 (bit j from j+1) and N2 (bit j from j+2) of A0-A2 in Y9-Y14.
+#define N1(a, r) \
+	VPSRLD	$1, a, Y0; \
+	VPAND	col2N1r<>(SB), Y0, Y0; \
+	VPSLLD	$2, a, r; \
+	VPAND	col2N1l<>(SB), r, r; \
+	VPOR	Y0, r, r
+#define N2(a, r) \
+	VPSLLD	$1, a, Y0; \
+	VPAND	col2N2l<>(SB), Y0, Y0; \
+	VPSRLD	$2, a, r; \
+	VPAND	col2N2r<>(SB), r, r; \
+	VPOR	Y0, r, r
+	N1(Y6, Y9)
+	N2(Y6, Y10)
+	N1(Y7, Y11)
+	N2(Y7, Y12)
+	N1(Y8, Y13)
+	N2(Y8, Y14)
+#undef N1
+#undef N2
+	// The allowed mini-columns of bands 0-2 in Y0-Y2.
+#define ALLOWED(n1a, n2b, n2a, n1b, a, r, t) \
+	VPAND	n1a, n2b, r; \
+	VPAND	n2a, n1b, t; \
+	VPOR	t, r, r; \
+	VPAND	a, r, r
+	ALLOWED(Y11, Y14, Y12, Y13, Y6, Y0, Y1)
+	ALLOWED(Y9, Y14, Y10, Y13, Y7, Y1, Y2)
+	ALLOWED(Y9, Y12, Y10, Y11, Y8, Y2, Y14)
+#undef ALLOWED
+	VPSRLD	$1, Y0, Y9
+	VPSRLD	$2, Y0, Y10
+	VPOR	Y0, Y9, Y9
+	VPOR	Y10, Y9, Y9
+	VPAND	col2Stacks<>(SB), Y9, Y9
+	VPCMPEQD	col2Stacks<>(SB), Y9, Y9
+	VPANDN	Y15, Y9, Y9
+	VPMOVMSKB	Y9, AX
+	TESTL	AX, AX
+	JNZ	colVectorFail
+
+	// The mini-columns to clear in Y6-Y8; the digits with any in BX.
+	VPANDN	Y6, Y0, Y6
+	VPANDN	Y7, Y1, Y7
+	VPANDN	Y8, Y2, Y8
+	VPOR	Y6, Y7, Y9
+	VPOR	Y8, Y9, Y9
+	VPXOR	Y10, Y10, Y10
+	VPCMPEQD	Y10, Y9, Y9
+	VMOVMSKPS	Y9, BX
+	XORL	$0xFF, BX
+	JZ	colVector2Singles
+#define CLEARW(x, w, off) \
+	VPSLLD	$9, x, Y9; \
+	VPSLLD	$18, x, Y10; \
+	VPOR	Y9, x, x; \
+	VPOR	Y10, x, x; \
+	VPANDN	w, x, w; \
+	VMOVDQU	w, off(SP)
+	CLEARW(Y6, Y3, 128)
+	CLEARW(Y7, Y4, 160)
+	CLEARW(Y8, Y5, 192)
+#undef CLEARW
+	MOVL	BX, CX
+colVector2Write:
+	TZCNTL	CX, AX
+	BLSRL	CX, CX
+	LEAL	(AX)(AX*2), DX
+	MOVL	128(SP)(AX*4), SI
+	MOVL	SI, (state_f+0)(DI)(DX*4)
+	MOVL	160(SP)(AX*4), SI
+	MOVL	SI, (state_f+4)(DI)(DX*4)
+	MOVL	192(SP)(AX*4), SI
+	MOVL	SI, (state_f+8)(DI)(DX*4)
+	TESTL	CX, CX
+	JNZ	colVector2Write
+	MOVL	$0x1249249, AX
+	PDEPL	AX, BX, BX
+	IMUL3L	$7, BX, BX
+	ORL	BX, R8
+	MOVL	$1, R11
+
+colVector2Singles:
+	// twos: within a band the majority of its three rows, across the
+	// bands the majority of their column sets; ones; filled.
+#define TWOS(w, t) \
+	VPSRLD	$9, w, t; \
+	VPSRLD	$18, w, Y9; \
+	VPAND	w, t, Y10; \
+	VPOR	w, t, t; \
+	VPAND	Y9, t, t; \
+	VPOR	Y10, t, t
+	TWOS(Y3, Y6)
+	TWOS(Y4, Y7)
+	TWOS(Y5, Y8)
+#undef TWOS
+	VPOR	Y6, Y7, Y6
+	VPOR	Y8, Y6, Y6
+	VPAND	Y0, Y1, Y10
+	VPOR	Y0, Y1, Y11
+	VPAND	Y2, Y11, Y11
+	VPOR	Y10, Y11, Y11
+	VPOR	Y11, Y6, Y6 // twos
+	VPOR	Y0, Y1, Y7
+	VPOR	Y2, Y7, Y7 // ones
+#define FILLED(w, off, r) \
+	VPBROADCASTD	(state_unsolved+off)(DI), r; \
+	VPANDN	w, r, r
+	FILLED(Y3, 0, Y8)
+	FILLED(Y4, 4, Y9)
+	FILLED(Y5, 8, Y10)
+#undef FILLED
+	VPOR	Y9, Y8, Y8
+	VPOR	Y10, Y8, Y8
+	VPSRLD	$9, Y8, Y9
+	VPSRLD	$18, Y8, Y10
+	VPOR	Y9, Y8, Y8
+	VPOR	Y10, Y8, Y8
+	VPANDN	Y7, Y6, Y7
+	VPANDN	Y7, Y8, Y7 // one
+	VPXOR	Y10, Y10, Y10
+	VPCMPEQD	Y10, Y7, Y9
+	VMOVMSKPS	Y9, R9
+	XORL	$0xFF, R9
+	JZ	colVectorEnd
+	VMOVDQU	Y7, 0(SP)
+	VPSLLD	$9, Y1, Y1
+	VPSLLD	$18, Y2, Y2
+	VPOR	Y1, Y0, Y0
+	VPOR	Y2, Y0, Y0
+	VMOVDQU	Y0, 64(SP)
+	VZEROUPPER
+	MOVB	$1, 224(SP)
+	JMP	colVectorNext
 colVectorFail:
 	VZEROUPPER
 colFail:
@@ -834,3 +1039,28 @@ DATA colN2<>+0(SB)/4, $0x1b6
 GLOBL colN2<>(SB), RODATA|NOPTR, $4
 DATA colStacks<>+0(SB)/4, $0x49
 GLOBL colStacks<>(SB), RODATA|NOPTR, $4
+
+// The tables of colVector2: lane d's word 3d+b within its 8-word part of f
+// (band b), each lane's own bit (for colDirty's digits), and the masks of
+// N1 and N2 (the right-shifted part and the left-shifted part).
+#define COL2WORDS(name, a, b, c, d, e, f, g, h) \
+	DATA name<>+0(SB)/4, $a; \
+	DATA name<>+4(SB)/4, $b; \
+	DATA name<>+8(SB)/4, $c; \
+	DATA name<>+12(SB)/4, $d; \
+	DATA name<>+16(SB)/4, $e; \
+	DATA name<>+20(SB)/4, $f; \
+	DATA name<>+24(SB)/4, $g; \
+	DATA name<>+28(SB)/4, $h; \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+COL2WORDS(col2Words0, 0, 3, 6, 1, 4, 7, 2, 5)
+COL2WORDS(col2Words1, 1, 4, 7, 2, 5, 0, 3, 6)
+COL2WORDS(col2Words2, 2, 5, 0, 3, 6, 1, 4, 7)
+COL2WORDS(col2Lanes, 1, 2, 4, 8, 16, 32, 64, 128)
+COL2WORDS(col2Low9, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff)
+COL2WORDS(col2N1r, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb)
+COL2WORDS(col2N1l, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124)
+COL2WORDS(col2N2l, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6)
+COL2WORDS(col2N2r, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49)
+COL2WORDS(col2Stacks, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49)
+#undef COL2WORDS

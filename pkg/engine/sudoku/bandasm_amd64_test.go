@@ -12,27 +12,39 @@ import (
 // states and compares the states they leave and their results.
 type propDiff struct {
 	t        *testing.T
-	compared int // states compared
-	failed   int // of which propagate found a contradiction
-	vector   int // of which compared with colVector too
+	compared int    // states compared
+	failed   int    // of which propagate found a contradiction
+	vector   [2]int // of which compared with colVector, colVector2 too
 }
 
 // check runs propagate in Go on st and propagateAsm on copies, with the
-// column loop and (where the processor has AVX-512) with colVector, fails
-// the test if they disagree, and returns the result. colVector finds what
-// the loop finds in another order: the same result and, on success, the
-// same state (the fixed point); on a contradiction its state is not
+// column loop and with each vector column pass the processor runs
+// (colVector in AVX-512, colVector2 in AVX2), fails the test if they
+// disagree, and returns the result. The vector passes find what the loop
+// finds in another order: the same result and, on success, the same
+// state (the fixed point); on a contradiction their state is not
 // compared (the search drops it).
 func (c *propDiff) check(st *state) bool {
 	c.t.Helper()
-	before, a, v := *st, *st, *st
-	defer func(band, col bool) { useBandAsm, useColAVX512 = band, col }(useBandAsm, useColAVX512)
+	before, a := *st, *st
+	defer func(band, col, col2 bool) {
+		useBandAsm, useColAVX512, useColAVX2 = band, col, col2
+	}(useBandAsm, useColAVX512, useColAVX2)
 	useBandAsm = false
 	okGo := st.propagate()
-	useColAVX512 = false
+	useColAVX512, useColAVX2 = false, false
 	okAsm := propagateAsm(&a)
-	if haveColAVX512 {
-		useColAVX512 = true
+	for _, m := range []struct {
+		name         string
+		have         bool
+		avx512, avx2 bool
+		k            int
+	}{{"colVector", haveColAVX512, true, false, 0}, {"colVector2", haveColAVX2, false, true, 1}} {
+		if !m.have {
+			continue
+		}
+		useColAVX512, useColAVX2 = m.avx512, m.avx2
+		v := before
 		okVec := propagateAsm(&v)
 		if okVec && v.unsolved == [4]uint32{} {
 			// Solved: propagate returns before the column pass, with the
@@ -42,9 +54,9 @@ func (c *propDiff) check(st *state) bool {
 			v.colDirty = st.colDirty
 		}
 		if okVec != okGo || okGo && v != *st {
-			c.t.Fatalf("propagate with colVector differs from state\n%+v\nGo: ok %v\n%+v\ncolVector: ok %v\n%+v", before, okGo, *st, okVec, v)
+			c.t.Fatalf("propagate with %s differs from state\n%+v\nGo: ok %v\n%+v\n%s: ok %v\n%+v", m.name, before, okGo, *st, m.name, okVec, v)
 		}
-		c.vector++
+		c.vector[m.k]++
 	}
 	c.compared++
 	if !okGo {
@@ -67,6 +79,16 @@ func (c *propDiff) check(st *state) bool {
 		c.t.Fatalf("propagate differs from state\n%+v\nGo: ok %v\n%+v\nasm: ok %v\n%+v", before, okGo, want, okAsm, a)
 	}
 	return okGo
+}
+
+// markTested marks the vector column passes that c compared.
+func (c *propDiff) markTested(t *testing.T) {
+	if c.vector[0] > 0 {
+		markAsmTested(t, "columns")
+	}
+	if c.vector[1] > 0 {
+		markAsmTested(t, "columnsAVX2")
+	}
 }
 
 // solve is Solver.search (limit 2) with propagate compared, from the state
@@ -152,10 +174,9 @@ func TestPropagateAsmCorpora(t *testing.T) {
 		for _, g := range gs {
 			c.solve(g)
 		}
-		t.Logf("%s: %d puzzles, %d states compared (%d contradictions; %d with colVector too)", tc.name, len(gs), c.compared, c.failed, c.vector)
-		if c.vector > 0 {
-			markAsmTested(t, "columns")
-		}
+		t.Logf("%s: %d puzzles, %d states compared (%d contradictions; %d with colVector, %d with colVector2 too)",
+			tc.name, len(gs), c.compared, c.failed, c.vector[0], c.vector[1])
+		c.markTested(t)
 	}
 }
 
@@ -215,29 +236,31 @@ func TestPropagateAsmRandom(t *testing.T) {
 	if c.compared < runs || c.failed == 0 || c.failed == c.compared {
 		t.Fatalf("compared %d states, %d contradictions: want at least %d, and some of each", c.compared, c.failed, runs)
 	}
-	t.Logf("%d states compared (%d contradictions; %d with colVector too)", c.compared, c.failed, c.vector)
-	if c.vector > 0 {
-		markAsmTested(t, "columns")
-	}
+	t.Logf("%d states compared (%d contradictions; %d with colVector, %d with colVector2 too)", c.compared, c.failed, c.vector[0], c.vector[1])
+	c.markTested(t)
 }
 
 // TestPropagateAsmSolver solves corpora with propagate in Go and in
 // assembly and compares solutions, guesses and nodes.
 func TestPropagateAsmSolver(t *testing.T) {
 	requireAsm(t, "band")
-	defer func(band, col bool) { useBandAsm, useColAVX512 = band, col }(useBandAsm, useColAVX512)
-	// The Go, the assembly with the column loop, and with colVector
-	// where the processor runs it.
-	modes := []struct {
-		name      string
-		band, col bool
-	}{{"Go", false, false}, {"asm", true, false}}
+	defer func(band, col, col2 bool) {
+		useBandAsm, useColAVX512, useColAVX2 = band, col, col2
+	}(useBandAsm, useColAVX512, useColAVX2)
+	// The Go, the assembly with the column loop, and with each vector
+	// column pass the processor runs.
+	type mode struct {
+		name                 string
+		band, col512, col256 bool
+	}
+	modes := []mode{{"Go", false, false, false}, {"asm", true, false, false}}
 	if haveColAVX512 {
-		modes = append(modes, struct {
-			name      string
-			band, col bool
-		}{"asm with colVector", true, true})
+		modes = append(modes, mode{"asm with colVector", true, true, false})
 		markAsmTested(t, "columns")
+	}
+	if haveColAVX2 {
+		modes = append(modes, mode{"asm with colVector2", true, false, true})
+		markAsmTested(t, "columnsAVX2")
 	}
 	for _, tc := range solverCorpora {
 		if testing.Short() {
@@ -250,7 +273,7 @@ func TestPropagateAsmSolver(t *testing.T) {
 			var want [5]int // solutions, guesses, nodes
 			var wantSol [2]Grid
 			for k, m := range modes {
-				useBandAsm, useColAVX512 = m.band, m.col
+				useBandAsm, useColAVX512, useColAVX2 = m.band, m.col512, m.col256
 				var got [5]int
 				var sol [2]Grid
 				got[0], got[1] = s.Solve(&g, 2)

@@ -24,6 +24,7 @@ type asmPath struct {
 var asmPaths = []asmPath{
 	{"band", "propagation and givens (BMI1, BMI2)", bandAsmISA},
 	{"columns", "column pass in the propagation, AVX-512F", colAVX512ISA},
+	{"columnsAVX2", "column pass in the propagation, AVX2", colAVX2ISA},
 	{"triads", "triad scan, " + triadAsmName, triadAsmISA},
 	{"triadsAVX2", "triad scan, AVX2", triadAVX2ISA},
 	{"solution", "solution and check (AVX-512 BW, VL)", solutionAsmISA},
@@ -33,7 +34,7 @@ var asmPaths = []asmPath{
 // A pathSet is the state of the switches that choose the assembly: the
 // use* variables.
 type pathSet struct {
-	band, columns, triads, triadsAVX2, solution, solutionAVX2 bool
+	band, columns, columnsAVX2, triads, triadsAVX2, solution, solutionAVX2 bool
 }
 
 // production is what this processor takes, read before any test changes
@@ -41,12 +42,12 @@ type pathSet struct {
 var production = currentPaths()
 
 func currentPaths() pathSet {
-	return pathSet{useBandAsm, useColAVX512, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
+	return pathSet{useBandAsm, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
 }
 
 // use sets the switches to p.
 func (p pathSet) use() {
-	useBandAsm, useColAVX512, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.columns, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
+	useBandAsm, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.columns, p.columnsAVX2, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
 }
 
 // runs reports whether path runs under p: an AVX2 kernel only where its
@@ -58,6 +59,8 @@ func (p pathSet) runs(path string) bool {
 		return p.band
 	case "columns":
 		return p.band && p.columns
+	case "columnsAVX2":
+		return p.band && p.columnsAVX2 && !p.columns
 	case "triads":
 		return p.triads
 	case "triadsAVX2":
@@ -157,8 +160,11 @@ func pathConfigs() []pathConfig {
 	if haveColAVX512 && haveTriadAsm && haveSolutionAsm {
 		cs = append(cs, pathConfig{"band, columns, triads AVX-512, solution AVX-512", pathSet{band: true, columns: true, triads: true, solution: true}})
 	}
+	if haveColAVX2 && haveTriadAVX2 && haveSolutionAVX2 {
+		cs = append(cs, pathConfig{"band, columns AVX2, triads AVX2, solution AVX2", pathSet{band: true, columnsAVX2: true, triadsAVX2: true, solutionAVX2: true}})
+	}
 	if haveBandAsm && haveTriadAVX2 && haveSolutionAVX2 {
-		cs = append(cs, pathConfig{"band, triads AVX2, solution AVX2", pathSet{band: true, triadsAVX2: true, solutionAVX2: true}})
+		cs = append(cs, pathConfig{"band (the column loop), triads AVX2, solution AVX2", pathSet{band: true, triadsAVX2: true, solutionAVX2: true}})
 	}
 	if haveTriadAVX2 && haveSolutionAVX2 {
 		cs = append(cs, pathConfig{"triads AVX2, solution AVX2 (a slow PEXT)", pathSet{triadsAVX2: true, solutionAVX2: true}})
