@@ -559,6 +559,10 @@ func (st *state) solution(g *Grid) {
 type triadView struct {
 	rowP, colP [9]uint32
 	perms      [2][3]uint8 // [0][b]: band b's permutations, all digits; [1][s]: stack s's
+	// best[4*kind+idx]: the key of choose's digit in band idx (kind 0)
+	// or stack idx (kind 1), m<<4 | d for the digit d with the fewest
+	// permutations m >= 2 (the first of them), 7<<4 if none has two.
+	best [8]uint8
 }
 
 // presence returns digit d's presence in band idx (kind 0: bit 3r+x, row
@@ -574,7 +578,8 @@ func (tr *triadView) presence(kind, idx, d int) uint16 {
 
 // choose picks what to branch on as tdoku does: among the bands and stacks
 // not yet fixed, the one whose digits have the fewest permutations left
-// in all, and in it the digit with the fewest (two if possible). It
+// in all, and in it the digit with the fewest (two if possible), which
+// the scan of triads found for each band and stack (best). It
 // returns kind 0 for band idx or 1 for stack idx, and the digit d; ok is
 // false if every band and stack is fixed, which a propagated state with
 // empty cells never is: a digit fixed in a band and in a stack is a row
@@ -595,16 +600,7 @@ func (tr *triadView) choose() (kind, idx, d int, ok bool) {
 		return 0, 0, 0, false
 	}
 	kind, idx = int(best&1), int(best>>1&3)
-	bestN := 7
-	for dd := range 9 {
-		if m := int(permCount[tr.presence(kind, idx, dd)&511]); m >= 2 && m < bestN {
-			bestN, d = m, dd
-			if m == 2 {
-				break
-			}
-		}
-	}
-	return kind, idx, d, true
+	return kind, idx, int(tr.best[(4*kind+idx)&7] & 15), true
 }
 
 // restrict keeps digit d to permutation k in band idx (kind 0) or stack

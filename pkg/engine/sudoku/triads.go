@@ -1,5 +1,7 @@
 package sudoku
 
+import "encoding/binary"
+
 // triadSums is what the scan of triads computes besides the triadView:
 // the digits locked into each mini-row and mini-column, and the
 // intersections that have exactly three digits present (rowAll, colAll)
@@ -32,6 +34,23 @@ func triadScan(f *[32]uint32, tr *triadView, s *triadSums) bool {
 	return triadScanGo(f, tr, s)
 }
 
+// digitKeys are choose's keys of digit d, of permutations m (a byte a band
+// or stack, as tr.best): each byte m<<4 | d, or 7<<4 | d where m < 2.
+func digitKeys(m uint64, d int) uint64 {
+	const ones, high = 0x01010101_01010101, 0x80808080_80808080
+	few := ((m|high)-2*ones)&high ^ high // high bit of each byte where m < 2
+	few = few >> 7 * 0xff                // 0xff there
+	return (m<<4&^few | 0x70*ones&few) | uint64(d)*ones
+}
+
+// minBytes is the bytewise least of a and b (bytes below 0x80).
+func minBytes(a, b uint64) uint64 {
+	const ones, high = 0x01010101_01010101, 0x80808080_80808080
+	less := ((a|high)-b)&high ^ high // where a < b
+	less = less >> 7 * 0xff
+	return a&less | b&^less
+}
+
 // triadHook, set by tests, sees every state that reaches triadScan (a
 // copy: the arguments must not escape, or the scan would allocate).
 var triadHook func(f [32]uint32)
@@ -45,7 +64,8 @@ func triadScanGo(f *[32]uint32, tr *triadView, s *triadSums) bool {
 	// counters the loop spilled to memory): p1..p4 the intersections
 	// with at least n digits present, f1..f4 with at least n locked in.
 	var p1, p2, p3, p4, f1, f2, f3, f4 uint64
-	var perms uint64 // permutations left: byte b band b, byte 3+s stack s
+	var perms uint64 // permutations left: byte b band b, byte 4+s stack s
+	keys := uint64(0x70707070_70707070)
 	for d := range 9 {
 		// Written out band by band with constant shifts: as loops over
 		// the bands and stacks this pass took twice the instructions.
@@ -56,10 +76,12 @@ func triadScanGo(f *[32]uint32, tr *triadView, s *triadSums) bool {
 		rf := uint32(lockedRow[b0&511]) | uint32(lockedRow[b1&511])<<9 | uint32(lockedRow[b2&511])<<18
 		cp := a0 | a1<<9 | a2<<18
 		cf := a0&^a1&^a2 | (a1&^a0&^a2)<<9 | (a2&^a0&^a1)<<18
-		perms += uint64(permCount[b0&511]) | uint64(permCount[b1&511])<<8 | uint64(permCount[b2&511])<<16 |
-			uint64(permCount[a0&7|a1&7<<3|a2&7<<6])<<24 |
-			uint64(permCount[a0>>3&7|a1>>3&7<<3|a2>>3&7<<6])<<32 |
-			uint64(permCount[a0>>6&7|a1>>6&7<<3|a2>>6&7<<6])<<40
+		m := uint64(permCount[b0&511]) | uint64(permCount[b1&511])<<8 | uint64(permCount[b2&511])<<16 |
+			uint64(permCount[a0&7|a1&7<<3|a2&7<<6])<<32 |
+			uint64(permCount[a0>>3&7|a1>>3&7<<3|a2>>3&7<<6])<<40 |
+			uint64(permCount[a0>>6&7|a1>>6&7<<3|a2>>6&7<<6])<<48
+		perms += m
+		keys = minBytes(keys, digitKeys(m, d))
 		rowP[d], rowF[d], colP[d], colF[d] = rp, rf, cp, cf
 	}
 	// Counted in a second pass: in the first, the counters made the
@@ -78,8 +100,9 @@ func triadScanGo(f *[32]uint32, tr *triadView, s *triadSums) bool {
 	}
 	for k := range 3 {
 		tr.perms[0][k] = uint8(perms >> (8 * k))
-		tr.perms[1][k] = uint8(perms >> (8 * (k + 3)))
+		tr.perms[1][k] = uint8(perms >> (8 * (k + 4)))
 	}
+	binary.LittleEndian.PutUint64(tr.best[:], keys)
 	s.rowAll, s.rowLocked = uint32(p3)&^uint32(p4), uint32(f3)
 	s.colAll, s.colLocked = uint32(p3>>32)&^uint32(p4>>32), uint32(f3>>32)
 	rows, cols := s.rowAll|s.rowLocked, s.colAll|s.colLocked

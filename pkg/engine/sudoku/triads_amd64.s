@@ -171,6 +171,28 @@ TEXT ·triadScanAVX512(SB), NOSPLIT, $0-25
 	VMOVD X0, triadView_perms(BX)
 	VPEXTRW $2, X0, triadView_perms+4(BX)
 
+	// choose's digit of each band and stack: the least over the lanes of
+	// the keys m<<4 | d, m the digit's permutations there, 7<<4 | d where
+	// m < 2 (lanes 9-15 have m = 0, keys above every digit's).
+#define KEYS(m, k) \
+	VPCMPUB $1, triadTwos<>(SB), m, K2; \
+	VPSLLD $4, m, k; \
+	VPORD triadDigitBytes<>(SB), k, k; \
+	VMOVDQU8 triadNoKeys<>(SB), K2, k
+	KEYS(Z30, Z23)
+	KEYS(Z20, Z24)
+#undef KEYS
+	VPUNPCKLDQ Z24, Z23, Z25
+	VPUNPCKHDQ Z24, Z23, Z27
+	VPMINUB Z27, Z25, Z25
+	VEXTRACTI64X4 $1, Z25, Y27
+	VPMINUB Y27, Y25, Y25
+	VEXTRACTI32X4 $1, Y25, X27
+	VPMINUB X27, X25, X25
+	VPSHUFD $0x4e, X25, X27
+	VPMINUB X27, X25, X25
+	VMOVQ X25, triadView_best(BX)
+
 	// Digits present per intersection, in the bytes of Z17.
 	VMOVDQU64 triadTranspose<>(SB), Z18
 	VPERMI2B CP, RP, Z18
@@ -314,6 +336,30 @@ DATA triadShrink<>+0(SB)/8, $0x0738c00000000000
 GLOBL triadShrink<>(SB), RODATA|NOPTR, $8
 
 // Bytes 0-2 (bands) and 4-6 (stacks) of the summed permutations.
+#define DIGITBYTES(name, base) \
+	DATA name<>+0(SB)/8, $(base+0x0101010100000000); \
+	DATA name<>+8(SB)/8, $(base+0x0303030302020202); \
+	DATA name<>+16(SB)/8, $(base+0x0505050504040404); \
+	DATA name<>+24(SB)/8, $(base+0x0707070706060606); \
+	DATA name<>+32(SB)/8, $(base+0x0909090908080808); \
+	DATA name<>+40(SB)/8, $(base+0x0b0b0b0b0a0a0a0a); \
+	DATA name<>+48(SB)/8, $(base+0x0d0d0d0d0c0c0c0c); \
+	DATA name<>+56(SB)/8, $(base+0x0f0f0f0f0e0e0e0e); \
+	GLOBL name<>(SB), RODATA|NOPTR, $64
+// Lane d's bytes d (triadDigitBytes) and 0x70 | d (triadNoKeys): choose's
+// keys.
+DIGITBYTES(triadDigitBytes, 0)
+DIGITBYTES(triadNoKeys, 0x7070707070707070)
+#undef DIGITBYTES
+DATA triadTwos<>+0(SB)/8, $0x0202020202020202
+DATA triadTwos<>+8(SB)/8, $0x0202020202020202
+DATA triadTwos<>+16(SB)/8, $0x0202020202020202
+DATA triadTwos<>+24(SB)/8, $0x0202020202020202
+DATA triadTwos<>+32(SB)/8, $0x0202020202020202
+DATA triadTwos<>+40(SB)/8, $0x0202020202020202
+DATA triadTwos<>+48(SB)/8, $0x0202020202020202
+DATA triadTwos<>+56(SB)/8, $0x0202020202020202
+GLOBL triadTwos<>(SB), RODATA|NOPTR, $64
 DATA triadPermsBytes<>+0(SB)/8, $0x8080060504020100
 DATA triadPermsBytes<>+8(SB)/8, $0x8080808080808080
 GLOBL triadPermsBytes<>(SB), RODATA|NOPTR, $16
@@ -637,6 +683,48 @@ TEXT ·triadScanAVX2(SB), NOSPLIT, $0-25
 	VMOVDQU Y5, triadSums_colF(CX)
 	VMOVD X15, triadSums_colF+32(CX)
 
+	// choose's digit of each band and stack (see triadScanAVX512), before
+	// the sums overwrite the digits' permutations: each count (bits 9b)
+	// moved into byte b, the keys m<<4 | d (7<<4 | d where m < 2), the
+	// least over the lanes and digit 8's.
+#define TOBYTES(x, t, o) \
+	VPAND avxKeyByte0<>(SB), x, o; \
+	VPSRLD $1, x, t; \
+	VPAND avxKeyByte1<>(SB), t, t; \
+	VPOR t, o, o; \
+	VPSRLD $2, x, t; \
+	VPAND avxKeyByte2<>(SB), t, t; \
+	VPOR t, o, o
+#define KEYS(o, t, digits, none) \
+	VMOVDQU avxTwos<>(SB), t; \
+	VPCMPGTB o, t, t; \
+	VPSLLD $4, o, o; \
+	VPOR digits, o, o; \
+	VPBLENDVB t, none, o, o
+#define LEAST(y, x, x8, t) \
+	VEXTRACTI128 $1, y, t; \
+	VPMINUB t, x, x; \
+	VPMINUB x8, x, x; \
+	VPSHUFD $0x4e, x, t; \
+	VPMINUB t, x, x; \
+	VPSHUFD $0xb1, x, t; \
+	VPMINUB t, x, x
+	TOBYTES(Y13, Y2, Y0)
+	KEYS(Y0, Y2, avxDigitBytes<>(SB), avxNoKeys<>(SB))
+	TOBYTES(X6, X3, X1)
+	KEYS(X1, X3, avxDigitBytes8<>(SB), avxNoKeys8<>(SB))
+	LEAST(Y0, X0, X1, X2)
+	TOBYTES(Y8, Y2, Y1)
+	KEYS(Y1, Y2, avxDigitBytes<>(SB), avxNoKeys<>(SB))
+	TOBYTES(X7, X3, X2)
+	KEYS(X2, X3, avxDigitBytes8<>(SB), avxNoKeys8<>(SB))
+	LEAST(Y1, X1, X2, X3)
+#undef TOBYTES
+#undef KEYS
+#undef LEAST
+	VPUNPCKLDQ X1, X0, X0
+	VMOVQ X0, triadView_best(BX)
+
 	// The permutations summed over the digits: bands in lane 0, stacks in
 	// lane 1, band (stack) b's in bits 9b.
 	VPADDD Y6, Y13, Y13
@@ -872,3 +960,38 @@ DATA avxLane0<>+4(SB)/4, $0x0
 DATA avxLane0<>+8(SB)/4, $0x0
 DATA avxLane0<>+12(SB)/4, $0x0
 GLOBL avxLane0<>(SB), RODATA|NOPTR, $16
+
+// choose's keys in triadScanAVX2: the three counts of a dword (bits 0, 9
+// and 18) moved to bytes 0-2 (avxKeyByte0-2), byte comparands 2, and lane
+// d's bytes d and 0x70 | d (lanes 0-7; digit 8's in lane 0 of the 8s, the
+// other lanes above every key).
+#define AVX32(name, v) \
+	DATA name<>+0(SB)/4, $v; \
+	DATA name<>+4(SB)/4, $v; \
+	DATA name<>+8(SB)/4, $v; \
+	DATA name<>+12(SB)/4, $v; \
+	DATA name<>+16(SB)/4, $v; \
+	DATA name<>+20(SB)/4, $v; \
+	DATA name<>+24(SB)/4, $v; \
+	DATA name<>+28(SB)/4, $v; \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+AVX32(avxKeyByte0, 0x7)
+AVX32(avxKeyByte1, 0x700)
+AVX32(avxKeyByte2, 0x70000)
+AVX32(avxTwos, 0x02020202)
+#undef AVX32
+#define AVXLANES(name, base) \
+	DATA name<>+0(SB)/8, $(base+0x0101010100000000); \
+	DATA name<>+8(SB)/8, $(base+0x0303030302020202); \
+	DATA name<>+16(SB)/8, $(base+0x0505050504040404); \
+	DATA name<>+24(SB)/8, $(base+0x0707070706060606); \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+AVXLANES(avxDigitBytes, 0)
+AVXLANES(avxNoKeys, 0x7070707070707070)
+#undef AVXLANES
+DATA avxDigitBytes8<>+0(SB)/8, $0x0f0f0f0f08080808
+DATA avxDigitBytes8<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL avxDigitBytes8<>(SB), RODATA|NOPTR, $16
+DATA avxNoKeys8<>+0(SB)/8, $0x7f7f7f7f78787878
+DATA avxNoKeys8<>+8(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL avxNoKeys8<>(SB), RODATA|NOPTR, $16
