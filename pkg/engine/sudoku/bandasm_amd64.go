@@ -125,7 +125,7 @@ func imulChain(n int, x uint32) uint32
 // cpuid executes CPUID with EAX=leaf and ECX=sub (cpuid_amd64.s).
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
-// propagateAsm is propagate's loop in assembly (updateBand, nakedSingles,
+// propagateAsm is propagate's loop in assembly (the band updates, nakedSingles,
 // columnSingles and place written in), with the same result and the same
 // state afterwards: its band updates mark in todo only the words that a
 // placement changed, which spares the mispredicted test of unchanged
