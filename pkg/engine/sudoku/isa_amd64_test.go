@@ -46,24 +46,25 @@ func TestAsmGates(t *testing.T) {
 		signature uint32 // CPUID leaf 1's EAX
 		// What each path misses ("" runs), and whether the band
 		// assembly is chosen.
-		band, triads, solution string
-		bandChosen             bool
+		band, triads, solution, columns, columnsAVX2 string
+		bandChosen                                   bool
 	}{
-		{"Intel Nehalem", isaPOPCNT, intel, 0x000106A5, "BMI1 and BMI2", "AVX2, AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", false},
-		{"Intel Haswell", bmi | isaAVX2, intel, 0x000306C3, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", true},
-		{"Intel Skylake-SP", skylakeSP, intel, 0x00050654, "", "AVX512VBMI, AVX512BITALG and GFNI", "", true},
-		{"Intel Ice Lake", iceLake, intel, 0x000606A6, "", "", "", true},
-		{"Intel Ice Lake, GODEBUG=cpu.bmi2=off", iceLake &^ isaBMI2, intel, 0x000606A6, "BMI2", "", "", false},
-		{"AMD Zen 1", bmi | isaAVX2, amd, 0x00800F11, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", false},
-		{"AMD Zen 2", bmi | isaAVX2, amd, 0x00830F10, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", false},
-		{"AMD Zen 3", bmi | isaAVX2, amd, 0x00A20F10, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", true},
-		{"AMD Zen 4", iceLake, amd, 0x00A60F12, "", "", "", true},
-		{"no extensions", 0, amd, 0x00A60F12, "BMI1, BMI2 and POPCNT", "AVX2, AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", false},
+		{"Intel Nehalem", isaPOPCNT, intel, 0x000106A5, "BMI1 and BMI2", "AVX2, AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "BMI1, BMI2 and AVX512F", "BMI1, BMI2 and AVX2", false},
+		{"Intel Haswell", bmi | isaAVX2, intel, 0x000306C3, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "AVX512F", "", true},
+		{"Intel Skylake-SP", skylakeSP, intel, 0x00050654, "", "AVX512VBMI, AVX512BITALG and GFNI", "", "", "", true},
+		{"Intel Ice Lake", iceLake, intel, 0x000606A6, "", "", "", "", "", true},
+		{"Intel Ice Lake, GODEBUG=cpu.bmi2=off", iceLake &^ isaBMI2, intel, 0x000606A6, "BMI2", "", "", "BMI2", "BMI2", false},
+		{"AMD Zen 1", bmi | isaAVX2, amd, 0x00800F11, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "AVX512F", "", false},
+		{"AMD Zen 2", bmi | isaAVX2, amd, 0x00830F10, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "AVX512F", "", false},
+		{"AMD Zen 3", bmi | isaAVX2, amd, 0x00A20F10, "", "AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "AVX512F", "", true},
+		{"AMD Zen 4", iceLake, amd, 0x00A60F12, "", "", "", "", "", true},
+		{"no extensions", 0, amd, 0x00A60F12, "BMI1, BMI2 and POPCNT", "AVX2, AVX512F, AVX512BW, AVX512VL, AVX512VBMI, AVX512BITALG and GFNI", "AVX512F, AVX512BW and AVX512VL", "BMI1, BMI2, POPCNT and AVX512F", "BMI1, BMI2, POPCNT and AVX2", false},
 	} {
 		b, cx, d := vendorWords(c.vendor)
-		got := []string{c.have.missing(bandAsmISA), c.have.missing(triadAsmISA), c.have.missing(solutionAsmISA)}
-		want := []string{c.band, c.triads, c.solution}
-		for i, path := range []string{"band", "triads", "solution"} {
+		got := []string{c.have.missing(bandAsmISA), c.have.missing(triadAsmISA), c.have.missing(solutionAsmISA),
+			c.have.missing(colAVX512ISA), c.have.missing(colAVX2ISA)}
+		want := []string{c.band, c.triads, c.solution, c.columns, c.columnsAVX2}
+		for i, path := range []string{"band", "triads", "solution", "columns", "columnsAVX2"} {
 			if got[i] != want[i] {
 				t.Errorf("%s: the %s assembly misses %q, want %q", c.name, path, got[i], want[i])
 			}
