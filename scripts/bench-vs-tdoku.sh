@@ -31,10 +31,11 @@
 #   AVX2_ONLY=1       measure as on a processor without AVX-512: tdoku built with
 #                     -mno-avx512f, wopr run with GODEBUG=cpu.avx512f=off (its
 #                     AVX-512 paths off, the AVX2 and BMI2 ones chosen as usual)
-#   SLOW_PEXT=1       with AVX2_ONLY=1, wopr also runs with cpu.bmi2=off: its
-#                     band assembly left out as on AMD before Zen 3, whose
-#                     microcoded PEXT makes the Go propagation the faster
-#                     (tdoku runs as built)
+#   SLOW_PEXT=1       with AVX2_ONLY=1, wopr also runs its band assembly
+#                     without PEXT and PDEP (WOPR_SUDOKU_NOPEXT=1), as it does
+#                     on AMD before Zen 3, where they are microcoded (tdoku
+#                     runs as built); SLOW_PEXT=go runs the Go propagation
+#                     instead (cpu.bmi2=off), as such processors did before
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,9 +129,10 @@ woprenv=()
 if [ "${AVX2_ONLY:-}" = 1 ]; then
 	flags+=(-mno-avx512f)
 	woprenv=(env GODEBUG=cpu.avx512f=off)
-	if [ "${SLOW_PEXT:-}" = 1 ]; then
-		woprenv=(env GODEBUG=cpu.avx512f=off,cpu.bmi2=off)
-	fi
+	case "${SLOW_PEXT:-}" in
+	1) woprenv=(env GODEBUG=cpu.avx512f=off WOPR_SUDOKU_NOPEXT=1) ;;
+	go) woprenv=(env GODEBUG=cpu.avx512f=off,cpu.bmi2=off) ;;
+	esac
 fi
 objs=("$tmp/tdoku/src/solver_dpll_triad_simd.cc" "$tmp/tdoku/src/util.cc")
 if [ "${JSOLVE:-}" = 1 ]; then
@@ -209,7 +211,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 echo "CPU: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), family $(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
 echo "flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|bmi1|bmi2|popcnt|avx512(f|bw|vl|vbmi|_bitalg)|gfni)$' | sort | tr '\n' ' ')"
 if [ "${AVX2_ONLY:-}" = 1 ]; then
-	echo "AVX2_ONLY: tdoku built with -mno-avx512f, wopr run with ${woprenv[1]}"
+	echo "AVX2_ONLY: tdoku built with -mno-avx512f, wopr run with ${woprenv[*]:1}"
 fi
 echo
 awk -v files="${files[*]}" -v solvers="${solvers[*]}" '

@@ -27,7 +27,9 @@ import "math/bits"
 //     testing every marked word against its last propagated value was a
 //     mispredicted branch on half of them, and in Go, marking exactly cost
 //     more than it saved. With AVX-512 its column pass takes every digit
-//     at once (colVector), not one at a time.
+//     at once (colVector), with AVX2 digits 0-7 (colVector2). Where PEXT
+//     and PDEP are microcoded (AMD before Zen 3) the same assembly runs
+//     without them (propagateAsmNoPEXT).
 //   - Naked singles and empty cells come from counting, over the 9 digit
 //     words of a band, which cells have at least one and at least two
 //     candidates (two ORs and an AND per digit).
@@ -405,7 +407,12 @@ func (st *state) columnSingles() (progress, ok bool) {
 // they cleared anything). It returns false on a contradiction.
 func (st *state) propagate() bool {
 	if useBandAsm {
-		ok := propagateAsm(st)
+		var ok bool
+		if useBandNoPEXT {
+			ok = propagateAsmNoPEXT(st)
+		} else {
+			ok = propagateAsm(st)
+		}
 		if invariants && ok {
 			st.checkInvariants("after propagate")
 		}

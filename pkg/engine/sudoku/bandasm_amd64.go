@@ -17,9 +17,14 @@ const bandAsmISA = isaBMI1 | isaBMI2 | isaPOPCNT
 // tests run wherever it does, chosen or not.
 var haveBandAsm = hostISA.missing(bandAsmISA) == ""
 
-// useBandAsm selects propagateAsm and placeGivens over their Go. A
-// variable, so that the tests can run both.
-var useBandAsm = chooseBandAsm(hostISA, slowPEXT())
+// useBandAsm selects the band assembly over the Go: propagateAsm and
+// placeGivens, or propagateAsmNoPEXT where useBandNoPEXT says so. A
+// variable, so that the tests can run every path.
+var useBandAsm = chooseBandAsm(hostISA)
+
+// useBandNoPEXT selects propagateAsmNoPEXT, and the Go givens loop, where
+// PEXT and PDEP are slow (slowPEXT).
+var useBandNoPEXT = slowPEXT()
 
 // colAVX512ISA is what propagateAsm's column pass in AVX-512 (colVector)
 // uses besides the band assembly: AVX-512F.
@@ -49,10 +54,10 @@ var haveColAVX2 = hostISA.missing(colAVX2ISA) == ""
 var useColAVX2 = haveColAVX2
 
 // chooseBandAsm is useBandAsm's rule: the assembly where the processor has
-// its instructions and its PEXT and PDEP are fast (slowPEXT); the Go is the
-// faster path where they are microcoded.
-func chooseBandAsm(have isa, slowPEXT bool) bool {
-	return have.missing(bandAsmISA) == "" && !slowPEXT
+// its instructions; where PEXT and PDEP are microcoded (slowPEXT), it runs
+// without them (useBandNoPEXT).
+func chooseBandAsm(have isa) bool {
+	return have.missing(bandAsmISA) == ""
 }
 
 // pextRatio is how many times longer a PEXT took than an IMUL when the
@@ -133,6 +138,25 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 //
 //go:noescape
 func propagateAsm(st *state) bool
+
+// propagateAsmNoPEXT is propagateAsm without PEXT and PDEP (multiplications,
+// shifts and spread9 instead), for processors where they are microcoded:
+// the same computation in the same order, so the same state afterwards.
+//
+//go:noescape
+func propagateAsmNoPEXT(st *state) bool
+
+// spread9[x]: bit k of x moved to bit 3k (PDEP with 0x1249249), for
+// propagateAsmNoPEXT.
+var spread9 [512]uint32
+
+func init() {
+	for x := range 512 {
+		for k := range 9 {
+			spread9[x] |= uint32(x>>k&1) << (3 * k)
+		}
+	}
+}
 
 // placeGivens is the givens loop of Solve (state.givens) in assembly, on
 // st the empty grid: the same result, and when it succeeds the same state

@@ -26,7 +26,7 @@ type propDiff struct {
 // compared (the search drops it).
 func (c *propDiff) check(st *state) bool {
 	c.t.Helper()
-	before, a := *st, *st
+	before, a, n := *st, *st, *st
 	defer func(band, col, col2 bool) {
 		useBandAsm, useColAVX512, useColAVX2 = band, col, col2
 	}(useBandAsm, useColAVX512, useColAVX2)
@@ -34,6 +34,11 @@ func (c *propDiff) check(st *state) bool {
 	okGo := st.propagate()
 	useColAVX512, useColAVX2 = false, false
 	okAsm := propagateAsm(&a)
+	// Without PEXT: the same computation in the same order, so the same
+	// state as with it, contradictions included.
+	if okN := propagateAsmNoPEXT(&n); okN != okAsm || n != a {
+		c.t.Fatalf("propagate without PEXT differs from state\n%+v\nwith PEXT: ok %v\n%+v\nwithout: ok %v\n%+v", before, okAsm, a, okN, n)
+	}
 	for _, m := range []struct {
 		name         string
 		have         bool
@@ -83,6 +88,7 @@ func (c *propDiff) check(st *state) bool {
 
 // markTested marks the vector column passes that c compared.
 func (c *propDiff) markTested(t *testing.T) {
+	markAsmTested(t, "bandNoPEXT")
 	if c.vector[0] > 0 {
 		markAsmTested(t, "columns")
 	}
@@ -244,22 +250,25 @@ func TestPropagateAsmRandom(t *testing.T) {
 // assembly and compares solutions, guesses and nodes.
 func TestPropagateAsmSolver(t *testing.T) {
 	requireAsm(t, "band")
-	defer func(band, col, col2 bool) {
-		useBandAsm, useColAVX512, useColAVX2 = band, col, col2
-	}(useBandAsm, useColAVX512, useColAVX2)
-	// The Go, the assembly with the column loop, and with each vector
-	// column pass the processor runs.
+	defer func(band, noPEXT, col, col2 bool) {
+		useBandAsm, useBandNoPEXT, useColAVX512, useColAVX2 = band, noPEXT, col, col2
+	}(useBandAsm, useBandNoPEXT, useColAVX512, useColAVX2)
+	// The Go, the assembly with the column loop, without PEXT, and with
+	// each vector column pass the processor runs.
 	type mode struct {
-		name                 string
-		band, col512, col256 bool
+		name                         string
+		band, noPEXT, col512, col256 bool
 	}
-	modes := []mode{{"Go", false, false, false}, {"asm", true, false, false}}
+	modes := []mode{{"Go", false, false, false, false}, {"asm", true, false, false, false},
+		{"asm without PEXT", true, true, false, false}}
+	markAsmTested(t, "bandNoPEXT")
 	if haveColAVX512 {
-		modes = append(modes, mode{"asm with colVector", true, true, false})
+		modes = append(modes, mode{"asm with colVector", true, false, true, false})
 		markAsmTested(t, "columns")
 	}
 	if haveColAVX2 {
-		modes = append(modes, mode{"asm with colVector2", true, false, true})
+		modes = append(modes, mode{"asm with colVector2", true, false, false, true},
+			mode{"asm without PEXT, with colVector2", true, true, false, true})
 		markAsmTested(t, "columnsAVX2")
 	}
 	for _, tc := range solverCorpora {
@@ -273,7 +282,7 @@ func TestPropagateAsmSolver(t *testing.T) {
 			var want [5]int // solutions, guesses, nodes
 			var wantSol [2]Grid
 			for k, m := range modes {
-				useBandAsm, useColAVX512, useColAVX2 = m.band, m.col512, m.col256
+				useBandAsm, useBandNoPEXT, useColAVX512, useColAVX2 = m.band, m.noPEXT, m.col512, m.col256
 				var got [5]int
 				var sol [2]Grid
 				got[0], got[1] = s.Solve(&g, 2)

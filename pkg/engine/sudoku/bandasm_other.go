@@ -3,8 +3,13 @@
 package sudoku
 
 // useBandAsm is false: propagate runs its loop in Go.
-const useBandAsm = false
+const (
+	useBandAsm    = false
+	useBandNoPEXT = false
+)
 
 func propagateAsm(st *state) bool { panic("sudoku: no assembly propagate") }
+
+func propagateAsmNoPEXT(st *state) bool { panic("sudoku: no assembly propagate") }
 
 func placeGivens(st *state, grid *Grid) bool { panic("sudoku: no assembly givens") }

@@ -11,7 +11,8 @@ import (
 // An isa is a set of instruction set extensions: those a processor has,
 // or those an assembly path uses. Whether a path can run is a question
 // of its instructions alone, asked by its tests too; whether it is chosen
-// may ask more (useBandAsm leaves out processors with a slow PEXT).
+// may ask more (useBandNoPEXT takes processors with a slow PEXT to a band
+// assembly without it).
 type isa uint16
 
 // The extensions the assembly uses, beyond amd64's baseline (SSE2).

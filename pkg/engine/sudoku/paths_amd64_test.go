@@ -23,6 +23,7 @@ type asmPath struct {
 // asmPaths are the assembly paths.
 var asmPaths = []asmPath{
 	{"band", "propagation and givens (BMI1, BMI2)", bandAsmISA},
+	{"bandNoPEXT", "propagation without PEXT and PDEP (BMI1, BMI2)", bandAsmISA},
 	{"columns", "column pass in the propagation, AVX-512F", colAVX512ISA},
 	{"columnsAVX2", "column pass in the propagation, AVX2", colAVX2ISA},
 	{"triads", "triad scan, " + triadAsmName, triadAsmISA},
@@ -34,20 +35,30 @@ var asmPaths = []asmPath{
 // A pathSet is the state of the switches that choose the assembly: the
 // use* variables.
 type pathSet struct {
-	band, columns, columnsAVX2, triads, triadsAVX2, solution, solutionAVX2 bool
+	band, bandNoPEXT, columns, columnsAVX2, triads, triadsAVX2, solution, solutionAVX2 bool
 }
 
 // production is what this processor takes, read before any test changes
 // the switches.
 var production = currentPaths()
 
+// WOPR_SUDOKU_NOPEXT=1 has the tests and benchmarks of this run take the
+// band assembly without PEXT, as processors with a slow one do
+// (scripts/bench-vs-tdoku.sh SLOW_PEXT=1); production above stays this
+// processor's choice.
+func init() {
+	if os.Getenv("WOPR_SUDOKU_NOPEXT") == "1" {
+		useBandNoPEXT = true
+	}
+}
+
 func currentPaths() pathSet {
-	return pathSet{useBandAsm, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
+	return pathSet{useBandAsm, useBandNoPEXT, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2}
 }
 
 // use sets the switches to p.
 func (p pathSet) use() {
-	useBandAsm, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.columns, p.columnsAVX2, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
+	useBandAsm, useBandNoPEXT, useColAVX512, useColAVX2, useTriadAsm, useTriadAVX2, useSolutionAsm, useSolutionAVX2 = p.band, p.bandNoPEXT, p.columns, p.columnsAVX2, p.triads, p.triadsAVX2, p.solution, p.solutionAVX2
 }
 
 // runs reports whether path runs under p: an AVX2 kernel only where its
@@ -56,7 +67,9 @@ func (p pathSet) use() {
 func (p pathSet) runs(path string) bool {
 	switch path {
 	case "band":
-		return p.band
+		return p.band && !p.bandNoPEXT
+	case "bandNoPEXT":
+		return p.band && p.bandNoPEXT
 	case "columns":
 		return p.band && p.columns
 	case "columnsAVX2":
@@ -162,6 +175,10 @@ func pathConfigs() []pathConfig {
 	}
 	if haveColAVX2 && haveTriadAVX2 && haveSolutionAVX2 {
 		cs = append(cs, pathConfig{"band, columns AVX2, triads AVX2, solution AVX2", pathSet{band: true, columnsAVX2: true, triadsAVX2: true, solutionAVX2: true}})
+	}
+	if haveColAVX2 && haveTriadAVX2 && haveSolutionAVX2 {
+		cs = append(cs, pathConfig{"band without PEXT, columns AVX2, triads AVX2, solution AVX2",
+			pathSet{band: true, bandNoPEXT: true, columnsAVX2: true, triadsAVX2: true, solutionAVX2: true}})
 	}
 	if haveBandAsm && haveTriadAVX2 && haveSolutionAVX2 {
 		cs = append(cs, pathConfig{"band (the column loop), triads AVX2, solution AVX2", pathSet{band: true, triadsAVX2: true, solutionAVX2: true}})

@@ -35,7 +35,7 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	st := &s.stack[0]
 	st.empty()
 	var ok bool
-	if useBandAsm {
+	if useBandAsm && !useBandNoPEXT {
 		ok = placeGivens(st, g)
 	} else {
 		ok = st.givens(g)
