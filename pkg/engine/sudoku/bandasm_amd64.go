@@ -17,10 +17,11 @@ const bandAsmISA = isaBMI1 | isaBMI2 | isaPOPCNT
 // tests run wherever it does, chosen or not.
 var haveBandAsm = hostISA.missing(bandAsmISA) == ""
 
-// useBandAsm selects the band assembly over the Go: propagateAsm and
-// placeGivens, or propagateAsmNoPEXT where useBandNoPEXT says so. A
-// variable, so that the tests can run every path.
-var useBandAsm = chooseBandAsm(hostISA)
+// useBandAsm selects the band assembly over the Go wherever the processor
+// has its instructions: propagateAsm and placeGivens, or
+// propagateAsmNoPEXT where useBandNoPEXT says so. A variable, so that the
+// tests can run every path.
+var useBandAsm = haveBandAsm
 
 // useBandNoPEXT selects propagateAsmNoPEXT, and the Go givens loop, where
 // PEXT and PDEP are slow (slowPEXT).
@@ -52,13 +53,6 @@ var haveColAVX2 = hostISA.missing(colAVX2ISA) == ""
 // once in AVX2 (colVector2) where useColAVX512 is off. A variable, so
 // that the tests can run it.
 var useColAVX2 = haveColAVX2
-
-// chooseBandAsm is useBandAsm's rule: the assembly where the processor has
-// its instructions; where PEXT and PDEP are microcoded (slowPEXT), it runs
-// without them (useBandNoPEXT).
-func chooseBandAsm(have isa) bool {
-	return have.missing(bandAsmISA) == ""
-}
 
 // pextRatio is how many times longer a PEXT took than an IMUL when the
 // package was initialised, each in a chain of dependent operations (0

@@ -291,32 +291,10 @@ givensFail:
 	RET
 
 
-// The tables of colVector: the index of word 3d+b in lane d (band b), and
-// masks of a band's 9-bit column set: all, the bits N1 takes from a right
-// shift (columns 0 and 1 of each stack), those N2 takes from a left shift
-// (columns 1 and 2), and column 0 of each stack.
-#define COLWORDS(name, b) \
-	DATA name<>+0(SB)/4, $(0+b); \
-	DATA name<>+4(SB)/4, $(3+b); \
-	DATA name<>+8(SB)/4, $(6+b); \
-	DATA name<>+12(SB)/4, $(9+b); \
-	DATA name<>+16(SB)/4, $(12+b); \
-	DATA name<>+20(SB)/4, $(15+b); \
-	DATA name<>+24(SB)/4, $(18+b); \
-	DATA name<>+28(SB)/4, $(21+b); \
-	DATA name<>+32(SB)/4, $(24+b); \
-	DATA name<>+36(SB)/4, $(24+b); \
-	DATA name<>+40(SB)/4, $(24+b); \
-	DATA name<>+44(SB)/4, $(24+b); \
-	DATA name<>+48(SB)/4, $(24+b); \
-	DATA name<>+52(SB)/4, $(24+b); \
-	DATA name<>+56(SB)/4, $(24+b); \
-	DATA name<>+60(SB)/4, $(24+b); \
-	GLOBL name<>(SB), RODATA|NOPTR, $64
-COLWORDS(colWords0, 0)
-COLWORDS(colWords1, 1)
-COLWORDS(colWords2, 2)
-#undef COLWORDS
+// The tables of colVector (which gathers the band words by ·laneWords0-2,
+// triads_amd64.s): masks of a band's 9-bit column set: all, the bits N1
+// takes from a right shift (columns 0 and 1 of each stack), those N2 takes
+// from a left shift (columns 1 and 2), and column 0 of each stack.
 DATA colLow9<>+0(SB)/4, $0x1ff
 GLOBL colLow9<>(SB), RODATA|NOPTR, $4
 DATA colN1<>+0(SB)/4, $0xdb
@@ -328,7 +306,8 @@ GLOBL colStacks<>(SB), RODATA|NOPTR, $4
 
 // The tables of colVector2: lane d's word 3d+b within its 8-word part of f
 // (band b), each lane's own bit (for colDirty's digits), and the masks of
-// N1 and N2 (the right-shifted part and the left-shifted part).
+// N1 and N2 (the right-shifted part and the left-shifted part; N2's
+// right-shifted part is column 0 of each stack, col2Stacks).
 #define COL2WORDS(name, a, b, c, d, e, f, g, h) \
 	DATA name<>+0(SB)/4, $a; \
 	DATA name<>+4(SB)/4, $b; \
@@ -347,6 +326,5 @@ COL2WORDS(col2Low9, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff, 0x1ff)
 COL2WORDS(col2N1r, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb, 0xdb)
 COL2WORDS(col2N1l, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124, 0x124)
 COL2WORDS(col2N2l, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6, 0x1b6)
-COL2WORDS(col2N2r, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49)
 COL2WORDS(col2Stacks, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49, 0x49)
 #undef COL2WORDS

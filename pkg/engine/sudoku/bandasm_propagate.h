@@ -442,11 +442,11 @@ colVector:
 	KMOVW	R9, K1
 	VMOVDQU32	state_f(DI), Z0
 	VMOVDQU32	(state_f+64)(DI), Z1
-	VMOVDQU32	colWords0<>(SB), Z2
+	VMOVDQU32	·laneWords0(SB), Z2
 	VPERMI2D.Z	Z1, Z0, K1, Z2
-	VMOVDQU32	colWords1<>(SB), Z3
+	VMOVDQU32	·laneWords1(SB), Z3
 	VPERMI2D.Z	Z1, Z0, K1, Z3
-	VMOVDQU32	colWords2<>(SB), Z4
+	VMOVDQU32	·laneWords2(SB), Z4
 	VPERMI2D.Z	Z1, Z0, K1, Z4
 #define COLSOF(w, a) \
 	VPSRLD	$9, w, a; \
@@ -517,12 +517,12 @@ colVector:
 	VPSLLD	$18, x, Z9; \
 	VPTERNLOGD	$0xfe, Z9, Z8, x; \
 	VPANDND	w, x, w; \
-	VMOVDQU32	idx<>(SB), Z8; \
+	VMOVDQU32	idx(SB), Z8; \
 	KMOVW	K3, K4; \
 	VPSCATTERDD	w, K4, state_f(DI)(Z8*4)
-	CLEARW(Z5, Z2, colWords0)
-	CLEARW(Z6, Z3, colWords1)
-	CLEARW(Z7, Z4, colWords2)
+	CLEARW(Z5, Z2, ·laneWords0)
+	CLEARW(Z6, Z3, ·laneWords1)
+	CLEARW(Z7, Z4, ·laneWords2)
 #undef CLEARW
 	KMOVW	K3, CX
 	SPREAD3(CX)
@@ -647,7 +647,7 @@ colVector2:
 	VPSLLD	$1, a, Y0; \
 	VPAND	col2N2l<>(SB), Y0, Y0; \
 	VPSRLD	$2, a, r; \
-	VPAND	col2N2r<>(SB), r, r; \
+	VPAND	col2Stacks<>(SB), r, r; \
 	VPOR	Y0, r, r
 	N1(Y6, Y9)
 	N2(Y6, Y10)
