@@ -57,6 +57,7 @@ func newApp() *cli.App {
 		OnUsageError:         onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of this process to `FILE`", Hidden: true},
+			&cli.StringFlag{Name: "memprofile", Usage: "write a profile of this process's allocations to `FILE` as it ends", Hidden: true},
 			&cli.StringFlag{Name: "trace", Usage: "write an execution trace of this process to `FILE` (go tool trace)", Hidden: true},
 		},
 		Before: func(c *cli.Context) error {
@@ -86,6 +87,14 @@ func newApp() *cli.App {
 			}
 			if c.String("trace") != "" {
 				trace.Stop()
+			}
+			if path := c.String("memprofile"); path != "" {
+				f, err := os.Create(path)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				return pprof.Lookup("allocs").WriteTo(f, 0)
 			}
 			return nil
 		},

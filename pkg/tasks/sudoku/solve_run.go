@@ -209,7 +209,8 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 		return tasks.Output{}, tasks.Permanent(fmt.Errorf("sudoku.solve task: %w", err))
 	}
 	var sum chunkSummary
-	out := make([]byte, 0, len(c.Text)/2+len(c.Text)/8) // a packed solution is half a line
+	// The body after room for the header; a packed solution is half a line.
+	out := make([]byte, headRoom, headRoom+len(c.Text)/2+len(c.Text)/8)
 	var hits int64
 	err = sudoku.ParseBytes(c.Text, c.Line, func(it sudoku.Item) error {
 		if sum.Puzzles&255 == 0 && ctx.Err() != nil {
@@ -247,7 +248,7 @@ func (r *solveRunner) Run(ctx context.Context, payload []byte) (tasks.Output, er
 	if err != nil {
 		return tasks.Output{}, err
 	}
-	data, err := encodeResult(&sum, out)
+	data, err := encodeResult(&sum, out, headRoom)
 	if err != nil {
 		return tasks.Output{}, err
 	}

@@ -34,9 +34,14 @@ func sampleResult() (sum chunkSummary, body, data []byte, want string) {
 	rest := "multiple: at least 2 solutions: a b\n"
 	last := "malformed: column 17: 'x' is not a digit\n"
 	body = append(append(append(packSolution(nil, &testSolution), rest...), packSolution(nil, &testSolution)...), last...)
-	data, err := encodeResult(&sum, body)
+	data, err := encodeResult(&sum, body, 0)
 	if err != nil {
 		panic(err)
+	}
+	// With room for the header before the body, the same bytes.
+	roomy, err := encodeResult(&sum, append(make([]byte, headRoom), body...), headRoom)
+	if err != nil || !bytes.Equal(roomy, data) {
+		panic(fmt.Sprintf("encoded with room for the header: %q, %v; without: %q", roomy, err, data))
 	}
 	return sum, body, data, testSolution.String() + "\n" + rest + testSolution.String() + "\n" + last
 }
