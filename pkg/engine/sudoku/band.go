@@ -271,6 +271,37 @@ func (st *state) place(i int, bit uint32) {
 	st.todo |= placeTodo[i]
 }
 
+// placeSingles fills the cells singles of word i = 3*d+b with digit d, as
+// place would one by one: singles are rows of the word reduced to one cell
+// by the band update (at most one a row, in three boxes and three columns,
+// the word having passed complexMask), so the clears commute and the word
+// keeps its cells. The band assembly does the same (bandasm_propagate.h,
+// place): a word's singles cost one sweep of the band instead of one each.
+func (st *state) placeSingles(i int, singles uint32) {
+	i &= 31
+	b := int(bandOf[i])
+	st.unsolved[b&3] &^= singles
+	f := &st.f
+	own := f[i]
+	f[b&31] &^= singles
+	f[(b+3)&31] &^= singles
+	f[(b+6)&31] &^= singles
+	f[(b+9)&31] &^= singles
+	f[(b+12)&31] &^= singles
+	f[(b+15)&31] &^= singles
+	f[(b+18)&31] &^= singles
+	f[(b+21)&31] &^= singles
+	f[(b+24)&31] &^= singles
+	// The cells' columns in the digit's other two words: each column c
+	// of a cell, times 1 + 2^9 + 2^18.
+	c := ((singles | singles>>9 | singles>>18) & rowBits) * 0x40201
+	o := &sameDigit[i]
+	f[o[0]&31] &^= c
+	f[o[1]&31] &^= c
+	f[i] = own
+	st.todo |= placeTodo[i]
+}
+
 // rowSingles returns the rows of band word w reduced to one cell,
 // gathered without a branch per row (the compiler makes these
 // conditional moves): three unpredictable branches cost more than the
@@ -435,8 +466,8 @@ func (st *state) propagate() bool {
 			}
 			st.f[i], st.prev[i] = w, w
 			st.colDirty |= 1 << (i / 3)
-			for singles := rowSingles(w) & st.unsolved[bandOf[i]&3]; singles != 0; singles &= singles - 1 {
-				st.place(i, singles&-singles)
+			if singles := rowSingles(w) & st.unsolved[bandOf[i]&3]; singles != 0 {
+				st.placeSingles(i, singles)
 			}
 		}
 		if invariants {

@@ -83,20 +83,23 @@ loop:
 	JZ	loop
 
 place:
-	TZCNTL	R11, R13
-	BLSRL	R11, R11
+	// Every single of the word at once (R11: at most one cell a row, in
+	// three different boxes and columns, as the word passed complexMask),
+	// as place does them one by one: the clears commute, and the word
+	// itself is restored below.
 	MOVL	state_unsolved(DI)(R12*4), AX
-	BTRL	R13, AX
+	ANDNL	AX, R11, AX
 	MOVL	AX, state_unsolved(DI)(R12*4)
 
 	// The band's nine words f[3k+b], k = 8 down to 0, so that bit k of
-	// CX is word k's old bit.
+	// CX tells whether word k had any of the cells.
 	XORL	CX, CX
 #define SWEEP(off) \
 	MOVL	(state_f+off)(DI)(R12*4), AX; \
-	BTRL	R13, AX; \
+	ANDNL	AX, R11, BX; \
+	CMPL	BX, AX; \
 	ADCL	CX, CX; \
-	MOVL	AX, (state_f+off)(DI)(R12*4)
+	MOVL	BX, (state_f+off)(DI)(R12*4)
 	SWEEP(96)
 	SWEEP(84)
 	SWEEP(72)
@@ -111,10 +114,17 @@ place:
 	SHLXL	R12, CX, CX
 	ORL	CX, R8
 
-	// The cell's column in the digit's three words f[3d+k], k = 2 down
-	// to 0 (word i is restored below).
-	LEAQ	·colAt(SB), AX
-	MOVL	(AX)(R13*4), DX
+	// The cells' columns in the digit's three words f[3d+k], k = 2 down
+	// to 0 (word i is restored below): the columns c of the cells,
+	// times 1 + 2^9 + 2^18.
+	MOVL	R11, AX
+	SHRL	$9, AX
+	MOVL	R11, DX
+	ORL	AX, DX
+	SHRL	$9, AX
+	ORL	AX, DX
+	ANDL	$0x1FF, DX
+	IMULL	$0x40201, DX
 	XORL	CX, CX
 #define COLUMN(off) \
 	ANDNL	(state_f+off)(DI)(R14*4), DX, AX; \
@@ -129,9 +139,6 @@ place:
 	ORL	CX, R8
 	BTRL	SI, R8
 	MOVL	R10, state_f(DI)(SI*4)
-
-	TESTL	R11, R11
-	JNZ	place
 	JMP	loop
 
 done:
