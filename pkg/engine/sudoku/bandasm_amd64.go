@@ -19,11 +19,11 @@ var haveBandAsm = hostISA.missing(bandAsmISA) == ""
 
 // useBandAsm selects the band assembly over the Go wherever the processor
 // has its instructions: propagateAsm and placeGivens, or
-// propagateAsmNoPEXT where useBandNoPEXT says so. A variable, so that the
+// propagateAsmNoPEXT and placeGivensNoPEXT where useBandNoPEXT says so. A variable, so that the
 // tests can run every path.
 var useBandAsm = haveBandAsm
 
-// useBandNoPEXT selects propagateAsmNoPEXT, and the Go givens loop, where
+// useBandNoPEXT selects propagateAsmNoPEXT and placeGivensNoPEXT where
 // PEXT and PDEP are slow (slowPEXT).
 var useBandNoPEXT = slowPEXT()
 
@@ -158,6 +158,12 @@ func init() {
 //
 //go:noescape
 func placeGivens(st *state, grid *Grid) bool
+
+// placeGivensNoPEXT is placeGivens without PEXT and PDEP, for where
+// useBandNoPEXT says they are slow.
+//
+//go:noescape
+func placeGivensNoPEXT(st *state, grid *Grid) bool
 
 // givenPeers[p], for placeGivens: for the mini-rows p (bit 3r+x: row r in
 // box x) that a digit's givens occupy in a band, in bits 0-26 the cells of

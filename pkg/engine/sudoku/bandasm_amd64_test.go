@@ -303,12 +303,13 @@ func TestPropagateAsmSolver(t *testing.T) {
 	}
 }
 
-// TestPlaceGivensAsm compares the givens loop in Go and in assembly on the
-// puzzles of the corpora, on random grids (with values above 9, and givens
-// in conflict) and on the corpora's puzzles with one conflict added of
-// each kind, from the empty grid as Solve sets it up: the results always,
-// and the states when both succeed (Solve discards the state of a
-// failure, which placeGivens computes in bulk, not as the loop leaves it).
+// TestPlaceGivensAsm compares the givens loop in Go and in assembly, with
+// and without PEXT, on the puzzles of the corpora, on random grids (with
+// values above 9, and givens in conflict) and on the corpora's puzzles
+// with one conflict added of each kind, from the empty grid as Solve sets
+// it up: the results always, and the states when both succeed (Solve
+// discards the state of a failure, which placeGivens computes in bulk, not
+// as the loop leaves it).
 func TestPlaceGivensAsm(t *testing.T) {
 	requireAsm(t, "band")
 	compared, failed := 0, 0
@@ -317,10 +318,15 @@ func TestPlaceGivensAsm(t *testing.T) {
 		var a, b state
 		a.empty()
 		b = a
+		c := a
 		okGo := a.givens(g)
 		okAsm := placeGivens(&b, g)
 		if okGo != okAsm || okGo && a != b {
 			t.Fatalf("givens %v (%s): Go: ok %v\n%+v\nasm: ok %v\n%+v", *g, why, okGo, a, okAsm, b)
+		}
+		okNoPEXT := placeGivensNoPEXT(&c, g)
+		if okGo != okNoPEXT || okGo && a != c {
+			t.Fatalf("givens %v (%s): Go: ok %v\n%+v\nasm without PEXT: ok %v\n%+v", *g, why, okGo, a, okNoPEXT, c)
 		}
 		compared++
 		if !okGo {
@@ -448,19 +454,15 @@ func TestSlowPEXT(t *testing.T) {
 		vendor, pextRatio, slowPEXT(), haveBandAsm, useBandAsm)
 }
 
-// BenchmarkPlaceGivens times the givens of Solve alone, in assembly and in
-// Go, from the empty grid, on serg-benchmark's puzzles (about 25 givens)
+// BenchmarkPlaceGivens times the givens of Solve alone, in assembly (with
+// and without PEXT) and in Go, from the empty grid, on serg-benchmark's puzzles (about 25 givens)
 // and royle17's (17).
 func BenchmarkPlaceGivens(b *testing.B) {
 	for _, name := range []string{"serg-benchmark.txt.gz", "royle17.txt.gz"} {
 		gs := corpus(b, name)
-		for _, asm := range []bool{true, false} {
-			label := "asm"
-			if !asm {
-				label = "go"
-			}
+		for _, label := range []string{"asm", "asmNoPEXT", "go"} {
 			b.Run(name[:len(name)-len(".txt.gz")]+"/"+label, func(b *testing.B) {
-				if asm {
+				if label != "go" {
 					requireAsm(b, "band")
 				}
 				var st state
@@ -469,9 +471,12 @@ func BenchmarkPlaceGivens(b *testing.B) {
 				for b.Loop() {
 					for i := range gs {
 						st.empty()
-						if asm {
+						switch label {
+						case "asm":
 							placeGivens(&st, &gs[i])
-						} else {
+						case "asmNoPEXT":
+							placeGivensNoPEXT(&st, &gs[i])
+						default:
 							st.givens(&gs[i])
 						}
 					}

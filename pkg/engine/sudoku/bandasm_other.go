@@ -13,3 +13,5 @@ func propagateAsm(st *state) bool { panic("sudoku: no assembly propagate") }
 func propagateAsmNoPEXT(st *state) bool { panic("sudoku: no assembly propagate") }
 
 func placeGivens(st *state, grid *Grid) bool { panic("sudoku: no assembly givens") }
+
+func placeGivensNoPEXT(st *state, grid *Grid) bool { panic("sudoku: no assembly givens") }

@@ -35,9 +35,12 @@ func (s *Solver) Solve(g *Grid, limit int) (n int, guesses int) {
 	st := &s.stack[0]
 	st.empty()
 	var ok bool
-	if useBandAsm && !useBandNoPEXT {
+	switch {
+	case useBandAsm && useBandNoPEXT:
+		ok = placeGivensNoPEXT(st, g)
+	case useBandAsm:
 		ok = placeGivens(st, g)
-	} else {
+	default:
 		ok = st.givens(g)
 	}
 	if !ok {
