@@ -312,6 +312,7 @@ func TestPropagateAsmSolver(t *testing.T) {
 // as the loop leaves it).
 func TestPlaceGivensAsm(t *testing.T) {
 	requireAsm(t, "band")
+	requireAsm(t, "bandNoPEXT")
 	compared, failed := 0, 0
 	check := func(g *Grid, why string) {
 		t.Helper()

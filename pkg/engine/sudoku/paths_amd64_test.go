@@ -23,7 +23,7 @@ type asmPath struct {
 // asmPaths are the assembly paths.
 var asmPaths = []asmPath{
 	{"band", "propagation and givens (BMI1, BMI2)", bandAsmISA},
-	{"bandNoPEXT", "propagation without PEXT and PDEP (BMI1, BMI2)", bandAsmISA},
+	{"bandNoPEXT", "propagation and givens without PEXT and PDEP (BMI1, BMI2)", bandAsmISA},
 	{"columns", "column pass in the propagation, AVX-512F", colAVX512ISA},
 	{"columnsAVX2", "column pass in the propagation, AVX2", colAVX2ISA},
 	{"triads", "triad scan, " + triadAsmName, triadAsmISA},
