@@ -220,18 +220,22 @@ func init() {
 // it can vouch for their answers. Its test runs as checkFast, or with
 // AVX-512 as checkAVX512 and with AVX2 as checkAVX2 (solution_amd64.s),
 // which TestCheckAsm holds to checkFast.
-func Check(puzzle, solution Grid) error {
+func Check(puzzle, solution Grid) error { return check(&puzzle, &solution) }
+
+// check is Check on the grids in place (Classify's: passing them by value
+// copied 162 bytes a puzzle, 2% of a hard corpus's time).
+func check(puzzle, solution *Grid) error {
 	switch {
 	case useSolutionAsm:
-		if checkAVX512(&puzzle, &solution) {
+		if checkAVX512(puzzle, solution) {
 			return nil
 		}
 	case useSolutionAVX2:
-		if checkAVX2(&puzzle, &solution) {
+		if checkAVX2(puzzle, solution) {
 			return nil
 		}
 	default:
-		if checkFast(&puzzle, &solution) {
+		if checkFast(puzzle, solution) {
 			return nil
 		}
 	}
@@ -246,7 +250,7 @@ func Check(puzzle, solution Grid) error {
 	if err := solution.Conflict(); err != nil {
 		return err
 	}
-	return fmt.Errorf("sudoku: Check disagrees with itself on %s", solution) // unreachable
+	return fmt.Errorf("sudoku: Check disagrees with itself on %s", *solution) // unreachable
 }
 
 // checkFast is Check's one-pass test: every cell a digit that keeps the

@@ -207,20 +207,21 @@ func (s *Solver) Classify(g Grid) Result {
 		return r
 	case 1:
 		r.Outcome = Unique
-		r.Solution = s.Solution(0)
 	default:
 		r.Outcome, r.Reason = Multiple, "at least two solutions"
-		r.Solution, r.Second = s.Solution(0), s.Solution(1)
-		if r.Solution == r.Second {
-			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: the two solutions are the same %s", g, r.Solution))
+		if s.sol[0] == s.sol[1] {
+			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: the two solutions are the same %s", g, s.sol[0]))
 		}
-		if err := Check(g, r.Second); err != nil {
-			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: second solution %s: %v", g, r.Second, err))
+		if err := check(&g, &s.sol[1]); err != nil {
+			panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: second solution %s: %v", g, s.sol[1], err))
 		}
+		r.Second = s.sol[1]
 	}
-	if err := Check(g, r.Solution); err != nil {
-		panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: solution %s: %v", g, r.Solution, err))
+	// Checked in place, then copied (Check would copy both grids).
+	if err := check(&g, &s.sol[0]); err != nil {
+		panic(fmt.Sprintf("sudoku: solver bug: puzzle %s: solution %s: %v", g, s.sol[0], err))
 	}
+	r.Solution = s.sol[0]
 	return r
 }
 
