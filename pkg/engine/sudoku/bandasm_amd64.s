@@ -70,6 +70,10 @@
 	PDEPL	R13, AX, AX; \
 	ORL	AX, BX
 #include "bandasm_propagate.h"
+// placeGivens: the givens in bulk (bandasm_givens.h), with the same macros.
+#define GIVENS ·placeGivens
+#include "bandasm_givens.h"
+#undef GIVENS
 #undef PROPAGATE
 #undef COMPRESS3
 #undef SPREAD3
@@ -121,80 +125,14 @@
 	SHLL	$(12+3*s), AX; \
 	ORL	AX, BX
 #include "bandasm_propagate.h"
+// placeGivensNoPEXT: placeGivens without PEXT and PDEP likewise.
+#define GIVENS ·placeGivensNoPEXT
+#include "bandasm_givens.h"
+#undef GIVENS
 #undef PROPAGATE
 #undef COMPRESS3
 #undef SPREAD3
 #undef STACK
-
-// func placeGivens(st *state, grid *Grid) bool
-//
-// The givens loop of Solve, computed in bulk rather than one placement at
-// a time, on st the empty grid: placing a set of givens without conflict
-// leaves, for digit d and band b (word i = 3d+b), with G the cells of the
-// band holding d+1,
-//
-//	f[i] = unsolved[b] &^ (rows and boxes of G | columns of d's givens) | G
-//	unsolved[b] = the band's cells without a given
-//	todo |= the nine words of each band with a given, and the three
-//	        words of each digit with a given
-//
-// as every placement only clears bits (the cell in the band's nine words,
-// its row, box and column in its own word and its column in the digit's
-// two other words) and, without a conflict, never one of another given.
-// Each word is written once, with no read-modify-write of memory: placing
-// the givens one by one chained the stores of each band's words from one
-// given to the next, and the end of each band's loop was mispredicted.
-//
-// G comes from two overlapping 16-byte compares of the band with the digit
-// (cells 0-15 and 11-26). The mini-rows of G (PEXT of G|G>>1|G>>2, as in
-// propagateAsm) index givenPeers, which gives the cells of their rows and
-// boxes, and their number plus 256 if two of them share a row or a box.
-// The columns of the digit's givens, folded from the three bands, spread
-// back into a band word by one multiplication.
-//
-// The sequential loop fails on a value above 9 or on two equal givens in a
-// row, column or box. That is tested by counting, with N the number of
-// givens (nonzero cells): the mini-rows of all G number N exactly when no
-// value is above 9 (it would be in no G) and no mini-row holds two equal
-// givens; each digit's columns number its givens exactly when no two share
-// a column; the sums of both, each at most N, and the 256s of the rows and
-// boxes, make 2N exactly when there is no conflict (2N is at most 162). The
-// state after a failure is not the loop's (Solve discards it).
-//
-// Registers: DI st; X0-X5 the grid, two vectors a band; X6 the digit d+1
-// in every byte, X7 all ones (-1), X8-X9 the compares; R9-R11 G of bands
-// 0-2; SI the digit's columns in a band word; R12 the sum of givenPeers'
-// entries (the counts in its high half); DX the digits' columns less 2N;
-// R8 the bands with a given (bits 9-11) and the digits without (bits 0-8);
-// R13 0x1249249 (the mini-row mask); R14 givenPeers; AX, BX scratch.
-#define GIVENS ·placeGivens
-#define GATHER9 PEXTL R13, AX, AX
-#define SPREAD9R8 PDEPL R13, R8, R8
-#include "bandasm_givens.h"
-#undef GIVENS
-#undef GATHER9
-#undef SPREAD9R8
-
-// func placeGivensNoPEXT(st *state, grid *Grid) bool
-//
-// placeGivens without PEXT and PDEP, as propagateAsmNoPEXT: the mini-rows
-// gathered by two multiplications, the digits' bits spread by spread9.
-#define GIVENS ·placeGivensNoPEXT
-#define GATHER9 \
-	ANDL	$0x1249249, AX; \
-	IMUL3L	$21, AX, AX; \
-	ANDL	$0x1C0E070, AX; \
-	IMUL3Q	$0x1041, AX, AX; \
-	SHRQ	$16, AX; \
-	ANDL	$0x1FF, AX
-#define SPREAD9R8 \
-	LEAQ	·spread9(SB), R9; \
-	MOVL	(R9)(R8*4), R8
-#include "bandasm_givens.h"
-#undef GIVENS
-#undef GATHER9
-#undef SPREAD9R8
-
 
 // The tables of colVector (which gathers the band words by ·laneWords0-2,
 // triads_amd64.s): masks of a band's 9-bit column set: all, the bits N1

@@ -1,9 +1,49 @@
 // The body of placeGivens and placeGivensNoPEXT (bandasm_amd64.s), which
-// defines GIVENS, the function's name, and the macros GATHER9 (AX's bits
-// 3k to bits k, the rest of AX cleared) and SPREAD9R8 (R8's bit k to bit
-// 3k, R8 below 512), with PEXT and PDEP or without them; R13 holds
-// 0x1249249 for them, R9 is free where SPREAD9R8 runs.
+// defines GIVENS, the function's name, and the macros COMPRESS3 and
+// SPREAD3 of propagateAsm's body (bandasm_propagate.h), with PEXT and PDEP
+// or without them; both may clobber AX.
 
+// func placeGivens(st *state, grid *Grid) bool
+//
+// The givens loop of Solve, computed in bulk rather than one placement at
+// a time, on st the empty grid: placing a set of givens without conflict
+// leaves, for digit d and band b (word i = 3d+b), with G the cells of the
+// band holding d+1,
+//
+//	f[i] = unsolved[b] &^ (rows and boxes of G | columns of d's givens) | G
+//	unsolved[b] = the band's cells without a given
+//	todo |= the nine words of each band with a given, and the three
+//	        words of each digit with a given
+//
+// as every placement only clears bits (the cell in the band's nine words,
+// its row, box and column in its own word and its column in the digit's
+// two other words) and, without a conflict, never one of another given.
+// Each word is written once, with no read-modify-write of memory: placing
+// the givens one by one chained the stores of each band's words from one
+// given to the next, and the end of each band's loop was mispredicted.
+//
+// G comes from two overlapping 16-byte compares of the band with the digit
+// (cells 0-15 and 11-26). The mini-rows of G (COMPRESS3 of G|G>>1|G>>2, as in
+// propagateAsm) index givenPeers, which gives the cells of their rows and
+// boxes, and their number plus 256 if two of them share a row or a box.
+// The columns of the digit's givens, folded from the three bands, spread
+// back into a band word by one multiplication.
+//
+// The sequential loop fails on a value above 9 or on two equal givens in a
+// row, column or box. That is tested by counting, with N the number of
+// givens (nonzero cells): the mini-rows of all G number N exactly when no
+// value is above 9 (it would be in no G) and no mini-row holds two equal
+// givens; each digit's columns number its givens exactly when no two share
+// a column; the sums of both, each at most N, and the 256s of the rows and
+// boxes, make 2N exactly when there is no conflict (2N is at most 162). The
+// state after a failure is not the loop's (Solve discards it).
+//
+// Registers: DI st; X0-X5 the grid, two vectors a band; X6 the digit d+1
+// in every byte, X7 all ones (-1), X8-X9 the compares; R9-R11 G of bands
+// 0-2; SI the digit's columns in a band word; R12 the sum of givenPeers'
+// entries (the counts in its high half); DX the digits' columns less 2N;
+// R8 the bands with a given (bits 9-11) and the digits without (bits 0-8);
+// R14 givenPeers; AX, BX scratch.
 TEXT GIVENS(SB), NOSPLIT, $0-17
 	MOVQ	st+0(FP), DI
 	MOVQ	grid+8(FP), AX
@@ -43,7 +83,6 @@ TEXT GIVENS(SB), NOSPLIT, $0-17
 	MOVQ	AX, X6
 	PSHUFD	$0, X6, X6
 	PCMPEQB	X7, X7
-	MOVL	$0x1249249, R13
 	LEAQ	·givenPeers(SB), R14
 	XORL	R12, R12
 
@@ -59,12 +98,12 @@ TEXT GIVENS(SB), NOSPLIT, $0-17
 	ORL	AX, g
 	// Word off of band b, from its givens g.
 #define BAND(g, off, b) \
-	RORXL	$1, g, AX; \
-	RORXL	$2, g, BX; \
-	ORL	g, AX; \
-	ORL	BX, AX; \
-	GATHER9; \
-	MOVQ	(R14)(AX*8), AX; \
+	RORXL	$1, g, BX; \
+	RORXL	$2, g, AX; \
+	ORL	g, BX; \
+	ORL	AX, BX; \
+	COMPRESS3(BX); \
+	MOVQ	(R14)(BX*8), AX; \
 	ADDQ	AX, R12; \
 	ORL	SI, AX; \
 	ANDNL	(state_unsolved+4*b)(DI), AX, AX; \
@@ -112,14 +151,14 @@ TEXT GIVENS(SB), NOSPLIT, $0-17
 
 	// todo: the bands' words (R8 bits 9-11 times 0x1249249) and the
 	// digits' (bits 0-8 negated, spread to 3d and times 7).
-	MOVL	R8, AX
-	SHRL	$9, AX
-	IMUL3L	$0x1249249, AX, AX
+	MOVL	R8, BX
+	SHRL	$9, BX
+	IMUL3L	$0x1249249, BX, BX
 	NOTL	R8
 	ANDL	$0x1FF, R8
-	SPREAD9R8
+	SPREAD3(R8)
 	IMUL3L	$7, R8, R8
-	ORL	AX, R8
+	ORL	BX, R8
 	ORL	R8, state_todo(DI)
 	MOVB	$1, ret+16(FP)
 	RET
