@@ -12,13 +12,14 @@
 // The band updates (top to done): drop from todo the words equal to prev
 // (SSE2), then pop the lowest word i of todo, mask it by complexMask (the
 // mini-row presence by PEXT), fail if nothing is left, then place the row
-// singles. A placement there marks in todo only the words it changed: BTR
-// leaves each band word's old bit in CF and ADC gathers the nine into a
-// mask that PDEP spreads to the band's todo bits; the digit's column words
-// likewise (CMP sets CF when the cleared word is smaller). Word i itself
-// never changes when its own row single is placed (once the word is
-// masked by complexMask, the single's box and column hold no other cell
-// of the band), so it is stored back as w and its todo bit cleared. Words
+// singles, all of the word's at once (placeSingles). A placement there
+// marks in todo only the words it changed: CMP of each band word cleared
+// of the cells with the word before sets CF when they had one, and ADC
+// gathers the nine into a mask that PDEP spreads to the band's todo bits;
+// the digit's column words likewise. Word i itself never changes when its
+// own row singles are placed (once the word is masked by complexMask, a
+// single's box and column hold no other cell of the band), so it is
+// stored back as w and its todo bit cleared. Words
 // marked only when they changed need no test against prev: that test was
 // mispredicted on about half the words.
 //
