@@ -19,8 +19,8 @@ var haveBandAsm = hostISA.missing(bandAsmISA) == ""
 
 // useBandAsm selects the band assembly over the Go wherever the processor
 // has its instructions: propagateAsm and placeGivens, or
-// propagateAsmNoPEXT and placeGivensNoPEXT where useBandNoPEXT says so. A variable, so that the
-// tests can run every path.
+// propagateAsmNoPEXT and placeGivensNoPEXT where useBandNoPEXT says so. A
+// variable, so that the tests can run every path.
 var useBandAsm = haveBandAsm
 
 // useBandNoPEXT selects propagateAsmNoPEXT and placeGivensNoPEXT where

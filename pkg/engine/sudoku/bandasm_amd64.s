@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "lanewords.h"
 
 // func propagateAsm(st *state) bool
 //

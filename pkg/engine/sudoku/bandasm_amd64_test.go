@@ -456,8 +456,8 @@ func TestSlowPEXT(t *testing.T) {
 }
 
 // BenchmarkPlaceGivens times the givens of Solve alone, in assembly (with
-// and without PEXT) and in Go, from the empty grid, on serg-benchmark's puzzles (about 25 givens)
-// and royle17's (17).
+// and without PEXT) and in Go, from the empty grid, on serg-benchmark's
+// puzzles (about 25 givens) and royle17's (17).
 func BenchmarkPlaceGivens(b *testing.B) {
 	for _, name := range []string{"serg-benchmark.txt.gz", "royle17.txt.gz"} {
 		gs := corpus(b, name)

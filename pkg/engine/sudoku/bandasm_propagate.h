@@ -449,12 +449,7 @@ colVector:
 	KMOVW	R9, K1
 	VMOVDQU32	state_f(DI), Z0
 	VMOVDQU32	(state_f+64)(DI), Z1
-	VMOVDQU32	·laneWords0(SB), Z2
-	VPERMI2D.Z	Z1, Z0, K1, Z2
-	VMOVDQU32	·laneWords1(SB), Z3
-	VPERMI2D.Z	Z1, Z0, K1, Z3
-	VMOVDQU32	·laneWords2(SB), Z4
-	VPERMI2D.Z	Z1, Z0, K1, Z4
+	LANEWORDS
 #define COLSOF(w, a) \
 	VPSRLD	$9, w, a; \
 	VPSRLD	$18, w, Z8; \

@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "lanewords.h"
 
 // triadScanAVX512 is triadScanGo with the nine digits in the lanes 0-8 of
 // 512-bit vectors (lanes 9-15 stay zero), branch-free: 155 instructions
@@ -56,12 +57,7 @@ TEXT ·triadScanAVX512(SB), NOSPLIT, $0-25
 	// The band words, band b in Z2+b, digit d in lane d.
 	VMOVDQU32 (AX), Z0
 	VMOVDQU32 64(AX), Z1
-	VMOVDQU32 ·laneWords0(SB), Z2
-	VPERMI2D.Z Z1, Z0, K1, Z2
-	VMOVDQU32 ·laneWords1(SB), Z3
-	VPERMI2D.Z Z1, Z0, K1, Z3
-	VMOVDQU32 ·laneWords2(SB), Z4
-	VPERMI2D.Z Z1, Z0, K1, Z4
+	LANEWORDS
 
 	// Mini-row presence: P0 in Z5, P1 in Z6, P2 in Z7 (p from the band
 	// words w, t scratch).
@@ -261,53 +257,28 @@ TEXT ·triadScanAVX512(SB), NOSPLIT, $0-25
 	VZEROUPPER
 	RET
 
-// Dword index vectors of VPERMI2D: lane d takes f[3d+b] (band b). Global:
-// propagateAsm's column pass gathers (and scatters) the band words by them
-// too (bandasm_propagate.h).
-DATA ·laneWords0+0(SB)/4, $0
-DATA ·laneWords0+4(SB)/4, $3
-DATA ·laneWords0+8(SB)/4, $6
-DATA ·laneWords0+12(SB)/4, $9
-DATA ·laneWords0+16(SB)/4, $12
-DATA ·laneWords0+20(SB)/4, $15
-DATA ·laneWords0+24(SB)/4, $18
-DATA ·laneWords0+28(SB)/4, $21
-DATA ·laneWords0+32(SB)/4, $24
-DATA ·laneWords0+36(SB)/4, $0
-DATA ·laneWords0+40(SB)/8, $0
-DATA ·laneWords0+48(SB)/8, $0
-DATA ·laneWords0+56(SB)/8, $0
-GLOBL ·laneWords0(SB), RODATA|NOPTR, $64
-
-DATA ·laneWords1+0(SB)/4, $1
-DATA ·laneWords1+4(SB)/4, $4
-DATA ·laneWords1+8(SB)/4, $7
-DATA ·laneWords1+12(SB)/4, $10
-DATA ·laneWords1+16(SB)/4, $13
-DATA ·laneWords1+20(SB)/4, $16
-DATA ·laneWords1+24(SB)/4, $19
-DATA ·laneWords1+28(SB)/4, $22
-DATA ·laneWords1+32(SB)/4, $25
-DATA ·laneWords1+36(SB)/4, $0
-DATA ·laneWords1+40(SB)/8, $0
-DATA ·laneWords1+48(SB)/8, $0
-DATA ·laneWords1+56(SB)/8, $0
-GLOBL ·laneWords1(SB), RODATA|NOPTR, $64
-
-DATA ·laneWords2+0(SB)/4, $2
-DATA ·laneWords2+4(SB)/4, $5
-DATA ·laneWords2+8(SB)/4, $8
-DATA ·laneWords2+12(SB)/4, $11
-DATA ·laneWords2+16(SB)/4, $14
-DATA ·laneWords2+20(SB)/4, $17
-DATA ·laneWords2+24(SB)/4, $20
-DATA ·laneWords2+28(SB)/4, $23
-DATA ·laneWords2+32(SB)/4, $26
-DATA ·laneWords2+36(SB)/4, $0
-DATA ·laneWords2+40(SB)/8, $0
-DATA ·laneWords2+48(SB)/8, $0
-DATA ·laneWords2+56(SB)/8, $0
-GLOBL ·laneWords2(SB), RODATA|NOPTR, $64
+// Dword index vectors of VPERMI2D (LANEWORDS, lanewords.h): lane d takes
+// f[3d+b] (band b), lanes 9-15 word 0. Global: propagateAsm's column pass
+// gathers (and scatters) the band words by them too (bandasm_propagate.h).
+#define LANEWORDSDATA(name, b) \
+	DATA name+0(SB)/4, $(b); \
+	DATA name+4(SB)/4, $(3+b); \
+	DATA name+8(SB)/4, $(6+b); \
+	DATA name+12(SB)/4, $(9+b); \
+	DATA name+16(SB)/4, $(12+b); \
+	DATA name+20(SB)/4, $(15+b); \
+	DATA name+24(SB)/4, $(18+b); \
+	DATA name+28(SB)/4, $(21+b); \
+	DATA name+32(SB)/4, $(24+b); \
+	DATA name+36(SB)/4, $0; \
+	DATA name+40(SB)/8, $0; \
+	DATA name+48(SB)/8, $0; \
+	DATA name+56(SB)/8, $0; \
+	GLOBL name(SB), RODATA|NOPTR, $64
+LANEWORDSDATA(·laneWords0, 0)
+LANEWORDSDATA(·laneWords1, 1)
+LANEWORDSDATA(·laneWords2, 2)
+#undef LANEWORDSDATA
 
 // Byte index vectors of VPERMI2B over RP (0-63) and CP (64-127), or RF
 // and CF: byte 8k+i of triadTranspose is byte k of digit i's rp|cp<<32;
