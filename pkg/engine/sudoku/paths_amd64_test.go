@@ -144,8 +144,10 @@ func reportAsmPaths(code int) int {
 		}
 		fmt.Fprintf(&b, "  %-12s %-62s %-10s %s\n", p.path, p.name, use, state)
 	}
-	run := flag.Lookup("test.run")
-	whole := run != nil && run.Value.String() == ""
+	// The whole suite ran when no -run pattern narrowed it and -list did
+	// not stand in for running it.
+	run, list := flag.Lookup("test.run"), flag.Lookup("test.list")
+	whole := run != nil && run.Value.String() == "" && (list == nil || list.Value.String() == "")
 	asmTestedMu.Lock()
 	tested := len(asmTested)
 	asmTestedMu.Unlock()
