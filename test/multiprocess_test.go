@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -47,7 +48,7 @@ func TestMain(m *testing.M) {
 	}
 	bin = dir
 	// Under -race every test that would run them skips (runsBinaries).
-	if !raceDetector {
+	if !race.Enabled {
 		// Readable by any user, for a test that runs a binary as nobody.
 		if err := os.Chmod(dir, 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -73,7 +74,7 @@ func TestMain(m *testing.M) {
 // key too, so the first call examines every source file of the binaries:
 // a change to any of them runs the tests again.
 func binary(name string) string {
-	if raceDetector {
+	if race.Enabled {
 		panic("test: " + name + " run under -race by a test that does not call runsBinaries first")
 	}
 	sourcesSeen.Do(func() {
@@ -101,7 +102,7 @@ var sourcesSeen sync.Once
 // of the test. The test runs in the pass without -race (.ci/run's first).
 func runsBinaries(tb testing.TB) {
 	tb.Helper()
-	if raceDetector {
+	if race.Enabled {
 		tb.Skip("-race: the code under test runs in binaries built without the race detector; go test without -race runs this test")
 	}
 }

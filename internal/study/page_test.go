@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	mnktasks "github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -83,6 +84,10 @@ func figure(cell string) (uint64, bool) {
 // among them.
 const shortCellNodes = 1_000_000
 
+// raceBoard is the board whose cells TestStudyPageNodes runs under -race:
+// every rung, run side by side, as the sweep's runner is.
+const raceBoard = "3x3"
+
 // TestStudyPageNodes pins the nodes table of docs/where-search-stops.md to
 // the code: it runs the default sweep's cells (its boards, k, rungs, node
 // budget and tables; no time limit, which the page's cells never reached)
@@ -147,6 +152,9 @@ func TestStudyPageNodes(t *testing.T) {
 				cell := want.cellOf(task.ID)
 				if n, ok := figure(cell); testing.Short() && !(ok && n <= shortCellNodes) {
 					t.Skipf("-short: the page says %s; the run without -short checks it", cell)
+				}
+				if race.Enabled && !strings.HasPrefix(task.ID, raceBoard+"-") {
+					t.Skipf("-race: only the %s cells run (each cell's tables of %d MB take seconds to scan under the race detector); the build without -race runs this one", raceBoard, mnktasks.DefaultSweepTTMB)
 				}
 				t.Parallel()
 				out, err := runner.Run(context.Background(), task.Payload)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/woprlabs/wopr/internal/race"
 )
 
 // perftKnown are the figures (depths 1-6), and depth 7 established
@@ -138,6 +140,7 @@ func refPerft(r ref, depth int) uint64 {
 // The engine against the plain reference: perft from the start, and from
 // positions deep in random games where boards are won, full and closed.
 func TestPerftAgainstReference(t *testing.T) {
+	race.SkipSerial(t)
 	depth := 6
 	if testing.Short() {
 		depth = 5
@@ -175,6 +178,7 @@ func TestPerftAgainstReference(t *testing.T) {
 // per ply, the sequences that stay clean and those whose first triple falls
 // there.
 func TestVariantsAgreeWhileNoBoardCloses(t *testing.T) {
+	race.SkipSerial(t)
 	depth := 7
 	if testing.Short() {
 		depth = 6
@@ -238,6 +242,7 @@ func TestVariantsAgreeWhileNoBoardCloses(t *testing.T) {
 // Make then Unmake restores every field; the incremental hash equals the
 // hash of the position read back from its text.
 func TestMakeUnmakeAndParse(t *testing.T) {
+	race.SkipSerial(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var buf [81]Move
 	for _, v := range []Variant{FirstTriple, Ultimate} {

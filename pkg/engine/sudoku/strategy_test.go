@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/woprlabs/wopr/internal/race"
 )
 
 // The published call counts for Project Euler 96 grid 01.
@@ -190,6 +192,7 @@ func (p *plainStrategy) deadEnd() bool {
 // The plain strategies agree with RunStrategy on every Euler grid: the
 // same solution in the same number of calls.
 func TestStrategyCallsPlain(t *testing.T) {
+	race.SkipSerial(t)
 	var mrvTotal int64
 	for i, g := range corpus(t, "euler96.txt.gz") {
 		for _, c := range []struct {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
@@ -37,6 +38,7 @@ func certificateJob(t *testing.T, p SolveParams, env tasks.Env, sum tasks.Summar
 // when it solved the game a second time itself), it verifies, and the
 // report describes it; the solve tasks are those of the job without it.
 func TestSolveCertificate(t *testing.T) {
+	race.SkipSerial(t)
 	for _, c := range []struct {
 		m, n, k int
 		method  string
@@ -226,6 +228,7 @@ func TestSolveCertificateParams(t *testing.T) {
 // part that is not its position's, or not of the goal its position asks
 // for, is refused when it arrives, naming its task.
 func TestSolveCertificateBuiltInParts(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	for _, c := range []struct {
 		m, n, k int

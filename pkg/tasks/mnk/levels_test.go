@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/levels"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
@@ -136,6 +137,7 @@ func runForward(t *testing.T, p ForwardParams) map[string]json.RawMessage {
 // code, agree past 16 cells, field by field; 3x6 with k=3 (46,487,328
 // positions) runs unless -short.
 func TestLevelsEqualsForward(t *testing.T) {
+	race.SkipSerial(t)
 	boards := [][3]int{{4, 5, 1}, {4, 5, 2}, {5, 4, 2}, {2, 9, 2}, {1, 17, 2}, {2, 10, 2}, {3, 6, 2}}
 	if !testing.Short() {
 		boards = append(boards, [3]int{3, 6, 3})

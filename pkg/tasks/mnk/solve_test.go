@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -31,6 +32,7 @@ func runSolve(t *testing.T, p SolveParams, env tasks.Env) (*SolveReport, int) {
 // and move values are what one solver finds from the root, and its
 // principal variation is a legal game that ends with the value.
 func TestSolveMatchesEngine(t *testing.T) {
+	race.SkipSerial(t)
 	games := []struct {
 		m, n, k int
 		depths  []int
@@ -85,6 +87,7 @@ func TestSolveMatchesEngine(t *testing.T) {
 // variation that ends with it; the automatic split is the root for pns on
 // boards of up to 7x8 without --root-moves, the first moves otherwise.
 func TestSolveAtTheRoot(t *testing.T) {
+	race.SkipSerial(t)
 	for _, c := range []struct{ m, n, k int }{{3, 3, 3}, {3, 4, 3}, {4, 4, 4}, {5, 5, 4}, {2, 2, 1}, {4, 3, 3}} {
 		g := mnk.MustNew(c.m, c.n, c.k)
 		s := solve.New(g, 16<<20)
@@ -324,6 +327,7 @@ func testRunnersShareTheTable(t *testing.T, method string) {
 // them and its line plays out to X's win; a draw's best move is one of
 // them, with no line. Its progress over the first moves ends decided.
 func TestSolveQuestions(t *testing.T) {
+	race.SkipSerial(t)
 	for _, c := range []struct {
 		m, n, k int
 		depths  []int

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
 	widepns "github.com/woprlabs/wopr/pkg/engine/mnk/wide/pns"
 	"github.com/woprlabs/wopr/pkg/tasks"
@@ -33,6 +34,7 @@ func withWideFrom(t *testing.T, side int) {
 // fills the shared table with more; package wide/pns compares the nodes
 // of the two solvers.)
 func TestSolveWideAgrees(t *testing.T) {
+	race.SkipSerial(t)
 	for _, b := range [][3]int{{4, 4, 3}, {4, 4, 4}, {5, 4, 4}, {5, 5, 4}, {6, 5, 4}, {6, 6, 5}} {
 		name := fmt.Sprintf("%d,%d,%d", b[0], b[1], b[2])
 		values, _ := runSolve(t, SolveParams{Rows: b[0], Cols: b[1], K: b[2], SplitDepth: 1, RootMoves: true, Method: MethodPNS, TTMB: 4}, tasks.Env{})
@@ -108,6 +110,7 @@ func TestSolveWideBoards(t *testing.T) {
 // stays unknown, and the progress line counts the undecided tasks. 9,9,5
 // is open: no task decides it in 2,000 nodes.
 func TestSolveWideNodeBound(t *testing.T) {
+	race.SkipSerial(t)
 	p := SolveParams{Rows: 9, Cols: 9, K: 5, SplitDepth: -1, Method: MethodPNS, TTMB: 16, Nodes: 2000}
 	plan, err := Solve{}.Plan(context.Background(), mustJSON(p), tasks.PlanEnv{})
 	if err != nil {

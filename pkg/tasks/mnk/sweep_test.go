@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/tasks"
 	"github.com/woprlabs/wopr/pkg/tasks/taskstest"
 )
@@ -37,6 +38,7 @@ var sweepKnown = map[string]string{
 // rungs with a table finish 4x4 k=4. Rows come in the order of the
 // boards, k and the ladder, and 3x3 has no k=4.
 func TestSweepKnownValues(t *testing.T) {
+	race.SkipSerial(t)
 	rep := runSweep(t, SweepParams{Boards: []string{"4x4", "3x4", "3x3"}, Ks: []int{4, 3}, NodeBudget: 1_000_000}, tasks.Summary{})
 	algs := DefaultSweepAlgorithms()
 	if want := []string{"minimax", "alphabeta", "ordered", "tt", "symmetry", "solver", "pns", "zones", "matching"}; !reflect.DeepEqual(algs, want) {

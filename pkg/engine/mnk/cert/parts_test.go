@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/cert"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
@@ -52,6 +53,7 @@ func inParts(t *testing.T, g *mnk.Game) (*cert.Certificate, []mnk.Position) {
 // part of the other side, a part of another goal, a part that holds parts,
 // a move of a part changed, or under the header of an older version.
 func TestCertificateInParts(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	for _, spec := range [][3]int{{4, 4, 4}, {5, 5, 4}, {6, 6, 5}, {7, 7, 5}} {
 		if testing.Short() && spec[0] == 7 {
@@ -161,6 +163,7 @@ func partSize(line string) int {
 // ReadStrategy unchanged; a strategy in parts is not written; a text that
 // goes on past the strategy is refused.
 func TestStrategyText(t *testing.T) {
+	race.SkipSerial(t)
 	g := mnk.MustNew(5, 5, 4)
 	c := proofCertify(t, g, 16<<20)
 	for _, st := range c.Strategies {
@@ -189,6 +192,7 @@ func TestStrategyText(t *testing.T) {
 // TestBuildIsWhatVerifyReaches: a certificate that Build completes holds
 // only what Verify reaches (Prune removes nothing), and verifies.
 func TestBuildIsWhatVerifyReaches(t *testing.T) {
+	race.SkipSerial(t)
 	for _, spec := range [][3]int{{4, 4, 4}, {5, 5, 4}, {6, 5, 4}, {7, 7, 5}} {
 		g := mnk.MustNew(spec[0], spec[1], spec[2])
 		c := proofCertify(t, g, 16<<20)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/cert"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/pns"
@@ -368,6 +369,7 @@ func unsoundSkips(t *testing.T, g *mnk.Game, sk []skip, most int) (checked, unso
 // side that plays it does not win after: the zones are sound where they
 // are used.
 func TestZoneCertificates(t *testing.T) {
+	race.SkipSerial(t)
 	for _, b := range [][3]int{{4, 5, 4}, {5, 5, 4}, {7, 7, 5}} {
 		g := mnk.MustNew(b[0], b[1], b[2])
 		c := proofCertify(t, g, 16<<20)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
 )
@@ -42,6 +43,7 @@ func TestDFSReference(t *testing.T) {
 // by layer counting from the empty board, and the value with a memoised
 // negamax.
 func TestForwardReference(t *testing.T) {
+	race.SkipSerial(t)
 	games := ref.SmallGames()
 	games = append(games, ref.Games("3,4,3 4,3,3 3,4,4 4,4,4 4,4,3")...)
 	for _, r := range games {
@@ -61,6 +63,7 @@ func TestForwardReference(t *testing.T) {
 // Counter reused across calls, against plain enumeration and against a fresh
 // Counter on a symmetric image.
 func TestCountMidgame(t *testing.T) {
+	race.SkipSerial(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, r := range ref.Games("3,3,3 3,4,3 4,3,3 4,4,4 4,4,3 2,5,3") {
 		g := mnk.MustNew(r.M, r.N, r.K)
@@ -112,6 +115,7 @@ func TestCountTerminal(t *testing.T) {
 // TestCounterReuse checks that the order of calls on one Counter does not
 // change the answers.
 func TestCounterReuse(t *testing.T) {
+	race.SkipSerial(t)
 	g := mnk.MustNew(3, 4, 3)
 	fresh := New(g).Count(mnk.Position{})
 	c := New(g)
@@ -159,6 +163,7 @@ func (mc *mapCache) Store(p mnk.Position, s Stats) {
 }
 
 func TestCache(t *testing.T) {
+	race.SkipSerial(t)
 	g := mnk.MustNew(3, 4, 3)
 	want := New(g).Count(mnk.Position{})
 	mc := &mapCache{m: map[mnk.Position]Stats{}}
@@ -398,6 +403,7 @@ func (c *countdownCtx) Err() error {
 // that what they leave behind (the memo, the cache) is exact: the same
 // Counter, and a new one using the same cache, then count exactly.
 func TestCountContext(t *testing.T) {
+	race.SkipSerial(t)
 	g := mnk.MustNew(4, 4, 3)
 	want := New(g).Count(mnk.Position{})
 	wantPC := Positions(g, mnk.Position{})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
 )
@@ -160,6 +161,7 @@ func TestLadderTicTacToe(t *testing.T) {
 // search up to 12 cells), and minimax, alphabeta and ordered count exactly
 // the nodes of the plain implementation of their definition.
 func TestLadderAgainstReference(t *testing.T) {
+	race.SkipSerial(t)
 	for rows := 1; rows <= 4; rows++ {
 		for cols := rows; cols <= 4; cols++ {
 			for k := 1; k <= max(rows, cols); k++ {
@@ -251,6 +253,7 @@ func TestLadderLimits(t *testing.T) {
 // 4,5,5 and 3,8,5 (draws), and the known values of 5,5,5 and 6,6,5, which
 // the solver does not prove within the budget.
 func TestLadderProofNumbers(t *testing.T) {
+	race.SkipSerial(t)
 	for _, spec := range [][3]int{{4, 5, 5}, {3, 8, 5}} {
 		g := mnk.MustNew(spec[0], spec[1], spec[2])
 		sv, err1 := Run(context.Background(), g, "solver", Limits{TTBytes: 16 << 20})

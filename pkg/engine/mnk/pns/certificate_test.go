@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/cert"
 )
@@ -41,6 +42,7 @@ func text(tb testing.TB, c *cert.Certificate) (*cert.Certificate, []byte) {
 // solver's 36 cells too; the k = 5 draws end in pairings, the wins have
 // none.
 func TestProofCertificateKnownValues(t *testing.T) {
+	race.SkipSerial(t)
 	for _, c := range []struct {
 		r, c, k  int
 		v        mnk.Value
@@ -148,6 +150,7 @@ func BenchmarkProofCertificate775(b *testing.B) {
 // certificate of version 3), and are smaller than without; a matching
 // with a cell taken out of a block is refused, naming the position.
 func TestProofCertificateMatchings(t *testing.T) {
+	race.SkipSerial(t)
 	for _, b := range [][3]int{{4, 5, 4}, {5, 5, 4}} {
 		g := mnk.MustNew(b[0], b[1], b[2])
 		s := New(g, 16<<20)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 )
 
@@ -256,6 +257,7 @@ func TestMatchingSound(t *testing.T) {
 // boards where matchings are found (TestMatchingSound checks each matching
 // found), and the nodes are compared.
 func TestMatchingAgree(t *testing.T) {
+	race.SkipSerial(t)
 	rng := rand.New(rand.NewPCG(454, 554))
 	boards := []struct{ m, n, k, positions, minPly, maxPly int }{
 		{4, 4, 4, 300, 0, 8}, {4, 5, 4, 300, 0, 10}, {5, 5, 4, 200, 2, 12}, {6, 5, 4, 100, 4, 14},
@@ -279,6 +281,7 @@ func TestMatchingAgree(t *testing.T) {
 // matching gives every first move (up to symmetry) the value the plain one
 // gives.
 func TestFirstMoveValuesAgree(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	boards := [][3]int{{5, 5, 4}, {6, 5, 4}, {6, 6, 5}, {7, 7, 4}, {7, 7, 5}, {8, 8, 4}}
 	if testing.Short() {

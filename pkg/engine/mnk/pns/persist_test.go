@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 )
 
@@ -15,6 +16,7 @@ import (
 // proof again, and finds the same value. The table loaded is the one saved,
 // entry for entry.
 func TestTableResumes(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	for _, b := range []struct {
 		m, n, k int

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
@@ -20,6 +21,7 @@ import (
 // position of the small games and of 3,4,3, 4,3,3, 3,4,4 and 2,5,2, and on
 // random positions of 4x4 and 4,5,4.
 func TestProofAgainstMinimax(t *testing.T) {
+	race.SkipSerial(t)
 	games := ref.SmallGames()
 	games = append(games, ref.Games("3,4,3 4,3,3 3,4,4 2,5,2 1,6,2")...)
 	ctx := context.Background()
@@ -70,6 +72,7 @@ func TestProofAgainstMinimax(t *testing.T) {
 // first move with the alpha-beta Solver's: on every board up to 4x4 for
 // every k, and on a sample of larger boards.
 func TestProofAgainstSolver(t *testing.T) {
+	race.SkipSerial(t)
 	var games []ref.Game
 	for m := 1; m <= 4; m++ {
 		for n := 1; n <= 4; n++ {
@@ -138,6 +141,7 @@ func TestProofEveryBoardSmallK(t *testing.T) {
 // 5,5,5, 6,6,5 and 7,7,5 draws (7,7,5: Hsu et al. 2020); 4,4,3, 6,5,4 and
 // 8,8,4 first-player wins.
 func TestProofKnownValues(t *testing.T) {
+	race.SkipSerial(t)
 	cases := []struct {
 		m, n, k int
 		want    mnk.Value

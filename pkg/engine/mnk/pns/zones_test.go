@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
@@ -77,6 +78,7 @@ func randomPosition(g *mnk.Game, rng *rand.Rand, plies int) (mnk.Position, bool)
 // (and the skips are counted, so that the test cannot pass by skipping
 // nothing), and on every position of 3,3,3 and 4,3,3 against minimax.
 func TestZonesAgree(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(30, 885))
 	boards := []struct {

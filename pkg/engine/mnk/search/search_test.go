@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/solve"
@@ -16,6 +17,7 @@ import (
 // speaks, and the score must be the exact value (a forced win or loss in
 // some plies, or 0 for a draw), which the solver knows.
 func TestSearchFullDepth(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	check := func(g *mnk.Game, p mnk.Position) {
 		t.Helper()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/count"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/internal/ref"
@@ -17,6 +18,7 @@ import (
 // those this solver found and TestSolveAgainstMinimax proves by exhaustive
 // minimax where it can (3,4,3, 4,3,3, 4,5,4 and 5,4,4).
 func TestSolveKnownValues(t *testing.T) {
+	race.SkipSerial(t)
 	cases := []struct {
 		m, n, k int
 		want    mnk.Value
@@ -40,6 +42,7 @@ func TestSolveKnownValues(t *testing.T) {
 // position of the small games and of 3,4,3 and 4,3,3, and on random
 // positions of 4x4.
 func TestSolveAgainstMinimax(t *testing.T) {
+	race.SkipSerial(t)
 	games := ref.SmallGames()
 	games = append(games, ref.Games("3,4,3 4,3,3 3,4,4 2,5,2")...)
 	ctx := context.Background()
@@ -163,6 +166,7 @@ func (m mapValueCache) StoreValue(p mnk.Position, v mnk.Value)     { m[p] = v }
 // TestSolveCache: a solver fills the cache with exact values of canonical
 // shallow positions, and a fresh solver with that cache reuses them.
 func TestSolveCache(t *testing.T) {
+	race.SkipSerial(t)
 	g := mnk.MustNew(4, 4, 4)
 	ctx := context.Background()
 	cache := mapValueCache{}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 )
 
@@ -65,6 +66,7 @@ func corpusSample(t *testing.T, path string, n int) (lines []int, puzzles []sudo
 // the rater must not call it solved. The forcing chains of the hardest
 // corpora take up to seconds a puzzle, hence small samples.
 func TestDifferentialCorpora(t *testing.T) {
+	race.SkipSerial(t)
 	files, err := filepath.Glob("../../../../datasets/sudoku/*.txt.gz")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("datasets/sudoku: %d corpora, %v", len(files), err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/sudoku"
 )
 
@@ -31,6 +32,7 @@ var seDiffers = map[string]struct {
 // nested forcing chains, a minute or more each: they run with
 // RATING_ALL=1 only.
 func TestNestedRatings(t *testing.T) {
+	race.SkipSerial(t)
 	f, err := os.Open("testdata/se-rated-extra.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	narrow "github.com/woprlabs/wopr/pkg/engine/mnk/pns"
 	"github.com/woprlabs/wopr/pkg/engine/mnk/wide"
@@ -68,6 +69,7 @@ func randomPosition(g *mnk.Game, rng *rand.Rand, plies int) (mnk.Position, bool)
 // positions. The source is the same; this checks the 128-bit sets and the
 // wide game.
 func TestAgreesWithPNS(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 5))
 	boards := [][3]int{{3, 3, 3}, {4, 4, 3}, {4, 4, 4}, {5, 4, 4}, {5, 5, 4}, {6, 5, 4}, {5, 5, 5}, {6, 6, 5}, {8, 8, 6}}
@@ -114,6 +116,7 @@ func TestAgreesWithPNS(t *testing.T) {
 // pairing (k = 9 on 9x9: a pair in every row, column and diagonal), and
 // the trivial wins of small k.
 func TestWideKnownValues(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		rows, cols, k int
@@ -192,6 +195,7 @@ func BenchmarkAttempt995(b *testing.B) {
 // one, goes on from where it stopped, as package mnk/pns's tables do; a
 // table of package mnk/pns (another format) is refused.
 func TestWideTableResumes(t *testing.T) {
+	race.SkipSerial(t)
 	ctx := context.Background()
 	w := wide.MustNew(9, 9, 4)
 	whole := NewTable(w, 64<<20).NewSolver()
