@@ -102,9 +102,7 @@ var sourcesSeen sync.Once
 // of the test. The test runs in the pass without -race (.ci/run's first).
 func runsBinaries(tb testing.TB) {
 	tb.Helper()
-	if race.Enabled {
-		tb.Skip("-race: the code under test runs in binaries built without the race detector; go test without -race runs this test")
-	}
+	race.Skip(tb, "the code under test runs in binaries built without the race detector; go test without -race runs this test")
 }
 
 // syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
