@@ -37,9 +37,11 @@ const (
 // in all, when the user gives none: about autoTasks tasks, so that many
 // workers share even a small corpus (a hard one above all), in chunks of
 // minAutoChunk to MaxChunk puzzles. A task has a fixed cost (publishing,
-// storing and acknowledging it and its result) of about the time of 80
-// easy puzzles (docs/benchmarks.md), so chunks are not made smaller than
-// that needs. The number of puzzles is estimated from the inputs' size, 82
+// storing and acknowledging it and its result) of about 0.7 ms of CPU
+// (docs/benchmarks.md): the time of some 500 easy puzzles, or 60 of
+// top1465's. minAutoChunk was chosen when it was 80 easy puzzles, with a
+// slower engine; the corpora it applies to take well under a second
+// either way. The number of puzzles is estimated from the inputs' size, 82
 // bytes a line: a million one-line puzzles make chunks of 3,000 (246 KB of
 // payload, 123 KB of result); royle17.txt (49,158 puzzles), 768;
 // top1465.txt, 100.
@@ -47,7 +49,9 @@ func AutoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), 
 
 // MaxChunk keeps a task's result under the 1 MiB message limit: at most
 // about 240 bytes a puzzle (a "multiple" line with its two solutions, and
-// its reject in the summary).
+// its reject in the summary). A bigger result would go in parts; chunks of
+// 10,000 were measured no faster on ten million puzzles
+// (docs/benchmarks.md).
 const MaxChunk = 3000
 
 // maxPiece bounds the bytes of input in one task (after sudoku.Compact):
