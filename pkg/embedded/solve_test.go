@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/woprlabs/wopr/internal/broker"
+	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/engine/mnk"
 	mnkcert "github.com/woprlabs/wopr/pkg/engine/mnk/cert"
@@ -69,6 +70,12 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 		{5, 5, 4, []int{-1}},
 	}
 	for _, g := range games {
+		if race.Enabled && g.m*g.n > 16 {
+			// The workers' and coordinator's concurrency is the same on
+			// every board; the race detector makes the big ones minutes.
+			t.Logf("-race: %d,%d,%d skipped (more than 16 cells); the build without -race runs it", g.m, g.n, g.k)
+			continue
+		}
 		game := mnk.MustNew(g.m, g.n, g.k)
 		s := solve.New(game, 16<<20)
 		v, _ := s.Solve(context.Background(), mnk.Position{})
@@ -167,6 +174,12 @@ func TestSolveCertificateOutput(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
+		if race.Enabled && g.m*g.n > 16 {
+			// TestSolveCertificateBuiltInParts runs a 5,5,4 certificate
+			// under the detector; this one's code is the same on 4,4,4.
+			t.Logf("-race: %s skipped (more than 16 cells); the build without -race runs it", label)
+			continue
+		}
 		want := extractCertificate(t, p)
 		for run, rerun := range []bool{false, true} {
 			var rep solveReport
@@ -251,6 +264,12 @@ func TestSolveCertificateInParts(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
+		if race.Enabled && g.m*g.n > 16 {
+			// TestSolveCertificateBuiltInParts runs a 5,5,4 certificate
+			// under the detector; this one's code is the same on 4,4,4.
+			t.Logf("-race: %s skipped (more than 16 cells); the build without -race runs it", label)
+			continue
+		}
 		want := extractCertificate(t, p)
 		// The task's result holds the text deflated as this, in base64,
 		// and a little more.
