@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/woprlabs/wopr/internal/race"
 	"github.com/woprlabs/wopr/pkg/embedded"
 	"github.com/woprlabs/wopr/pkg/tasks/mnk"
 )
@@ -37,10 +36,7 @@ func TestSolveMethodsAgree(t *testing.T) {
 		{6, 6, 5, []int{-1}, []string{"pns"}, "draw"},
 	}
 	for _, g := range games {
-		if race.Enabled && g.m*g.n > 16 {
-			// The workers' and coordinator's concurrency is the same on
-			// every board; the race detector makes the big ones minutes.
-			t.Logf("-race: %d,%d,%d skipped (more than 16 cells); the build without -race runs it", g.m, g.n, g.k)
+		if raceSkipsBoard(t, g.m, g.n, fmt.Sprintf("%d,%d,%d", g.m, g.n, g.k)) {
 			continue
 		}
 		var first *solveFigures

@@ -70,10 +70,7 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 		{5, 5, 4, []int{-1}},
 	}
 	for _, g := range games {
-		if race.Enabled && g.m*g.n > 16 {
-			// The workers' and coordinator's concurrency is the same on
-			// every board; the race detector makes the big ones minutes.
-			t.Logf("-race: %d,%d,%d skipped (more than 16 cells); the build without -race runs it", g.m, g.n, g.k)
+		if raceSkipsBoard(t, g.m, g.n, fmt.Sprintf("%d,%d,%d", g.m, g.n, g.k)) {
 			continue
 		}
 		game := mnk.MustNew(g.m, g.n, g.k)
@@ -103,6 +100,21 @@ func TestSolveDistributedMatchesSingleProcess(t *testing.T) {
 			}
 		}
 	}
+}
+
+// raceSkipsBoard tells whether a test built with -race leaves out the
+// board of m rows and n columns, which it then logs under label: boards of
+// more than 16 cells. The workers' and the coordinator's concurrency is the
+// same on every board, and the race detector makes the big ones minutes of
+// engine work (TestSolveCertificateBuiltInParts still builds a 5,5,4
+// certificate under it); the build without -race runs them all.
+func raceSkipsBoard(t *testing.T, m, n int, label string) bool {
+	t.Helper()
+	if !race.Enabled || m*n <= 16 {
+		return false
+	}
+	t.Logf("-race: %s skipped (more than 16 cells); the build without -race runs it", label)
+	return true
 }
 
 // TestSolveRerunUsesCaches: a rerun takes every task from the workers'
@@ -174,10 +186,7 @@ func TestSolveCertificateOutput(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
-		if race.Enabled && g.m*g.n > 16 {
-			// TestSolveCertificateBuiltInParts runs a 5,5,4 certificate
-			// under the detector; this one's code is the same on 4,4,4.
-			t.Logf("-race: %s skipped (more than 16 cells); the build without -race runs it", label)
+		if raceSkipsBoard(t, g.m, g.n, label) {
 			continue
 		}
 		want := extractCertificate(t, p)
@@ -264,10 +273,7 @@ func TestSolveCertificateInParts(t *testing.T) {
 		p := mnktasks.SolveParams{Rows: g.m, Cols: g.n, K: g.k, SplitDepth: -1, TTMB: mnktasks.DefaultTTMB, Method: g.method,
 			Certificate: true, CertificatePositions: mnktasks.DefaultCertificatePositions}
 		label := fmt.Sprintf("%d,%d,%d %s", g.m, g.n, g.k, g.method)
-		if race.Enabled && g.m*g.n > 16 {
-			// TestSolveCertificateBuiltInParts runs a 5,5,4 certificate
-			// under the detector; this one's code is the same on 4,4,4.
-			t.Logf("-race: %s skipped (more than 16 cells); the build without -race runs it", label)
+		if raceSkipsBoard(t, g.m, g.n, label) {
 			continue
 		}
 		want := extractCertificate(t, p)

@@ -40,11 +40,12 @@ const (
 // storing and acknowledging it and its result) of about 0.7 ms of CPU
 // (docs/benchmarks.md): the time of some 500 easy puzzles, or 60 of
 // top1465's. minAutoChunk was chosen when it was 80 easy puzzles, with a
-// slower engine; the corpora it applies to take well under a second
-// either way. The number of puzzles is estimated from the inputs' size, 82
-// bytes a line: a million one-line puzzles make chunks of 3,000 (246 KB of
-// payload, 123 KB of result); royle17.txt (49,158 puzzles), 768;
-// top1465.txt, 100.
+// slower engine; the corpora it applies to, under 6,400 puzzles, take a
+// fraction of a second either way (top1465's 1,465 in 15 tasks, 0.03 s;
+// forum-hardest-1106's 375, 0.03 s). The number of puzzles is estimated
+// from the inputs' size, 82 bytes a line: a million one-line puzzles make
+// chunks of 3,000 (246 KB of payload, 123 KB of result); royle17.txt
+// (49,158 puzzles), 768; top1465.txt, 100.
 func AutoChunk(size int) int { return min(max(size/82/autoTasks, minAutoChunk), MaxChunk) }
 
 // MaxChunk keeps a task's result under the 1 MiB message limit: at most
