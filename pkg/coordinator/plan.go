@@ -155,7 +155,7 @@ func (c *Coordinator) plan(r *run) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.epoch, r.pickedUp, r.ranWritten = rec.Epoch, pickedUp, pickedUp
-	r.ranBefore = time.Duration(rec.RunSeconds * float64(time.Second))
+	r.ranBefore = rec.Ran()
 	r.planned, r.resumed = true, resumed
 	for _, a := range r.pending {
 		c.mergeLocked(r, a)
