@@ -245,7 +245,17 @@ var (
 	gatesMu sync.Mutex
 	gates   = map[string]chan struct{}{}
 	waiting = map[string]chan struct{}{}
+	nGates  int // gates made, for newGate's names
 )
+
+// newGate names a gate no run of the tests has used: with -count=N, a
+// name used before would be the gate the first run closed.
+func newGate(base string) string {
+	gatesMu.Lock()
+	defer gatesMu.Unlock()
+	nGates++
+	return base + "-" + strconv.Itoa(nGates)
+}
 
 // gateChans returns the gate a plan waits at and the channel closed when it
 // starts waiting.
@@ -521,7 +531,7 @@ func TestResultOfAnotherTaskNotMerged(t *testing.T) {
 func TestSlowPlanDoesNotBlockOtherJobs(t *testing.T) {
 	f := newFakeBroker()
 	c := start(t, f)
-	gateName := t.Name()
+	gateName := newGate(t.Name())
 	gate, started := gateChans(gateName)
 	slow := f.submit(t, "coordtest.squares", squaresParams{N: 3, Gate: gateName, From: 10})
 	select {
