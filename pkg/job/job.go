@@ -144,9 +144,9 @@ func (r *Record) Elapsed() time.Duration {
 }
 
 // Ran is RunSeconds as a duration, rounded to the nanosecond, so that it
-// gives back the Seconds() it was written from: truncating instead lost a
-// nanosecond for about one duration in fifty (0.128 s came back as
-// 0.127999999 s).
+// gives back the duration whose Seconds() it was written from: truncating
+// lost a nanosecond for about one duration in fifty, and a job's record
+// and its report then disagreed in their last digits.
 func (r *Record) Ran() time.Duration {
 	return time.Duration(math.Round(r.RunSeconds * float64(time.Second)))
 }
