@@ -1,10 +1,13 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -210,6 +213,11 @@ func (j *Jobs) List(ctx context.Context) ([]*job.Record, error) {
 // with a server that died.
 var errStalled = errors.New("no entry for " + requestAttempt.String())
 
+// listRecheck is how often a listing that has had the watch's marker, but
+// fewer keys than the bucket holds, reads the bucket's count again (a key
+// that expired meanwhile is never delivered).
+const listRecheck = 20 * time.Millisecond
+
 // listBucket calls each with every entry of kv, from one watch of the
 // bucket rather than a request per key. A watch that stalls (errStalled)
 // is made again, after start, which drops what each collected.
@@ -224,7 +232,15 @@ func listBucket(ctx context.Context, kv jetstream.KeyValue, start func(), each f
 	}
 }
 
-// watchBucket is one watch of listBucket.
+// watchBucket is one watch of listBucket. The watch's marker of the end
+// of the initial values is not enough: it comes when a message's count of
+// those still pending reaches zero, and while records change that count
+// can reach zero early (nats-io/nats-server#4824; a listing of 30 records
+// while two goroutines updated them missed one or two in 33 of 300, before
+// this). So the watch is read, deletions included, until it has delivered
+// as many keys as the bucket holds (one message a key: every bucket that
+// is listed keeps History 1); the entries are then passed to each, the
+// newest of each key, in the order they were written.
 func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream.KeyValueEntry)) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -236,11 +252,24 @@ func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream
 		}
 		return err
 	}
-	w, err := kv.WatchAll(wctx, jetstream.IgnoreDeletes())
+	w, err := kv.WatchAll(wctx)
 	if err != nil {
 		return stalled(err)
 	}
 	defer w.Stop()
+	seen := map[string]jetstream.KeyValueEntry{}
+	marked := false
+	// complete reports whether the watch has delivered every key the
+	// bucket holds now.
+	complete := func() (bool, error) {
+		st, err := kv.Status(wctx)
+		if err != nil {
+			return false, err
+		}
+		return uint64(len(seen)) >= st.Values(), nil
+	}
+	recheck := time.NewTicker(listRecheck)
+	defer recheck.Stop()
 	for {
 		select {
 		case e, ok := <-w.Updates():
@@ -248,12 +277,37 @@ func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream
 				return stalled(errors.New("watch stopped"))
 			}
 			if e == nil {
-				return nil // every entry there was
+				marked = true
+			} else {
+				stall.Reset(requestAttempt)
+				if old, ok := seen[e.Key()]; !ok || old.Revision() < e.Revision() {
+					seen[e.Key()] = e
+				}
 			}
-			stall.Reset(requestAttempt)
-			each(e)
+			if !marked {
+				continue
+			}
+		case <-recheck.C:
+			if !marked {
+				continue
+			}
 		case <-wctx.Done():
 			return stalled(wctx.Err())
+		}
+		done, err := complete()
+		if err != nil {
+			return stalled(err)
+		}
+		if done {
+			entries := slices.SortedFunc(maps.Values(seen), func(a, b jetstream.KeyValueEntry) int {
+				return cmp.Compare(a.Revision(), b.Revision())
+			})
+			for _, e := range entries {
+				if e.Operation() == jetstream.KeyValuePut {
+					each(e)
+				}
+			}
+			return nil
 		}
 	}
 }
