@@ -9,6 +9,20 @@ import (
 	"github.com/woprlabs/wopr/pkg/tasks"
 )
 
+// submitJobs submits n jobs to br and returns their ids.
+func submitJobs(t testing.TB, br *Broker, n int) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		r, err := br.Jobs().Submit(context.Background(), tasks.Spec{Kind: "mnk.count", Params: []byte(`{"rows":4,"cols":4,"k":4,"split_depth":3}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 // A listing of the jobs while their records change has every record:
 // the watch's marker of the end of its initial values can come early then
 // (see watchBucket). Before watchBucket read on to the bucket's count, 33
@@ -17,14 +31,7 @@ func TestListWhileRecordsChange(t *testing.T) {
 	br := runServer(t)
 	ctx := context.Background()
 	const n, lists = 30, 300
-	var ids []string
-	for range n {
-		r, err := br.Jobs().Submit(ctx, tasks.Spec{Kind: "mnk.count", Params: []byte(`{"rows":3,"cols":3}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
-	}
+	ids := submitJobs(t, br, n)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for g := range 2 {
