@@ -1,13 +1,10 @@
 package broker
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -195,14 +192,15 @@ func isWrongSequence(err error) bool {
 // of each), whose cost grew with the bucket for every submission, which
 // looks for an unfinished job with its spec. BenchmarkListJobs measures it.
 func (j *Jobs) List(ctx context.Context) ([]*job.Record, error) {
-	var records []*job.Record
-	err := listBucket(ctx, j.kv, func() { records = records[:0] }, func(e jetstream.KeyValueEntry) {
+	entries, err := listBucket(ctx, j.kv)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	records := make([]*job.Record, 0, len(entries))
+	for _, e := range entries {
 		if r, err := decodeRecord(e.Value()); err == nil {
 			records = append(records, r)
 		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
 	}
 	job.Sort(records)
 	return records, nil
@@ -218,17 +216,16 @@ var errStalled = errors.New("no entry for " + requestAttempt.String())
 // that expired meanwhile is never delivered).
 const listRecheck = 20 * time.Millisecond
 
-// listBucket calls each with every entry of kv, from one watch of the
-// bucket rather than a request per key. A watch that stalls (errStalled)
-// is made again, after start, which drops what each collected.
-func listBucket(ctx context.Context, kv jetstream.KeyValue, start func(), each func(jetstream.KeyValueEntry)) error {
+// listBucket returns the current entry of every key of kv that is not
+// deleted, in no order, from one watch of the bucket rather than a
+// request per key. A watch that stalls (errStalled) is made again.
+func listBucket(ctx context.Context, kv jetstream.KeyValue) ([]jetstream.KeyValueEntry, error) {
 	for {
-		start()
-		err := watchBucket(ctx, kv, each)
+		entries, err := watchBucket(ctx, kv)
 		if errors.Is(err, errStalled) && ctx.Err() == nil {
 			continue // a request lost: the watch again
 		}
-		return err
+		return entries, err
 	}
 }
 
@@ -239,9 +236,11 @@ func listBucket(ctx context.Context, kv jetstream.KeyValue, start func(), each f
 // while two goroutines updated them missed one or two in 33 of 300, before
 // this). So the watch is read, deletions included, until it has delivered
 // as many keys as the bucket holds (one message a key: every bucket that
-// is listed keeps History 1); the entries are then passed to each, the
-// newest of each key, in the order they were written.
-func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream.KeyValueEntry)) error {
+// is listed keeps History 1). The count is read from the server at the
+// marker, then only when the keys delivered reach the count last read
+// (keys written meanwhile raise it) or every listRecheck (keys that
+// expired lower it).
+func watchBucket(ctx context.Context, kv jetstream.KeyValue) ([]jetstream.KeyValueEntry, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stall := time.AfterFunc(requestAttempt, cancel)
@@ -254,60 +253,45 @@ func watchBucket(ctx context.Context, kv jetstream.KeyValue, each func(jetstream
 	}
 	w, err := kv.WatchAll(wctx)
 	if err != nil {
-		return stalled(err)
+		return nil, stalled(err)
 	}
 	defer w.Stop()
-	seen := map[string]jetstream.KeyValueEntry{}
-	marked := false
-	// complete reports whether the watch has delivered every key the
-	// bucket holds now.
-	complete := func() (bool, error) {
-		st, err := kv.Status(wctx)
-		if err != nil {
-			return false, err
-		}
-		return uint64(len(seen)) >= st.Values(), nil
-	}
-	recheck := time.NewTicker(listRecheck)
-	defer recheck.Stop()
+	seen := map[string]jetstream.KeyValueEntry{} // the newest entry of each key
+	var want uint64                              // the bucket's count of keys, as last read
+	var recheck <-chan time.Time                 // nil until the marker
 	for {
 		select {
 		case e, ok := <-w.Updates():
 			if !ok {
-				return stalled(errors.New("watch stopped"))
+				return nil, stalled(errors.New("watch stopped"))
 			}
 			if e == nil {
-				marked = true
-			} else {
-				stall.Reset(requestAttempt)
-				if old, ok := seen[e.Key()]; !ok || old.Revision() < e.Revision() {
-					seen[e.Key()] = e
-				}
+				tick := time.NewTicker(listRecheck)
+				defer tick.Stop()
+				recheck = tick.C
+				break
 			}
-			if !marked {
+			stall.Reset(requestAttempt)
+			seen[e.Key()] = e // delivered in the order written: newest last
+			if recheck == nil || uint64(len(seen)) < want {
 				continue
 			}
-		case <-recheck.C:
-			if !marked {
-				continue
-			}
+		case <-recheck:
 		case <-wctx.Done():
-			return stalled(wctx.Err())
+			return nil, stalled(wctx.Err())
 		}
-		done, err := complete()
+		st, err := kv.Status(wctx)
 		if err != nil {
-			return stalled(err)
+			return nil, stalled(err)
 		}
-		if done {
-			entries := slices.SortedFunc(maps.Values(seen), func(a, b jetstream.KeyValueEntry) int {
-				return cmp.Compare(a.Revision(), b.Revision())
-			})
-			for _, e := range entries {
+		if want = st.Values(); uint64(len(seen)) >= want {
+			entries := make([]jetstream.KeyValueEntry, 0, len(seen))
+			for _, e := range seen {
 				if e.Operation() == jetstream.KeyValuePut {
-					each(e)
+					entries = append(entries, e)
 				}
 			}
-			return nil
+			return entries, nil
 		}
 	}
 }

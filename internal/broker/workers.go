@@ -79,16 +79,17 @@ func (ws *Workers) List(ctx context.Context) ([]job.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	entries, err := listBucket(ctx, kv)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
 	var out []job.Worker
-	err = listBucket(ctx, kv, func() { out = out[:0] }, func(e jetstream.KeyValueEntry) {
+	for _, e := range entries {
 		var wk job.Worker
 		if json.Unmarshal(e.Value(), &wk) == nil {
 			wk.Seen = e.Created()
 			out = append(out, wk)
 		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list workers: %w", err)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {
